@@ -1,0 +1,202 @@
+"""The knowledge base as typed, immutable values.
+
+The rows themselves live in ``data/*.toml``, each with the source it was taken from
+and how sure we are of it (`Confidence`). `poetry_cuda.knowledge.load` reads and
+validates them; the selection code only ever sees these types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Literal
+
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
+
+
+Confidence = Literal["verified", "third-party", "uncertain"]
+"""verified: read in the primary source; third-party: a copy of it; uncertain: not confirmed."""
+
+Os = Literal["linux", "windows", "macos"]
+
+RequirementKind = Literal["cuda-runtime", "cudnn", "nccl", "nvcc", "tensorrt", "driver"]
+
+
+@dataclass(frozen=True)
+class ToolkitDriver:
+    """The minimum driver a CUDA toolkit release needs (release notes, Table 3)."""
+
+    cuda: CudaVersion
+    linux: DriverVersion
+    windows: DriverVersion | None
+    source: str
+    confidence: Confidence
+
+
+@dataclass(frozen=True)
+class CompatFloor:
+    """Minor-version compatibility: drivers from `linux`/`windows` on run any `major`.x."""
+
+    major: int
+    linux: DriverVersion
+    windows: DriverVersion
+    source: str
+    confidence: Confidence
+
+
+@dataclass(frozen=True)
+class ArchRange:
+    """The compute capabilities a CUDA major can compile SASS for."""
+
+    major: int
+    oldest: ComputeCapability
+    source: str
+    confidence: Confidence
+
+
+@dataclass(frozen=True)
+class Nvidia:
+    toolkits: tuple[ToolkitDriver, ...]  # sorted by `cuda`, ascending
+    floors: tuple[CompatFloor, ...]  # sorted by `major`, ascending
+    arches: tuple[ArchRange, ...]
+
+    def toolkit_driver(self, cuda: CudaVersion, os: Os) -> DriverVersion | None:
+        """The driver that runs `cuda` natively (and JIT-compiles its PTX)."""
+        for row in self.toolkits:
+            if row.cuda == cuda:
+                return row.linux if os == "linux" else row.windows
+        return None
+
+    def max_cuda(self, driver: DriverVersion, os: Os) -> CudaVersion | None:
+        """The newest CUDA whose toolkit driver is <= `driver` (what nvidia-smi reports)."""
+        best = None
+        for row in self.toolkits:
+            floor = row.linux if os == "linux" else row.windows
+            if floor is not None and floor <= driver:
+                best = row.cuda
+        return best
+
+    def floor(self, major: int, os: Os) -> DriverVersion | None:
+        """The minor-version-compatibility floor of a CUDA major, None before CUDA 11."""
+        for row in self.floors:
+            if row.major == major:
+                return row.linux if os == "linux" else row.windows
+        return None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A library or tool a package needs that no resolver installs."""
+
+    kind: RequirementKind
+    spec: str  # a PEP 440 specifier set on the library's version: ">=8.6,<9"
+    reason: str
+    satisfy: str  # how to get it: apt/dnf package, NVIDIA download, or another variant
+    source: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One build flavour of a release: ``cu124``, ``cpu``, ``cu12x``..."""
+
+    name: str
+    cuda: CudaVersion | None  # None for CPU builds
+    sass: tuple[ComputeCapability, ...] = ()
+    ptx: tuple[ComputeCapability, ...] = ()
+    platforms: tuple[str, ...] = ()  # "linux-x86_64", "windows-x86_64", "linux-aarch64"
+    requirements: tuple[Requirement, ...] = ()
+    source: str = ""
+    confidence: Confidence = "verified"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.cuda is None
+
+
+@dataclass(frozen=True)
+class Release:
+    """A release series of a family's lead package, e.g. torch 2.5.x.
+
+    `pairs` lists, for each lead version, the version of every member published with
+    it (torch 2.5.1 with torchvision 0.20.1 and torchaudio 2.5.1). `pypi` names, per
+    platform, the variant that PyPI's own upload is.
+    """
+
+    series: str  # "2.5"
+    pairs: tuple[dict[str, str], ...]
+    variants: tuple[Variant, ...]
+    pypi: dict[str, str] = field(default_factory=dict)
+    source: str = ""
+    confidence: Confidence = "verified"
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return tuple(pair[next(iter(pair))] for pair in self.pairs)
+
+    def variant(self, name: str) -> Variant | None:
+        return next((v for v in self.variants if v.name == name), None)
+
+
+Mechanism = Literal["index", "fixed"]
+"""index: builds live on per-variant indexes and poetry-cuda picks one (torch, paddle 3).
+fixed: the project names the flavour (cupy-cuda12x, jax[cuda12]) and poetry-cuda checks it."""
+
+VersionForm = Literal["local", "post", "plain"]
+"""How a variant shows in the version: 2.5.1+cu124, 2.6.2.post120, or not at all."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """Packages that must share one variant, served from the same indexes."""
+
+    name: str
+    lead: str  # the package whose release series the data is keyed on
+    members: tuple[str, ...]  # every package of the family, lead included
+    mechanism: Mechanism
+    version_form: VersionForm
+    index: str | None  # URL template with "{variant}"
+    mirror_key: str | None  # the key in [tool.poetry-cuda.mirrors]
+    source_prefix: str  # source names are f"{source_prefix}-{variant}"
+    releases: tuple[Release, ...]  # sorted by series, ascending
+    source: str
+    # Packages served from the family's index that follow it without version pairing.
+    companions: tuple[str, ...] = ()
+
+    def index_url(self, variant: str, mirror: str | None = None) -> str | None:
+        template = mirror or self.index
+        if template is None:
+            return None
+        if "{variant}" in template:
+            return template.replace("{variant}", variant)
+        return f"{template.rstrip('/')}/{variant}"
+
+
+@dataclass(frozen=True)
+class FixedFlavour:
+    """A flavour a project picks by name or extra (`cupy-cuda12x`, `jax[cuda12]`)."""
+
+    package: str  # distribution name, normalized
+    extra: str | None  # the extra that selects it, or None when the name does
+    versions: str  # PEP 440 specifier of the package versions this row covers
+    cuda: str  # PEP 440 specifier on the CUDA version it runs with: ">=12.0,<13"
+    oldest_arch: ComputeCapability | None
+    requirements: tuple[Requirement, ...]
+    source: str
+    confidence: Confidence
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    nvidia: Nvidia
+    families: tuple[Family, ...]
+    fixed: tuple[FixedFlavour, ...]
+    # Packages that compile CUDA code at install time and so need nvcc (name -> requirement).
+    builds_with_nvcc: tuple[tuple[str, Requirement], ...] = ()
+
+    def family_of(self, package: str) -> Family | None:
+        for family in self.families:
+            if package in family.members or package in family.companions:
+                return family
+        return None
