@@ -11,7 +11,7 @@ import json
 
 from dataclasses import dataclass
 from dataclasses import field
-from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
@@ -19,6 +19,10 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 SCHEMA = 1
@@ -33,6 +37,9 @@ class Driver:
     version: DriverVersion | None
     cuda: CudaVersion | None
     source: str
+    # Where `cuda` came from when another probe than `source` gave it ("nvidia-smi",
+    # or "driver table" when derived from the version with NVIDIA's table).
+    cuda_source: str | None = None
 
     def describe(self) -> str:
         version = str(self.version) if self.version else "of unknown version"
@@ -118,6 +125,7 @@ class HostProfile:
                 "version": str(self.driver.version) if self.driver.version else None,
                 "cuda": str(self.driver.cuda) if self.driver.cuda else None,
                 "source": self.driver.source,
+                "cuda_source": self.driver.cuda_source or self.driver.source,
             },
             "gpus": [
                 {
@@ -134,7 +142,9 @@ class HostProfile:
                 {"version": t.version, "root": t.root, "nvcc": t.nvcc, "source": t.source}
                 for t in self.toolkits
             ],
-            "cudnn": [{"version": c.version, "path": c.path, "source": c.source} for c in self.cudnn],
+            "cudnn": [
+                {"version": c.version, "path": c.path, "source": c.source} for c in self.cudnn
+            ],
             "problems": [
                 {"probe": p.probe, "message": p.message, "fix": p.fix} for p in self.problems
             ],
@@ -210,8 +220,9 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
         key = f"gpus[{i}]"
         if not isinstance(raw, dict):
             raise reader.fail(key, "expected an object")
-        cc_text = reader.get(raw, "compute_capability", f"{key}.compute_capability", str,
-                             required=True)
+        cc_text = reader.get(
+            raw, "compute_capability", f"{key}.compute_capability", str, required=True
+        )
         index = reader.get(raw, "index", f"{key}.index", int, required=False)
         gpus.append(
             Gpu(
@@ -220,8 +231,7 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
                 compute_capability=reader.parse(
                     f"{key}.compute_capability", cc_text, ComputeCapability.parse
                 ),
-                source=reader.get(raw, "source", f"{key}.source", str, required=False)
-                or "target",
+                source=reader.get(raw, "source", f"{key}.source", str, required=False) or "target",
                 uuid=reader.get(raw, "uuid", f"{key}.uuid", str, required=False),
                 memory_mib=reader.get(raw, "memory_mib", f"{key}.memory_mib", int, required=False),
             )

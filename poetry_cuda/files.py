@@ -1,0 +1,72 @@
+"""Reading TOML and writing files so that no reader ever sees half a file."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+from pathlib import Path
+from typing import Any
+
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import InputFileError
+
+
+if sys.version_info >= (3, 11):
+    import tomllib
+
+    def _parse(text: str) -> dict[str, Any]:
+        return tomllib.loads(text)
+
+    _TomlError: type[Exception] = tomllib.TOMLDecodeError
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomlkit
+    import tomlkit.exceptions
+
+    def _parse(text: str) -> dict[str, Any]:
+        return tomlkit.parse(text).unwrap()
+
+    _TomlError = tomlkit.exceptions.ParseError
+
+
+def read_toml(
+    path: Path, *, kind: type[ConfigError | InputFileError] = ConfigError
+) -> dict[str, Any]:
+    """Parse a TOML file into plain Python values, with errors that name the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise kind(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise kind(
+            f"{path}: cannot read the file ({error.__class__.__name__}: {error})",
+            fix="make the file readable UTF-8 text",
+        ) from None
+    try:
+        return _parse(text)
+    except _TomlError as error:
+        raise kind(
+            f"{path}: not valid TOML ({error})",
+            fix="correct the syntax at the position shown",
+        ) from None
+
+
+def write_atomic(path: Path, content: str) -> None:
+    """Write `content` to `path` through a temporary file in the same folder and a rename.
+
+    The file keeps its permission bits; readers see either the old or the new content.
+    """
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            Path(temporary).chmod(mode)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

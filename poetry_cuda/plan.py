@@ -1,0 +1,97 @@
+"""What was chosen: the plan, and its JSON form (`plan --json`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.versions import CudaVersion
+
+
+SCHEMA = 1
+PYPI_URL = "https://pypi.org/simple"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a package comes from: PyPI, or an explicit index such as pytorch-cu124."""
+
+    name: str
+    url: str
+
+    @property
+    def is_pypi(self) -> bool:
+        return self.name == "pypi"
+
+
+PYPI = Source("pypi", PYPI_URL)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The variant and source chosen for one CUDA-flavoured package."""
+
+    name: str
+    family: str  # the family (torch, paddle) or the flavour's package for fixed flavours
+    variant: str
+    cuda: CudaVersion | None
+    source: Source
+    version: str | None  # the version expected in the lock, label included; None if unknown
+    arches: tuple[str, ...]  # sm_XY with SASS, compute_XY with PTX
+    reason: str
+    # The version form the lock should show: "+cu124", ".post120" or "" (nothing to check).
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class SystemRequirement:
+    package: str
+    kind: str
+    spec: str
+    reason: str
+    satisfy: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    policy: str
+    targets: tuple[str, ...]
+    packages: tuple[Choice, ...]
+    system_requirements: tuple[SystemRequirement, ...]
+    warnings: tuple[str, ...]
+
+    def choice(self, name: str) -> Choice | None:
+        return next((c for c in self.packages if c.name == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "policy": self.policy,
+            "targets": list(self.targets),
+            "packages": [
+                {
+                    "name": c.name,
+                    "variant": c.variant,
+                    "cuda": str(c.cuda) if c.cuda else None,
+                    "source": {"name": c.source.name, "url": c.source.url},
+                    "version": c.version,
+                    "arches": list(c.arches),
+                    "reason": c.reason,
+                }
+                for c in self.packages
+            ],
+            "system_requirements": [
+                {
+                    "package": r.package,
+                    "kind": r.kind,
+                    "spec": r.spec,
+                    "reason": r.reason,
+                    "satisfy": r.satisfy,
+                }
+                for r in self.system_requirements
+            ],
+            "warnings": list(self.warnings),
+        }

@@ -1,0 +1,117 @@
+"""The project's dependencies, as poetry-cuda needs them: name, constraint, extras.
+
+Reads PEP 621 `[project]` dependencies and optional dependencies, Poetry's
+`[tool.poetry.dependencies]` and groups, and PEP 735 `[dependency-groups]`. The
+managed group `poetry-cuda` (written by `lock`) is skipped: it is our output, not the
+user's request.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from poetry_cuda.errors import ConfigError
+
+
+MANAGED_GROUP = "poetry-cuda"
+_LOCAL_LABEL = re.compile(r"\+([A-Za-z0-9][A-Za-z0-9.]*)")
+
+
+@dataclass(frozen=True)
+class Dependency:
+    name: str  # canonical (PEP 503) name
+    constraint: str  # PEP 440 or Poetry syntax; "*" when unconstrained
+    extras: frozenset[str]
+    origin: str  # where it was declared, for messages
+
+    @property
+    def local_label(self) -> str | None:
+        """The local version label a pin names: ``cpu`` for ``==2.5.1+cpu``."""
+        match = _LOCAL_LABEL.search(self.constraint)
+        return match.group(1) if match else None
+
+
+def _pep508(text: object, origin: str) -> Dependency:
+    if not isinstance(text, str):
+        raise ConfigError(f"{origin}: {text!r} is not a requirement string")
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement as error:
+        raise ConfigError(
+            f"{origin}: {text!r} is not a valid requirement ({error})",
+            fix="write it as PEP 508, e.g. 'torch>=2.4'",
+        ) from None
+    return Dependency(
+        name=canonicalize_name(requirement.name),
+        constraint=str(requirement.specifier) or "*",
+        extras=frozenset(canonicalize_name(e) for e in requirement.extras),
+        origin=origin,
+    )
+
+
+def _poetry(name: str, value: object, origin: str) -> list[Dependency]:
+    entries = value if isinstance(value, list) else [value]
+    found = []
+    for entry in entries:
+        if isinstance(entry, str):
+            constraint, extras = entry, []
+        elif isinstance(entry, dict):
+            constraint = entry.get("version", "*")
+            extras = entry.get("extras", [])
+            if not isinstance(constraint, str) or not isinstance(extras, list):
+                raise ConfigError(f"{origin}: {name}: version must be a string, extras a list")
+        else:
+            raise ConfigError(f"{origin}: {name}: expected a version string or a table")
+        found.append(
+            Dependency(
+                name=canonicalize_name(name),
+                constraint=constraint.strip() or "*",
+                extras=frozenset(canonicalize_name(str(e)) for e in extras),
+                origin=origin,
+            )
+        )
+    return found
+
+
+def _table(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    node: Any = data
+    for key in keys:
+        node = node.get(key, {}) if isinstance(node, dict) else {}
+    return node if isinstance(node, dict) else {}
+
+
+def read_dependencies(pyproject: dict[str, Any]) -> tuple[Dependency, ...]:
+    """Every dependency the user declared, in file order, duplicates kept."""
+    found: list[Dependency] = []
+    project = _table(pyproject, "project")
+    for text in project.get("dependencies", []) or []:
+        found.append(_pep508(text, "[project] dependencies"))
+    for extra, texts in _table(project, "optional-dependencies").items():
+        for text in texts or []:
+            found.append(_pep508(text, f"[project.optional-dependencies] {extra}"))
+
+    poetry = _table(pyproject, "tool", "poetry")
+    for name, value in _table(poetry, "dependencies").items():
+        if name != "python":
+            found.extend(_poetry(name, value, "[tool.poetry.dependencies]"))
+    for group, body in _table(poetry, "group").items():
+        if group == MANAGED_GROUP:
+            continue
+        for name, value in _table(body if isinstance(body, dict) else {}, "dependencies").items():
+            found.extend(_poetry(name, value, f"[tool.poetry.group.{group}.dependencies]"))
+
+    for group, items in _table(pyproject, "dependency-groups").items():
+        if group == MANAGED_GROUP or not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, dict):  # {include-group = "..."}: its items are read on their own
+                continue
+            found.append(_pep508(item, f"[dependency-groups] {group}"))
+    return tuple(found)
