@@ -1,0 +1,73 @@
+"""What every poetry-cuda command shares: error rendering, exit codes, the project."""
+
+from __future__ import annotations
+
+import json
+
+from pathlib import Path
+from typing import Any
+from typing import ClassVar
+
+from cleo.commands.command import Command
+from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
+from cleo.io.outputs.output import Type as OutputType
+
+from poetry_cuda.errors import PoetryCudaError
+
+
+def _exit_code_help() -> str:
+    return (
+        "Exit codes: 0 success; 1 doctor found a failure or lock --check found the lock "
+        "stale; 2 bad usage, configuration or input file; 3 no variant satisfies the "
+        "constraints; 4 the package manager's resolution failed."
+    )
+
+
+TARGET_OPTION = option(
+    "target",
+    None,
+    "Plan for the host described by this profile (repeatable; see `detect --json`).",
+    flag=False,
+    multiple=True,
+)
+CUDA_OPTION = option(
+    "cuda", None, "auto, cpu, a variant (cu124), a version (12.4) or a range.", flag=False
+)
+POLICY_OPTION = option("policy", None, "newest (default) or native.", flag=False)
+JSON_OPTION = option("json", None, "Print JSON instead of the report.")
+
+
+class CudaCommand(Command):
+    """A command whose expected failures print one message and return their exit code."""
+
+    help = _exit_code_help()
+    options: ClassVar[list[Any]] = []
+
+    def handle(self) -> int:
+        try:
+            return self.run_command()
+        except PoetryCudaError as error:
+            self.report_error(error)
+            return error.exit_code
+
+    def run_command(self) -> int:
+        raise NotImplementedError
+
+    def report_error(self, error: PoetryCudaError) -> None:
+        lines = error.render().splitlines()
+        self.line_error(f"<error>{Formatter.escape(lines[0])}</error>")
+        for line in lines[1:]:
+            self.line_error(Formatter.escape(line))
+
+    def project_start(self) -> Path:
+        """Where to look for the project: Poetry's --project/--directory, else the cwd."""
+        application = self.application
+        directory = getattr(application, "project_directory", None)
+        return Path(directory) if directory else Path.cwd()
+
+    def print_json(self, data: object) -> None:
+        self.io.output.write_line(json.dumps(data, indent=2), type=OutputType.RAW)
+
+    def warn(self, message: str) -> None:
+        self.line_error(f"<comment>Warning: {Formatter.escape(message)}</comment>")
