@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.lockfile import CudaLock
+from poetry_cuda.lockfile import LockedPackage
+from poetry_cuda.lockfile import LockedRequirement
+from poetry_cuda.lockfile import TargetFacts
+from poetry_cuda.lockfile import content_hash
+from poetry_cuda.lockfile import read
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+LOCK = CudaLock(
+    content_hash=content_hash({"tool": {"poetry-cuda": {}}}),
+    backend="poetry",
+    policy="newest",
+    cuda="auto",
+    targets=(
+        TargetFacts("hosts/a.json", "linux", "x86_64", "550.54.14", "12.4", ("8.9",)),
+        TargetFacts("hosts/mac.json", "macos", "arm64", None, None, ()),
+    ),
+    packages=(
+        LockedPackage(
+            "torch",
+            "cu124",
+            "12.4",
+            "pytorch-cu124",
+            "https://download.pytorch.org/whl/cu124",
+            "2.5.1+cu124",
+            ("sm_50", "sm_90"),
+            "driver 550.54.14 supports CUDA <= 12.4",
+        ),
+    ),
+    system_requirements=(
+        LockedRequirement("flash-attn", "nvcc", ">=12.0,<13", "compiles CUDA code", "install"),
+    ),
+    managed_sources=("pytorch-cu124",),
+)
+
+
+def test_round_trip_and_determinism(tmp_path: Path) -> None:
+    path = tmp_path / "cuda.lock"
+    path.write_text(LOCK.dumps())
+    assert read(path) == LOCK
+    assert LOCK.dumps() == read(path).dumps()
+    assert LOCK.dumps().startswith("# This file is written by poetry-cuda")
+
+
+def test_content_hash_is_order_independent() -> None:
+    assert content_hash({"a": 1, "b": [1, 2]}) == content_hash({"b": [1, 2], "a": 1})
+    assert content_hash({"a": 1}) != content_hash({"a": 2})
+
+
+@pytest.mark.parametrize(
+    ("edit", "culprit"),
+    [
+        (lambda t: t.replace("version = 1", "version = 2"), "version 2 is not supported"),
+        (lambda t: t.replace('backend = "poetry"\n', ""), "backend: missing"),
+        (lambda t: t.replace('variant = "cu124"', "variant = 124"), "packages[0].variant"),
+        (lambda t: t.replace('os = "linux"', "os = []"), "targets[0].os"),
+        (lambda t: t[: len(t) // 2] + "\n[[packages]\n", "not valid TOML"),
+        (lambda t: t.replace("version = 1", 'version = "1"'), "version: expected int"),
+        (lambda t: "", "version: missing"),
+        (
+            lambda t: t.replace('managed-sources = ["pytorch-cu124"]', "managed-sources = [1]"),
+            "managed-sources",
+        ),
+    ],
+)
+def test_damaged_locks_name_the_key(tmp_path: Path, edit: object, culprit: str) -> None:
+    path = tmp_path / "cuda.lock"
+    path.write_text(edit(LOCK.dumps()))  # type: ignore[operator]
+    with pytest.raises(InputFileError) as caught:
+        read(path)
+    assert culprit in caught.value.render()
+    assert caught.value.fix
