@@ -30,6 +30,11 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     _TomlError = tomlkit.exceptions.ParseError
 
 
+def parse_toml(text: str) -> dict[str, Any]:
+    """Parse TOML text into plain Python values (raises the parser's own error)."""
+    return _parse(text)
+
+
 def read_toml(
     path: Path, *, kind: type[ConfigError | InputFileError] = ConfigError
 ) -> dict[str, Any]:
