@@ -115,6 +115,10 @@ class Variant:
         return self.cuda is None
 
 
+VersionForm = Literal["local", "post", "plain"]
+"""How a variant shows in the version: 2.5.1+cu124, 2.6.2.post120, or not at all."""
+
+
 @dataclass(frozen=True)
 class Release:
     """A release series of a family's lead package, e.g. torch 2.5.x.
@@ -131,9 +135,17 @@ class Release:
     source: str = ""
     confidence: Confidence = "verified"
 
+    # Overrides the family's version form for this series (paddle 2.x uses .postNNN).
+    version_form: VersionForm | None = None
+
     @property
     def versions(self) -> tuple[str, ...]:
         return tuple(pair[next(iter(pair))] for pair in self.pairs)
+
+    @property
+    def series_key(self) -> tuple[int, ...]:
+        """The series as numbers, for ordering: "2.10" sorts after "2.9"."""
+        return tuple(int(part) for part in self.series.split("."))
 
     def variant(self, name: str) -> Variant | None:
         return next((v for v in self.variants if v.name == name), None)
@@ -142,9 +154,6 @@ class Release:
 Mechanism = Literal["index", "fixed"]
 """index: builds live on per-variant indexes and poetry-cuda picks one (torch, paddle 3).
 fixed: the project names the flavour (cupy-cuda12x, jax[cuda12]) and poetry-cuda checks it."""
-
-VersionForm = Literal["local", "post", "plain"]
-"""How a variant shows in the version: 2.5.1+cu124, 2.6.2.post120, or not at all."""
 
 
 @dataclass(frozen=True)
