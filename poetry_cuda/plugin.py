@@ -1,15 +1,19 @@
-"""The Poetry application plugin: `poetry cuda <command>`.
+"""The Poetry application plugin: `poetry cuda <command>`, and hooks on Poetry's own commands.
 
-Activation only registers command factories; no command module, detection code or
-knowledge base is imported until a `cuda` command actually runs, so the plugin adds
-nothing measurable to unrelated Poetry commands.
+Activation only registers command factories and event listeners; no command module,
+detection code or knowledge base is imported until a `cuda` command runs or a hooked
+command runs in a project that has a cuda.lock, so the plugin adds nothing measurable
+to unrelated Poetry commands.
 """
 
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cleo.events.console_events import COMMAND
+from cleo.events.console_events import TERMINATE
 from poetry.plugins.application_plugin import ApplicationPlugin
 
 from poetry_cuda.commands import COMMANDS
@@ -17,7 +21,14 @@ from poetry_cuda.commands import load_command
 
 
 if TYPE_CHECKING:
+    from cleo.events.console_command_event import ConsoleCommandEvent
+    from cleo.events.console_terminate_event import ConsoleTerminateEvent
+    from cleo.events.event import Event
+    from cleo.events.event_dispatcher import EventDispatcher
     from poetry.console.application import Application
+
+
+INSTALLING = ("install", "sync")
 
 
 class CudaApplicationPlugin(ApplicationPlugin):
@@ -26,3 +37,60 @@ class CudaApplicationPlugin(ApplicationPlugin):
             application.command_loader.register_factory(
                 f"cuda {name}", partial(load_command, name, prefix="cuda ")
             )
+        dispatcher = application.event_dispatcher
+        if dispatcher is not None:
+            # Above Poetry's own listeners (priority 0): warn before the installer runs.
+            dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
+            dispatcher.add_listener(TERMINATE, partial(_after_add, application))
+
+
+def _project(application: Application) -> Path:
+    directory = getattr(application, "project_directory", None)
+    return Path(directory) if directory else Path.cwd()
+
+
+def _before_install(
+    application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
+) -> None:
+    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+    if command_event.command.name not in INSTALLING:
+        return
+    from poetry_cuda.hooks import is_managed
+
+    project = _project(application)
+    if not is_managed(project):
+        return
+    from poetry_cuda.hooks import install_warnings
+
+    for warning in install_warnings(project):
+        command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+
+
+def _after_add(
+    application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
+) -> None:
+    terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
+    if terminate.command.name != "add" or terminate.exit_code != 0:
+        return
+    from poetry_cuda.hooks import is_managed
+
+    project = _project(application)
+    if not is_managed(project):
+        return
+    from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.lock import lock
+    from poetry_cuda.planner import Options
+    from poetry_cuda.planner import plan_project
+
+    try:
+        outcome = lock(
+            plan_project(project, Options()), regenerate=False, check=False, dry_run=False
+        )
+    except PoetryCudaError as error:
+        terminate.io.write_error_line(f"<error>poetry-cuda: {error.what}</error>")
+        terminate.set_exit_code(error.exit_code)
+        return
+    for package in outcome.cuda_lock.packages:
+        terminate.io.write_line(
+            f"poetry-cuda: {package.name} {package.version} from {package.source}"
+        )

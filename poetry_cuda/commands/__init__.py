@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, tuple[str, str]] = {
     "detect": ("poetry_cuda.commands.detect", "DetectCommand"),
     "plan": ("poetry_cuda.commands.plan", "PlanCommand"),
+    "lock": ("poetry_cuda.commands.lock", "LockCommand"),
 }
 
 

@@ -1,0 +1,72 @@
+"""`lock`: plan, write Poetry's configuration, run Poetry's lock, write cuda.lock."""
+
+from __future__ import annotations
+
+from typing import Any
+from typing import ClassVar
+
+from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
+
+from poetry_cuda.commands.base import JSON_OPTION
+from poetry_cuda.commands.plan import PlanCommand
+from poetry_cuda.commands.plan import render
+
+
+INTERRUPTED = 130
+
+
+class LockCommand(PlanCommand):
+    name = "lock"
+    description = (
+        "Plan, write the choice as the package manager's configuration, lock, write cuda.lock."
+    )
+    options: ClassVar[list[Any]] = [
+        *PlanCommand.options[:3],
+        option("regenerate", None, "Ignore the existing lock and resolve anew."),
+        option("check", None, "Exit 1 when cuda.lock or the managed entries are stale."),
+        option("dry-run", None, "Print the plan and the pyproject.toml diff; write nothing."),
+        JSON_OPTION,
+    ]
+
+    def run_command(self) -> int:
+        from poetry_cuda.lock import Interrupted
+        from poetry_cuda.lock import lock
+        from poetry_cuda.planner import plan_project
+
+        planned = plan_project(self.project_start(), self.planning_options())
+        check, dry_run = self.option("check"), self.option("dry-run")
+        try:
+            outcome = lock(
+                planned, regenerate=self.option("regenerate"), check=check, dry_run=dry_run
+            )
+        except (KeyboardInterrupt, Interrupted):
+            self.line_error(
+                "<error>Interrupted: pyproject.toml, poetry.lock and cuda.lock were restored."
+                "</error>"
+            )
+            return INTERRUPTED
+        if check:
+            if outcome.stale:
+                self.line_error("<error>cuda.lock is stale:</error>")
+                for reason in outcome.stale:
+                    self.line_error(f"  {Formatter.escape(reason)}")
+                self.line_error("Fix: run `poetry cuda lock`")
+                return 1
+            self.line("cuda.lock and the managed configuration are fresh.")
+            return 0
+        if self.option("json"):
+            self.print_json(planned.plan.to_json())
+            return 0
+        for line in render(planned.plan):
+            self.line(line)
+        if dry_run:
+            self.line("")
+            self.line(
+                Formatter.escape(outcome.diff) if outcome.diff else "pyproject.toml: no change"
+            )
+            return 0
+        for package in outcome.cuda_lock.packages:
+            self.line(f"<info>Locked</info> {package.name} {package.version} from {package.source}")
+        self.line("Wrote cuda.lock")
+        return 0

@@ -1,0 +1,80 @@
+"""What the plugin adds to ordinary Poetry commands in a project that has a cuda.lock.
+
+* `install` / `sync`: warn, before anything is downloaded, when cuda.lock is stale or its
+  variants cannot run on this machine.
+* `add`: re-plan after Poetry added a package, so a new family member (torchaudio next to
+  a cu124 torch) lands on the same source.
+
+Nothing here runs in a project without a cuda.lock.
+"""
+
+from __future__ import annotations
+
+import os
+
+from typing import TYPE_CHECKING
+
+from poetry_cuda import lockfile
+from poetry_cuda.compat import judge
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.files import read_toml
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.lockfile import CudaLock
+
+
+def is_managed(project: Path) -> bool:
+    return (project / lockfile.FILENAME).is_file()
+
+
+def install_warnings(project: Path) -> list[str]:
+    """Why installing the lock on this machine may not give working CUDA builds."""
+    from poetry_cuda.knowledge import load
+    from poetry_cuda.lock import recorded_names
+    from poetry_cuda.lock import relevant_parts
+    from poetry_cuda.planner import detect_this_machine
+    from poetry_cuda.targets import settle
+
+    try:
+        cuda_lock = lockfile.read(project / lockfile.FILENAME)
+        pyproject = read_toml(project / "pyproject.toml")
+    except PoetryCudaError as error:
+        return [error.what]
+    warnings = []
+    current = lockfile.content_hash(relevant_parts(pyproject, recorded_names(cuda_lock)))
+    if current != cuda_lock.content_hash:
+        warnings.append(
+            "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
+            "written; run `poetry cuda lock`"
+        )
+    kb = load()
+    target, _ = settle(detect_this_machine(os.environ), kb.nvidia)
+    for name, variant in _variants(cuda_lock, kb):
+        verdict = judge(variant, target, kb.nvidia)
+        if not verdict.ok and target.os != "macos":
+            warnings.append(
+                f"{name} {variant.name} from cuda.lock will not use this machine's GPU: "
+                f"{verdict.detail}. Run `poetry cuda lock` with this machine among the targets"
+            )
+    return warnings
+
+
+def _variants(cuda_lock: CudaLock, kb: KnowledgeBase) -> list[tuple[str, Variant]]:
+    """The CUDA variant recorded for each family lead in cuda.lock."""
+    found = []
+    for package in cuda_lock.packages:
+        family = kb.family_of(package.name)
+        if family is None or package.name != family.lead:
+            continue
+        variant = next(
+            (v for r in reversed(family.releases) for v in r.variants if v.name == package.variant),
+            None,
+        )
+        if variant is not None and not variant.is_cpu:
+            found.append((package.name, variant))
+    return found

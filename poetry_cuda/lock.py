@@ -1,0 +1,219 @@
+"""`lock`: plan, write the managed configuration, run the backend's lock, verify, record.
+
+The whole step is one transaction: pyproject.toml, the backend's lock file and
+cuda.lock are snapshotted first and restored byte for byte if planning, resolution or
+verification fails, or the process is interrupted (SIGINT, SIGTERM).
+"""
+
+from __future__ import annotations
+
+import difflib
+import signal
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+
+from poetry_cuda import lockfile
+from poetry_cuda.errors import ResolutionError
+from poetry_cuda.errors import UsageError
+from poetry_cuda.files import write_atomic
+from poetry_cuda.lockfile import CudaLock
+from poetry_cuda.lockfile import LockedPackage
+from poetry_cuda.lockfile import LockedRequirement
+from poetry_cuda.lockfile import TargetFacts
+from poetry_cuda.managed import Managed
+from poetry_cuda.managed import rewrite
+from poetry_cuda.project import read_dependencies
+
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from poetry_cuda.plan import Plan
+    from poetry_cuda.planner import Planned
+
+
+class Interrupted(BaseException):
+    """SIGTERM during a lock: handled like Ctrl-C, so every file is restored."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    planned: Planned
+    cuda_lock: CudaLock
+    diff: str  # unified diff of pyproject.toml (empty when unchanged)
+    stale: tuple[str, ...] = ()  # --check: why the lock is stale
+
+
+def backend_of(planned: Planned) -> str:
+    backend = planned.settings.backend
+    if backend == "auto":
+        uv = (planned.project / "uv.lock").exists() or "uv" in planned.pyproject.get("tool", {})
+        backend = "uv" if uv else "poetry"
+    if backend == "uv":
+        raise UsageError(
+            f"{planned.project}: this project uses uv, and this poetry-cuda release locks "
+            "Poetry projects only",
+            fix='set backend = "poetry" in [tool.poetry-cuda] to lock with Poetry',
+        )
+    return backend
+
+
+def relevant_parts(pyproject: dict[str, Any], names: Collection[str]) -> dict[str, Any]:
+    """What in pyproject.toml can change the CUDA decision: the hash covers exactly this.
+
+    `names` are the packages the decision is about (the plan's packages and the packages
+    with system requirements).
+    """
+    deps = [
+        [d.origin, d.name, d.constraint, sorted(d.extras)]
+        for d in read_dependencies(pyproject)
+        if d.name in names
+    ]
+    table = pyproject.get("tool", {}).get("poetry-cuda", {})
+    return {"tool.poetry-cuda": table, "dependencies": deps}
+
+
+def decided_names(plan: Plan) -> set[str]:
+    return {c.name for c in plan.packages} | {r.package for r in plan.system_requirements}
+
+
+def recorded_names(cuda_lock: CudaLock) -> set[str]:
+    return {p.name for p in cuda_lock.packages} | {r.package for r in cuda_lock.system_requirements}
+
+
+def build_lock(planned: Planned, backend: str, locked: dict[str, str | None]) -> CudaLock:
+    plan = planned.plan
+    return CudaLock(
+        content_hash=lockfile.content_hash(relevant_parts(planned.pyproject, decided_names(plan))),
+        backend=backend,
+        policy=plan.policy,
+        cuda=planned.settings.cuda.text,
+        targets=tuple(TargetFacts.of(t) for t in planned.targets),
+        packages=tuple(
+            LockedPackage(
+                name=c.name,
+                variant=c.variant,
+                cuda=str(c.cuda) if c.cuda else None,
+                source=c.source.name,
+                url=c.source.url,
+                version=locked.get(c.name, c.version),
+                arches=c.arches,
+                reason=c.reason,
+            )
+            for c in plan.packages
+        ),
+        system_requirements=tuple(
+            LockedRequirement(r.package, r.kind, r.spec, r.reason, r.satisfy)
+            for r in plan.system_requirements
+        ),
+        managed_sources=Managed.of(plan).source_names,
+    )
+
+
+def staleness(current: CudaLock | None, wanted: CudaLock, text: str, new_text: str) -> list[str]:
+    """Why the recorded lock no longer matches the project and its targets."""
+    if current is None:
+        return [f"{lockfile.FILENAME} does not exist"]
+    reasons = []
+    if current.content_hash != wanted.content_hash:
+        reasons.append("the CUDA-relevant parts of pyproject.toml changed since the lock")
+    if text != new_text:
+        reasons.append("the managed entries in pyproject.toml differ from the plan")
+    if current.targets != wanted.targets:
+        reasons.append("the targets' facts (driver, CUDA, GPUs) changed since the lock")
+    chosen = {(p.name, p.variant, p.source, p.url) for p in wanted.packages}
+    recorded = {(p.name, p.variant, p.source, p.url) for p in current.packages}
+    for name, variant, source, _ in sorted(chosen - recorded):
+        reasons.append(f"{name}: the plan chooses {variant} from {source}")
+    for name, variant, source, _ in sorted(recorded - chosen):
+        reasons.append(f"{name}: {lockfile.FILENAME} records {variant} from {source}")
+    return reasons
+
+
+def verify(plan: Plan, project: Path) -> dict[str, str | None]:
+    """Check every managed package is locked from its source with its label."""
+    from poetry_cuda.backends.poetry import locked_versions
+
+    found: dict[str, str | None] = {}
+    for choice in plan.packages:
+        entries = locked_versions(project, choice)
+        if choice.source.is_pypi:
+            matches = [v for v, ref in entries if ref is None]
+        else:
+            matches = [
+                v for v, ref in entries if ref == choice.source.name and v.endswith(choice.label)
+            ]
+        if not matches:
+            seen = ", ".join(f"{v} from {ref or 'PyPI'}" for v, ref in entries) or "nothing"
+            raise ResolutionError(
+                f"poetry.lock does not lock {choice.name} {choice.variant} from "
+                f"{choice.source.name}: it locks {seen}",
+                why="the lock must install the chosen build on the CUDA platforms",
+                fix=f"check that {choice.source.url} serves {choice.name}"
+                + (f" with versions ending in {choice.label}" if choice.label else ""),
+            )
+        found[choice.name] = matches[-1]
+    return found
+
+
+@contextmanager
+def transaction(*paths: Path) -> Iterator[None]:
+    """Restore `paths` byte for byte unless the block completes."""
+    saved = {path: path.read_bytes() if path.exists() else None for path in paths}
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    except BaseException:
+        for path, content in saved.items():
+            if content is None:
+                path.unlink(missing_ok=True)
+            elif not path.exists() or path.read_bytes() != content:
+                path.write_bytes(content)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> Outcome:
+    from poetry_cuda.backends.poetry import LOCKFILE
+    from poetry_cuda.backends.poetry import run_lock
+
+    backend = backend_of(planned)
+    project = planned.project
+    pyproject = project / "pyproject.toml"
+    cuda_lock_path = project / lockfile.FILENAME
+    current = lockfile.read(cuda_lock_path) if cuda_lock_path.exists() else None
+    previous = current.managed_sources if current else ()
+    text = pyproject.read_text(encoding="utf-8")
+    new_text = rewrite(text, Managed.of(planned.plan), previous)
+    diff = "".join(
+        difflib.unified_diff(
+            text.splitlines(keepends=True),
+            new_text.splitlines(keepends=True),
+            "pyproject.toml",
+            "pyproject.toml (planned)",
+        )
+    )
+    predicted = build_lock(planned, backend, {})
+    if check or dry_run:
+        stale = tuple(staleness(current, predicted, text, new_text)) if check else ()
+        return Outcome(planned, predicted, diff, stale)
+
+    with transaction(pyproject, project / LOCKFILE, cuda_lock_path):
+        if new_text != text:
+            write_atomic(pyproject, new_text)
+        run_lock(project, regenerate=regenerate)
+        result = build_lock(planned, backend, verify(planned.plan, project))
+        content = result.dumps()
+        if not cuda_lock_path.exists() or cuda_lock_path.read_text(encoding="utf-8") != content:
+            write_atomic(cuda_lock_path, content)
+    return Outcome(planned, result, diff)
