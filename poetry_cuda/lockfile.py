@@ -105,11 +105,10 @@ class CudaLock:
         document.add("cuda", self.cuda)
         document.add("managed-sources", _array(self.managed_sources))
         document.add(tomlkit.nl())
-        document.add("targets", _tables(_facts_table(t) for t in self.targets))
-        document.add("packages", _tables(_package_table(p) for p in self.packages))
-        document.add(
-            "system-requirements",
-            _tables(
+        rows = {
+            "targets": [_facts_table(t) for t in self.targets],
+            "packages": [_package_table(p) for p in self.packages],
+            "system-requirements": [
                 {
                     "package": r.package,
                     "kind": r.kind,
@@ -118,8 +117,11 @@ class CudaLock:
                     "satisfy": r.satisfy,
                 }
                 for r in self.system_requirements
-            ),
-        )
+            ],
+        }
+        for key, tables in rows.items():
+            if tables:  # an empty array of tables would be written inline, above the header
+                document.add(key, _tables(tables))
         return tomlkit.dumps(document)
 
 

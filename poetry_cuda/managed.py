@@ -130,6 +130,8 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     for name, url in wanted.items():
         table = tomlkit.table()
         table.update({"name": name, "url": url, "priority": "explicit"})
+        if kept:
+            table.trivia.indent = "\n"  # a blank line after the source before it
         kept.append(table)
     if existing is not None:
         existing.clear()
