@@ -358,8 +358,9 @@ def make_plan(
         cand, reason, found = choose_family(family, requests, targets, settings, kb)
         warnings.extend(found)
         source = source_for(family, cand, settings, targets)
-        label = version_label(family, cand.release, cand.variant)
-        _check_pins(family, requests, cand, label)
+        # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1).
+        label = "" if source.is_pypi else version_label(family, cand.release, cand.variant)
+        _check_pins(requests, cand)
         requirements.extend(from_data(family.lead, r) for r in cand.variant.requirements)
         arches = tuple(cc.sm for cc in cand.variant.sass) + tuple(
             f"compute_{cc.major}{cc.minor}" for cc in cand.variant.ptx
@@ -400,13 +401,11 @@ def make_plan(
     )
 
 
-def _check_pins(
-    family: Family, requests: dict[str, list[Dependency]], cand: Candidate, label: str
-) -> None:
+def _check_pins(requests: dict[str, list[Dependency]], cand: Candidate) -> None:
     for deps in requests.values():
         for dep in deps:
             pinned = dep.local_label
-            if pinned is not None and f"+{pinned}" != label:
+            if pinned is not None and pinned != cand.variant.name:
                 raise ConfigError(
                     f"{dep.origin}: {dep.name} {dep.constraint} pins the {pinned} build, but the "
                     f"plan chose {cand.variant.name}",
