@@ -50,18 +50,8 @@ def allows(text: str, version: str) -> bool:
 
 
 def is_open_above(text: str, version: str) -> bool:
-    """Whether the constraint also admits releases newer than `version`.
-
-    Probes the next minor and the next major after `version`: a constraint such as
-    ``>=2.4`` admits both, ``^2.5`` neither once 2.x is exhausted.
-    """
-    base = Version.parse(version)
-    probes = (
-        Version.from_parts(base.major, (base.minor or 0) + 1, 0),
-        Version.from_parts(base.major + 1, 0, 0),
-    )
-    constraint = _parse(text)
-    return any(constraint.allows(probe) for probe in probes)
+    """Whether the constraint also admits releases newer than `version`."""
+    return overlaps(text, f">{version}")
 
 
 def overlaps(first: str, second: str) -> bool:

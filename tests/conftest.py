@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+class Cli:
+    """Runs the real `poetry-cuda` or `poetry` executable in a subprocess."""
+
+    def __init__(self, home: Path) -> None:
+        self.env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("POETRY_", "UV_", "VIRTUAL_ENV"))
+        }
+        self.env.update(
+            {
+                "POETRY_CONFIG_DIR": str(home / "poetry-config"),
+                "POETRY_CACHE_DIR": str(home / "poetry-cache"),
+                "POETRY_DATA_DIR": str(home / "poetry-data"),
+                "POETRY_VIRTUALENVS_IN_PROJECT": "true",
+                "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+                "UV_CACHE_DIR": str(home / "uv-cache"),
+                "NO_COLOR": "1",
+            }
+        )
+
+    def run(
+        self,
+        *args: str,
+        cwd: Path,
+        program: str = "poetry-cuda",
+        env: Mapping[str, str] | None = None,
+        timeout: float = 300,
+    ) -> Result:
+        completed = subprocess.run(
+            [str(BIN / program), *args],
+            cwd=cwd,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        result = Result(completed.returncode, completed.stdout, completed.stderr)
+        assert "Traceback" not in result.stdout + result.stderr, result
+        return result
+
+
+@pytest.fixture
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    return Cli(tmp_path_factory.mktemp("home"))

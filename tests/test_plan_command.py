@@ -1,0 +1,139 @@
+"""`plan` through the real console scripts, on the bundled example and on bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.conftest import EXAMPLES
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Cli
+
+
+@pytest.fixture
+def torch_project(tmp_path: Path) -> Path:
+    project = tmp_path / "torch_project"
+    shutil.copytree(EXAMPLES / "torch_project", project)
+    return project
+
+
+def test_plan_json_on_the_example(cli: Cli, torch_project: Path) -> None:
+    result = cli.run("plan", "--json", cwd=torch_project)
+    assert result.code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["schema"] == 1
+    assert document["policy"] == "newest"
+    assert document["targets"] == ["hosts/laptop-macos.json", "hosts/workstation-rtx4090.json"]
+    torch = document["packages"][0]
+    assert torch["name"] == "torch"
+    assert torch["variant"] == "cu124"
+    assert torch["cuda"] == "12.4"
+    assert torch["source"] == {
+        "name": "pytorch-cu124",
+        "url": "https://download.pytorch.org/whl/cu124",
+    }
+    assert "sm_89" in torch["reason"]
+    assert document["packages"][1]["name"] == "torchvision"
+
+
+def test_plan_readable_output(cli: Cli, torch_project: Path) -> None:
+    result = cli.run("plan", "--target", "hosts/workstation-rtx4090.json", cwd=torch_project)
+    assert result.code == 0
+    assert "cu124 from pytorch-cu124" in result.stdout
+    assert "driver 550.54.14 supports CUDA <= 12.4" in result.stdout
+
+
+def test_poetry_plugin_and_script_agree(cli: Cli, torch_project: Path) -> None:
+    script = cli.run("plan", "--json", cwd=torch_project)
+    plugin = cli.run("cuda", "plan", "--json", cwd=torch_project, program="poetry")
+    assert plugin.code == 0, plugin.stderr
+    assert json.loads(plugin.stdout) == json.loads(script.stdout)
+
+
+def test_no_variant_is_exit_3(cli: Cli, torch_project: Path) -> None:
+    blackwell = torch_project / "hosts" / "workstation-rtx4090.json"
+    blackwell.write_text(
+        json.dumps(
+            {
+                "os": "linux",
+                "driver": {"version": "570.124.06"},
+                "gpus": [{"compute_capability": "12.0"}],
+            }
+        )
+    )
+    result = cli.run("plan", cwd=torch_project)
+    assert result.code == 3
+    assert "sm_120" in result.stderr
+    assert "2.7.0" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "culprit"),
+    [
+        ("{", "not valid JSON"),
+        ('{"os": "beos"}', "os: 'beos' is not one of"),
+        ('{"os": "linux", "driver": {"version": "five"}}', "driver.version"),
+        ('{"os": "linux", "driver": {"cuda": "12.4"}, "gpus": [{}]}', "gpus[0].compute_capability"),
+        ('{"schema": 9, "os": "linux"}', "unsupported schema 9"),
+        ("[]", "expected a JSON object"),
+    ],
+)
+def test_bad_target_files_are_exit_2(
+    cli: Cli, torch_project: Path, content: str, culprit: str
+) -> None:
+    target = torch_project / "bad.json"
+    target.write_text(content)
+    result = cli.run("plan", "--target", "bad.json", cwd=torch_project)
+    assert result.code == 2
+    assert "bad.json" in result.stderr
+    assert culprit in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["--cuda", "cuda12"], "--cuda"),
+        (["--policy", "fastest"], "--policy"),
+        (["--target", "missing.json"], "target file not found"),
+    ],
+)
+def test_bad_options_are_exit_2(
+    cli: Cli, torch_project: Path, args: list[str], culprit: str
+) -> None:
+    result = cli.run("plan", *args, cwd=torch_project)
+    assert result.code == 2
+    assert culprit in result.stderr
+
+
+def test_bad_pyproject_is_exit_2(cli: Cli, torch_project: Path) -> None:
+    pyproject = torch_project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text() + "\n[tool.poetry-cuda.mirrors]\npytorch = 'http://x.example'\n"
+    )
+    result = cli.run("plan", cwd=torch_project)
+    assert result.code == 2
+
+
+def test_no_project_is_exit_2(cli: Cli, tmp_path: Path) -> None:
+    result = cli.run("plan", cwd=tmp_path)
+    assert result.code == 2
+    assert "no pyproject.toml" in result.stderr
+
+
+def test_target_from_the_environment(cli: Cli, torch_project: Path) -> None:
+    result = cli.run(
+        "plan",
+        "--json",
+        cwd=torch_project,
+        env={"POETRY_CUDA_TARGET": str(torch_project / "hosts" / "laptop-macos.json")},
+    )
+    assert result.code == 0
+    assert json.loads(result.stdout)["packages"][0]["variant"] == "cpu"

@@ -1,0 +1,285 @@
+"""Selection against the shipped knowledge base.
+
+Expected answers come from the published facts (PyTorch's build matrix and
+TORCH_CUDA_ARCH_LIST per variant, NVIDIA's driver tables), not from running the code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from typing import Any
+
+import pytest
+
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from poetry_cuda.config import CudaRequest
+from poetry_cuda.config import Settings
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import NoVariantError
+from poetry_cuda.host import profile_from_json
+from poetry_cuda.knowledge import load
+from poetry_cuda.project import read_dependencies
+from poetry_cuda.select import make_plan
+from poetry_cuda.targets import settle
+
+
+KB = load()
+
+
+def host(
+    os: str = "linux",
+    driver: str | None = None,
+    *gpus: str,
+    cuda: str | None = None,
+    machine: str = "x86_64",
+    label: str = "t",
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {"os": os, "machine": machine}
+    if driver or cuda:
+        doc["driver"] = {k: v for k, v in (("version", driver), ("cuda", cuda)) if v}
+        doc["gpus"] = [{"compute_capability": g} for g in gpus]
+    doc["label"] = label
+    return doc
+
+
+def plan_for(deps: list[str], *hosts: dict[str, Any], **changes: Any) -> Any:
+    targets = []
+    for doc in hosts:
+        label = doc.pop("label", "t")
+        target, _ = settle(profile_from_json(doc, label), KB.nvidia)
+        targets.append(target)
+    settings = dataclasses.replace(Settings(), **changes)
+    dependencies = read_dependencies({"project": {"dependencies": deps}})
+    return make_plan(dependencies, targets, settings, KB)
+
+
+RTX4090_550 = host("linux", "550.54.14", "8.9")
+GTX1080TI_580 = host("linux", "580.65.06", "6.1")
+
+
+def test_the_reference_case_cu124() -> None:
+    plan = plan_for(["torch==2.5.1"], RTX4090_550)
+    torch = plan.choice("torch")
+    assert torch.variant == "cu124"
+    assert str(torch.cuda) == "12.4"
+    assert torch.source.name == "pytorch-cu124"
+    assert torch.source.url == "https://download.pytorch.org/whl/cu124"
+    assert torch.version == "2.5.1+cu124"
+    assert "driver 550.54.14 supports CUDA <= 12.4" in torch.reason
+    assert "sm_89 has SASS in cu124" in torch.reason
+
+
+@pytest.mark.parametrize(
+    ("deps", "target", "changes", "variant"),
+    [
+        # No driver: the CPU build from the CPU index (PyPI's Linux torch is a CUDA build).
+        (["torch==2.5.1"], host("linux"), {}, "cpu"),
+        (["torch==2.5.1"], host("macos", machine="arm64"), {}, "cpu"),
+        (["torch==2.5.1"], host("windows", "551.61", "8.9"), {}, "cu124"),
+        # Driver 470 (CUDA 11.4) runs cu118 through CUDA 11 minor-version compatibility.
+        (["torch==2.5.1"], host("linux", "470.82.01", "8.6"), {}, "cu118"),
+        (["torch==2.5.1"], RTX4090_550, {"cuda": CudaRequest.parse("cu121")}, "cu121"),
+        (["torch==2.5.1"], RTX4090_550, {"cuda": CudaRequest.parse("cpu")}, "cpu"),
+        (["torch==2.5.1"], RTX4090_550, {"cuda": CudaRequest.parse("<12.2")}, "cu121"),
+        # Pascal keeps SASS (sm_60) in cu124 for torch 2.5.
+        (["torch==2.5.1"], GTX1080TI_580, {}, "cu124"),
+        # Pascal on a new driver: cu128/cu129/cu130 dropped sm_6x, cu126 still has sm_60.
+        (["torch>=2.4"], GTX1080TI_580, {}, "cu126"),
+        (["torch>=2.4"], GTX1080TI_580, {"policy": "native"}, "cu126"),
+        # Policy native on driver 550: nothing above CUDA 12.4.
+        (["torch>=2.4"], RTX4090_550, {"policy": "native"}, "cu124"),
+        (["torch>=2.7,<2.8"], host("linux", "570.124.06", "8.9", "6.1"), {}, "cu126"),
+        (["torch>=2.7,<2.8"], host("linux", "570.124.06", "12.0"), {}, "cu128"),
+        (["torchvision==0.20.1"], RTX4090_550, {}, "cu124"),
+        # Only a CUDA version given: the oldest 12.1 driver, which is past the 12.x floor.
+        (["torch==2.5.1"], host("linux", cuda="12.1"), {}, "cu124"),
+        (["torch==2.5.1"], host("linux", cuda="12.1"), {"policy": "native"}, "cu121"),
+    ],
+)
+def test_variant_table(
+    deps: list[str], target: dict[str, Any], changes: dict[str, Any], variant: str
+) -> None:
+    plan = plan_for(deps, target, **changes)
+    assert plan.choice("torch").variant == variant
+
+
+def test_policy_newest_goes_past_the_native_cuda_through_minor_compatibility() -> None:
+    torch = plan_for(["torch>=2.4"], RTX4090_550).choice("torch")
+    assert torch.cuda.major == 12
+    assert torch.cuda.minor > 4
+    assert "minor-version compatibility" in torch.reason
+
+
+def test_cpu_sources() -> None:
+    assert plan_for(["torch==2.5.1"], host("macos", machine="arm64")).choice("torch").source.is_pypi
+    linux_cpu = plan_for(["torch==2.5.1"], host("linux")).choice("torch")
+    assert linux_cpu.source.name == "pytorch-cpu"
+    assert linux_cpu.version == "2.5.1+cpu"
+
+
+def test_family_members_share_the_variant_and_the_lead_is_pulled_in() -> None:
+    plan = plan_for(["torchvision==0.20.1", "torchaudio"], RTX4090_550)
+    assert [c.name for c in plan.packages] == ["torch", "torchvision", "torchaudio"]
+    assert {c.variant for c in plan.packages} == {"cu124"}
+    assert plan.choice("torch").version == "2.5.1+cu124"
+    assert plan.choice("torchvision").version == "0.20.1+cu124"
+    assert plan.choice("torchaudio").version == "2.5.1+cu124"
+
+
+def test_several_targets_get_one_variant_that_serves_all() -> None:
+    plan = plan_for(
+        ["torch>=2.7,<2.8"],
+        host("linux", "570.124.06", "8.9", label="a"),
+        host("linux", "560.35.03", "6.1", label="b"),
+    )
+    assert plan.choice("torch").variant == "cu126"
+
+
+def test_targets_no_single_variant_serves() -> None:
+    # sm_120 needs cu128, whose builds have no sm_61: no torch 2.7 variant serves both.
+    with pytest.raises(NoVariantError, match="sm_61"):
+        plan_for(
+            ["torch>=2.7,<2.8"],
+            host("linux", "570.124.06", "12.0", label="a"),
+            host("linux", "570.124.06", "6.1", label="b"),
+        )
+
+
+def test_blackwell_on_old_torch_is_exit_3_with_the_versions_that_would_serve() -> None:
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(["torch==2.5.1"], host("linux", "570.124.06", "12.0"))
+    message = caught.value.render()
+    assert caught.value.exit_code == 3
+    assert "sm_120" in message
+    assert "2.7.0" in message
+    assert "cu124" in message
+
+
+def test_cpu_fallback_when_allowed() -> None:
+    plan = plan_for(["torch==2.5.1"], host("linux", "570.124.06", "12.0"), allow_cpu_fallback=True)
+    assert plan.choice("torch").variant == "cpu"
+    assert any("allow-cpu-fallback" in w for w in plan.warnings)
+
+
+def test_a_driver_too_old_for_any_variant() -> None:
+    with pytest.raises(NoVariantError, match=r"450\.80\.02"):
+        plan_for(["torch==2.5.1"], host("linux", "450.51.06", "7.5", cuda="11.0"))
+
+
+def test_a_pin_that_contradicts_the_choice_is_a_config_error() -> None:
+    with pytest.raises(ConfigError) as caught:
+        plan_for(["torch==2.5.1+cpu"], RTX4090_550)
+    assert "cpu" in caught.value.what
+    assert "cu124" in caught.value.what
+    assert caught.value.exit_code == 2
+
+
+def test_a_pin_that_agrees_is_fine() -> None:
+    assert plan_for(["torch==2.5.1+cu124"], RTX4090_550).choice("torch").variant == "cu124"
+
+
+def test_versions_newer_than_the_data_are_assumed_and_said() -> None:
+    plan = plan_for(["torch>=9.0"], host("linux", "580.65.06", "8.9"))
+    torch = plan.choice("torch")
+    assert torch.variant == "cu132"  # 13.2 runs on driver 580 through minor compatibility
+    assert torch.version is None
+    assert any("newer than the knowledge base" in w for w in plan.warnings)
+
+
+def test_a_constraint_no_release_can_meet() -> None:
+    with pytest.raises(NoVariantError, match="No known torch release"):
+        plan_for(["torch<1.0"], RTX4090_550)
+
+
+def test_projects_without_cuda_packages_plan_nothing() -> None:
+    plan = plan_for(["requests", "numpy"], RTX4090_550)
+    assert plan.packages == ()
+    assert plan.system_requirements == ()
+
+
+def test_paddle_2_from_pypi_needs_system_cuda_and_cudnn() -> None:
+    plan = plan_for(["paddlepaddle-gpu==2.6.2"], RTX4090_550)
+    paddle = plan.choice("paddlepaddle-gpu")
+    assert paddle.variant == "cu118"
+    assert paddle.source.is_pypi
+    kinds = {(r.package, r.kind) for r in plan.system_requirements}
+    assert ("paddlepaddle-gpu", "cuda-runtime") in kinds
+    assert ("paddlepaddle-gpu", "cudnn") in kinds
+
+
+def test_jax_flavours_are_checked_against_the_driver() -> None:
+    plan = plan_for(["jax[cuda12]"], RTX4090_550)
+    assert plan.choice("jax").variant == "cuda12"
+    with pytest.raises(NoVariantError, match="CUDA 13"):
+        plan_for(["jax[cuda13]"], RTX4090_550)
+
+
+def test_cupy_without_ctk_needs_a_system_cuda_runtime() -> None:
+    plan = plan_for(["cupy-cuda12x"], RTX4090_550)
+    assert any(r.kind == "cuda-runtime" for r in plan.system_requirements)
+    plan = plan_for(["cupy-cuda12x[ctk]"], RTX4090_550)
+    assert not any(
+        r.package == "cupy-cuda12x" and r.kind == "cuda-runtime" for r in plan.system_requirements
+    )
+
+
+def test_nvcc_builds_match_torchs_cuda_major() -> None:
+    plan = plan_for(["torch==2.5.1", "flash-attn"], RTX4090_550)
+    (nvcc,) = [r for r in plan.system_requirements if r.package == "flash-attn"]
+    assert nvcc.kind == "nvcc"
+    assert nvcc.spec == ">=12.0,<13"
+
+
+# Properties over a pool of realistic hosts.
+HOSTS = [
+    host("linux", "550.54.14", "8.9"),
+    host("linux", "580.65.06", "6.1"),
+    host("linux", "535.104.05", "8.0", "8.6"),
+    host("linux", "570.124.06", "12.0"),
+    host("linux", "470.82.01", "7.5"),
+    host("windows", "560.94", "8.6"),
+    host("linux", "560.35.03", "7.0"),
+    host("linux", "525.60.13", "9.0"),
+]
+CONSTRAINTS = ["torch>=2.4", "torch==2.5.1", "torch>=2.6,<2.9", "torchvision", "torch<2.8"]
+
+
+def _plan_or_none(deps: list[str], docs: list[dict[str, Any]], **changes: Any) -> Any:
+    try:
+        return plan_for(deps, *[dict(d) for d in docs], **changes)
+    except NoVariantError:
+        return None
+
+
+@hypothesis_settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(range(len(HOSTS))), min_size=1, max_size=3, unique=True),
+    st.sampled_from(CONSTRAINTS),
+    st.sampled_from(["newest", "native"]),
+)
+def test_selection_invariants(indices: list[int], constraint: str, policy: str) -> None:
+    from poetry_cuda.compat import judge
+
+    docs = [HOSTS[i] for i in indices]
+    plan = _plan_or_none([constraint], docs, policy=policy)
+    if plan is None:
+        return
+    torch = plan.choice("torch")
+    family = KB.family_of("torch")
+    assert family is not None
+    variant = next(v for r in family.releases for v in r.variants if v.name == torch.variant)
+    for doc in docs:
+        target, _ = settle(profile_from_json(dict(doc), "t"), KB.nvidia)
+        verdict = judge(variant, target, KB.nvidia)
+        assert verdict.ok, verdict.detail
+        if policy == "native":
+            assert verdict.fit != "minor-compatible"
+    # Adding a target never yields a higher CUDA version.
+    for extra in HOSTS:
+        more = _plan_or_none([constraint], [*docs, extra], policy=policy)
+        if more is not None and torch.cuda is not None and more.choice("torch").cuda is not None:
+            assert more.choice("torch").cuda <= torch.cuda
