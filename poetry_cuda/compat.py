@@ -62,6 +62,7 @@ def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
         return Verdict("no", f"{name} is not published for {target.platform}")
     if variant.cuda is None:
         return Verdict("cpu", f"{name} is a CPU build")
+    variant = variant.on(target.platform)  # e.g. aarch64 builds ship fewer architectures
     if not target.runs_cuda or target.cuda is None:
         return Verdict("no", f"{name} needs an NVIDIA driver")
     c_v, c_d = variant.cuda, target.cuda
