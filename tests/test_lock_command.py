@@ -1,0 +1,104 @@
+"""`lock` failure modes, --check and --dry-run: every file is left byte-identical."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.conftest import EXAMPLES
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Cli
+
+
+FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
+
+
+def refused_url() -> str:
+    """A loopback URL nothing listens on: connections are refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    project = tmp_path / "torch_project"
+    shutil.copytree(EXAMPLES / "torch_project", project)
+    dead = refused_url()
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text()
+        + f'\n[tool.poetry-cuda.mirrors]\npytorch = "{dead}/whl/{{variant}}"\n'
+        + f'\n[[tool.poetry.source]]\nname = "offline"\nurl = "{dead}/simple/"\n'
+        + 'priority = "primary"\n'
+    )
+    return project
+
+
+def snapshot(project: Path) -> dict[str, bytes | None]:
+    return {
+        name: (project / name).read_bytes() if (project / name).exists() else None for name in FILES
+    }
+
+
+def test_unreachable_index_is_exit_4_and_changes_nothing(cli: Cli, project: Path) -> None:
+    before = snapshot(project)
+    result = cli.run("lock", cwd=project)
+    assert result.code == 4, result.stderr
+    assert "Poetry's resolution failed" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_conflicting_pin_is_exit_2_and_changes_nothing(cli: Cli, project: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"torch==2.5.1"', '"torch==2.5.1+cpu"'))
+    before = snapshot(project)
+    result = cli.run("lock", cwd=project)
+    assert result.code == 2
+    assert "pins the cpu build" in result.stderr
+    assert "cu124" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_a_user_source_for_torch_is_exit_2(cli: Cli, project: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text() + '\n[tool.poetry.dependencies]\ntorch = {source = "offline"}\n'
+    )
+    before = snapshot(project)
+    result = cli.run("lock", cwd=project)
+    assert result.code == 2
+    assert "source = 'offline'" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_dry_run_prints_the_plan_and_the_diff(cli: Cli, project: Path) -> None:
+    before = snapshot(project)
+    result = cli.run("lock", "--dry-run", cwd=project)
+    assert result.code == 0, result.stderr
+    assert "cu124" in result.stdout
+    assert "+[tool.poetry.group.poetry-cuda]" in result.stdout
+    assert 'priority = "explicit"' in result.stdout
+    assert snapshot(project) == before
+
+
+def test_check_without_a_lock_is_stale(cli: Cli, project: Path) -> None:
+    result = cli.run("lock", "--check", cwd=project)
+    assert result.code == 1
+    assert "cuda.lock does not exist" in result.stderr
+
+
+def test_uv_projects_are_refused_clearly(cli: Cli, project: Path) -> None:
+    (project / "uv.lock").write_text("version = 1\n")
+    result = cli.run("lock", cwd=project)
+    assert result.code == 2
+    assert "uv" in result.stderr
