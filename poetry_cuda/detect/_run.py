@@ -1,0 +1,79 @@
+"""Running a probe's helper program: absolute path, no shell, a hard time limit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+
+
+@dataclass(frozen=True)
+class Completed:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def first_line(self) -> str:
+        """The first non-blank line of the output, for a one-line report."""
+        for line in self.output.splitlines():
+            if line.strip():
+                return line.strip()
+        return ""
+
+
+def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float) -> Completed:
+    """Run `argv` and capture its output.
+
+    Raises `OSError` when it cannot start and `subprocess.TimeoutExpired` when it ran
+    past `timeout`; the program and everything it started are killed first.
+    """
+    with subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env),
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        # A session of its own, so that a timeout also kills what it started: a
+        # grandchild holding the pipes open would otherwise block us until it ends.
+        start_new_session=sys.platform != "win32",
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            process.communicate()
+            raise
+    return Completed(process.returncode, stdout, stderr)
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    if sys.platform == "win32":
+        process.kill()
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def signal_name(returncode: int) -> str:
+    """``SIGSEGV`` for a process killed by signal 11 (returncode -11)."""
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"

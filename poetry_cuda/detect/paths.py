@@ -1,0 +1,47 @@
+"""Where detection looks on a Linux file system, kept in one value so tests can move it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class HostPaths:
+    proc: Path = Path("/proc")
+    sys: Path = Path("/sys")
+    usr_local: Path = Path("/usr/local")
+    opt: Path = Path("/opt")
+    # WSL2 mounts the Windows driver's libnvidia-ml.so.1 and nvidia-smi here.
+    wsl_lib: Path = Path("/usr/lib/wsl/lib")
+    include_dirs: tuple[Path, ...] = (
+        Path("/usr/include"),
+        Path("/usr/include/x86_64-linux-gnu"),
+        Path("/usr/include/aarch64-linux-gnu"),
+    )
+    library_dirs: tuple[Path, ...] = (
+        Path("/usr/lib/x86_64-linux-gnu"),
+        Path("/usr/lib64"),
+        Path("/usr/lib/aarch64-linux-gnu"),
+        Path("/usr/lib"),
+    )
+    ldconfig: tuple[Path, ...] = (Path("/sbin/ldconfig"), Path("/usr/sbin/ldconfig"))
+
+    @classmethod
+    def under(cls, root: Path) -> HostPaths:
+        """The default locations, moved below `root` (a fake or mounted file system)."""
+
+        def move(path: Path) -> Path:
+            return root / path.relative_to(path.anchor)
+
+        default = cls()
+        return cls(
+            proc=move(default.proc),
+            sys=move(default.sys),
+            usr_local=move(default.usr_local),
+            opt=move(default.opt),
+            wsl_lib=move(default.wsl_lib),
+            include_dirs=tuple(move(path) for path in default.include_dirs),
+            library_dirs=tuple(move(path) for path in default.library_dirs),
+            ldconfig=tuple(move(path) for path in default.ldconfig),
+        )
