@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
+from typing import TYPE_CHECKING
 from typing import Literal
 
-from poetry_cuda.versions import ComputeCapability
-from poetry_cuda.versions import CudaVersion
-from poetry_cuda.versions import DriverVersion
+
+if TYPE_CHECKING:
+    from poetry_cuda.versions import ComputeCapability
+    from poetry_cuda.versions import CudaVersion
+    from poetry_cuda.versions import DriverVersion
 
 
 Confidence = Literal["verified", "third-party", "uncertain"]
@@ -22,6 +26,9 @@ Confidence = Literal["verified", "third-party", "uncertain"]
 Os = Literal["linux", "windows", "macos"]
 
 RequirementKind = Literal["cuda-runtime", "cudnn", "nccl", "nvcc", "tensorrt", "driver"]
+
+PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64")
+"""The platform names variants and `Release.pypi` use: ``{os}-{machine}``."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,10 @@ class Nvidia:
                 return row.linux if os == "linux" else row.windows
         return None
 
+    def oldest_arch(self, major: int) -> ComputeCapability | None:
+        """The oldest compute capability CUDA `major`.x compiles SASS for."""
+        return next((row.oldest for row in self.arches if row.major == major), None)
+
 
 @dataclass(frozen=True)
 class Requirement:
@@ -95,6 +106,23 @@ class Requirement:
     reason: str
     satisfy: str  # how to get it: apt/dnf package, NVIDIA download, or another variant
     source: str
+    # Rows nested in a variant or flavour share its confidence; top-level rows carry their own.
+    confidence: Confidence = "verified"
+
+
+@dataclass(frozen=True)
+class PlatformArches:
+    """A platform whose build of a variant ships other architectures than the default.
+
+    PyTorch's Linux aarch64 wheels drop pre-Ampere SASS, and its Windows CUDA 13 wheels
+    carry no PTX: the variant's `sass`/`ptx` describe Linux x86_64.
+    """
+
+    platform: str
+    sass: tuple[ComputeCapability, ...]
+    ptx: tuple[ComputeCapability, ...]
+    source: str
+    confidence: Confidence
 
 
 @dataclass(frozen=True)
@@ -109,10 +137,18 @@ class Variant:
     requirements: tuple[Requirement, ...] = ()
     source: str = ""
     confidence: Confidence = "verified"
+    platform_arches: tuple[PlatformArches, ...] = ()
 
     @property
     def is_cpu(self) -> bool:
         return self.cuda is None
+
+    def on(self, platform: str) -> Variant:
+        """This variant as built for `platform`: its architectures replaced where they differ."""
+        row = next((p for p in self.platform_arches if p.platform == platform), None)
+        if row is None:
+            return self
+        return replace(self, sass=row.sass, ptx=row.ptx, platform_arches=())
 
 
 VersionForm = Literal["local", "post", "plain"]
@@ -125,7 +161,8 @@ class Release:
 
     `pairs` lists, for each lead version, the version of every member published with
     it (torch 2.5.1 with torchvision 0.20.1 and torchaudio 2.5.1). `pypi` names, per
-    platform, the variant that PyPI's own upload is.
+    platform, the variant that PyPI's own upload is; in the ``post`` form that variant
+    carries the plain version (paddlepaddle-gpu 2.6.2 is the cu118 build).
     """
 
     series: str  # "2.5"
@@ -172,6 +209,7 @@ class Family:
     source: str
     # Packages served from the family's index that follow it without version pairing.
     companions: tuple[str, ...] = ()
+    confidence: Confidence = "verified"
 
     def index_url(self, variant: str, mirror: str | None = None) -> str | None:
         template = mirror or self.index

@@ -1,0 +1,427 @@
+"""Reading and validating the knowledge base's TOML files.
+
+A data directory holds ``nvidia.toml`` (driver tables), ``fixed.toml`` (flavours named
+by the project, packages that build with nvcc) and one file per package family. Every
+key is checked while reading: an unknown key, a malformed version or a row without a
+source is an `InputFileError` that names the file and the key.
+
+Every row carries `source` and `confidence`; nested rows (a release's variants, a
+variant's requirements) inherit them unless they give their own. A row whose own
+confidence is ``uncertain`` must say what is unconfirmed in `note`, which is for
+maintainers and not loaded.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeVar
+from typing import cast
+from typing import get_args
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.knowledge.model import PLATFORMS
+from poetry_cuda.knowledge.model import ArchRange
+from poetry_cuda.knowledge.model import CompatFloor
+from poetry_cuda.knowledge.model import Confidence
+from poetry_cuda.knowledge.model import Family
+from poetry_cuda.knowledge.model import FixedFlavour
+from poetry_cuda.knowledge.model import KnowledgeBase
+from poetry_cuda.knowledge.model import Mechanism
+from poetry_cuda.knowledge.model import Nvidia
+from poetry_cuda.knowledge.model import PlatformArches
+from poetry_cuda.knowledge.model import Release
+from poetry_cuda.knowledge.model import Requirement
+from poetry_cuda.knowledge.model import RequirementKind
+from poetry_cuda.knowledge.model import ToolkitDriver
+from poetry_cuda.knowledge.model import Variant
+from poetry_cuda.knowledge.model import VersionForm
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
+
+
+T = TypeVar("T")
+Provenance = tuple[str, Confidence]
+
+SCHEMA = 1
+NVIDIA_FILE = "nvidia.toml"
+FIXED_FILE = "fixed.toml"
+CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
+KINDS: tuple[RequirementKind, ...] = get_args(RequirementKind)
+MECHANISMS: tuple[Mechanism, ...] = get_args(Mechanism)
+VERSION_FORMS: tuple[VersionForm, ...] = get_args(VersionForm)
+
+
+def parse_with_tomlkit(text: str) -> dict[str, Any]:
+    # Python 3.10 has no tomllib; tomlkit is already a runtime dependency.
+    import tomlkit
+
+    return tomlkit.parse(text).unwrap()
+
+
+if sys.version_info >= (3, 11):
+    import tomllib
+
+    parse_toml = tomllib.loads
+else:
+    parse_toml = parse_with_tomlkit
+
+
+class Table:
+    """One TOML table being read: each key is taken once, leftovers are unknown keys."""
+
+    def __init__(self, data: dict[str, Any], file: str, path: str = "") -> None:
+        self.data = dict(data)
+        self.file = file
+        self.path = path
+
+    def error(self, key: str, problem: str) -> InputFileError:
+        where = ".".join(p for p in (self.path, key) if p) or "(top level)"
+        return InputFileError(
+            f"{self.file}: {where}: {problem}",
+            why="poetry-cuda checks its knowledge base as it reads it and stops at the first "
+            "bad row",
+            fix=f"correct {where} in {self.file} (a packaged copy that fails here was "
+            "modified: reinstall poetry-cuda)",
+        )
+
+    def take(self, key: str, kind: type[T], what: str, default: T | None = None) -> T:
+        if key not in self.data:
+            if default is None:
+                raise self.error(key, f"missing (expected {what})")
+            return default
+        value = self.data.pop(key)
+        # bool is an int: never accept one where a number is meant.
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self.error(key, f"expected {what}, got {value!r}")
+        return value
+
+    def text(self, key: str, default: str | None = None) -> str:
+        value = self.take(key, str, "a string", default)
+        if not value.strip() and default is None:
+            raise self.error(key, "must not be empty")
+        return value
+
+    def optional(self, key: str) -> str | None:
+        return self.text(key) if key in self.data else None
+
+    def texts(self, key: str, default: tuple[str, ...] | None = None) -> tuple[str, ...]:
+        values = self.take(key, list, "a list of strings", None if default is None else [*default])
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                raise self.error(f"{key}[{i}]", f"expected a string, got {value!r}")
+        return tuple(values)
+
+    def parsed(self, key: str, parse: Callable[[str], T], default: str | None = None) -> T:
+        value = self.text(key, default)
+        try:
+            return parse(value)
+        except ValueError as error:  # InvalidVersion and InvalidSpecifier included
+            raise self.error(key, str(error)) from None
+
+    def parsed_list(self, key: str, parse: Callable[[str], T]) -> tuple[T, ...]:
+        out = []
+        for i, value in enumerate(self.texts(key, ())):
+            try:
+                out.append(parse(value))
+            except ValueError as error:
+                raise self.error(f"{key}[{i}]", str(error)) from None
+        return tuple(out)
+
+    def choice(self, key: str, options: tuple[T, ...], default: str | None = None) -> T:
+        value = self.take(key, str, "a string", default)
+        if value not in options:
+            raise self.error(key, f"{value!r} is not one of {', '.join(map(str, options))}")
+        return cast("T", value)
+
+    def tables(self, key: str, label: Callable[[dict[str, Any], int], str]) -> list[Table]:
+        rows = self.take(key, list, "an array of tables", [])
+        out = []
+        for i, row in enumerate(rows):
+            name = f"{key}[{label(row, i) if isinstance(row, dict) else i}]"
+            if not isinstance(row, dict):
+                raise self.error(name, f"expected a table, got {row!r}")
+            out.append(Table(row, self.file, ".".join(p for p in (self.path, name) if p)))
+        return out
+
+    def table(self, key: str) -> Table:
+        path = ".".join(p for p in (self.path, key) if p)
+        return Table(self.take(key, dict, "a table"), self.file, path)
+
+    def provenance(self, inherited: Provenance | None = None) -> Provenance:
+        """The row's source and confidence, or its parent's; uncertainty needs a `note`."""
+        own = "confidence" in self.data
+        source = self.text("source", None if inherited is None else inherited[0])
+        confidence = self.choice(
+            "confidence", CONFIDENCES, None if inherited is None else inherited[1]
+        )
+        if self.optional("note") is None and own and confidence == "uncertain":
+            raise self.error("note", "an uncertain row needs a note saying what is unconfirmed")
+        return source, confidence
+
+    def done(self) -> None:
+        for key in self.data:
+            raise self.error(key, "unknown key")
+
+
+def by(field: str) -> Callable[[dict[str, Any], int], str]:
+    """Label array rows by one of their fields (``release[2.5]``), else by position."""
+    return lambda row, i: str(row.get(field, i))
+
+
+def _cc(text: str) -> ComputeCapability:
+    return ComputeCapability.parse(text)
+
+
+def _spec(text: str) -> str:
+    SpecifierSet(text)
+    return text
+
+
+def _name(text: str) -> str:
+    if canonicalize_name(text) != text:
+        raise ValueError(f"{text!r} is not a normalized name (write {canonicalize_name(text)!r})")
+    return text
+
+
+def _url_template(text: str) -> str:
+    if not text.startswith("https://") or "{variant}" not in text:
+        raise ValueError(f"{text!r} must be an https URL containing '{{variant}}'")
+    return text
+
+
+def _platform(text: str) -> str:
+    if text not in PLATFORMS:
+        raise ValueError(f"{text!r} is not one of {', '.join(PLATFORMS)}")
+    return text
+
+
+def _requirement(
+    row: Table, inherited: Provenance | None, kind: RequirementKind | None
+) -> Requirement:
+    source, confidence = row.provenance(inherited)
+    requirement = Requirement(
+        kind=row.choice("kind", KINDS) if kind is None else kind,
+        spec=row.parsed("spec", _spec) if kind is None else row.parsed("spec", _spec, ""),
+        reason=row.text("reason"),
+        satisfy=row.text("satisfy"),
+        source=source,
+        confidence=confidence,
+    )
+    row.done()
+    return requirement
+
+
+def _open(directory: Traversable | Path, name: str) -> Table:
+    path = directory / name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputFileError(
+            f"{name}: cannot be read ({error.strerror or error})",
+            fix="reinstall poetry-cuda, whose knowledge base ships this file",
+        ) from None
+    try:
+        data = parse_toml(text)
+    except ValueError as error:  # tomllib's and tomlkit's parse errors are ValueErrors
+        raise InputFileError(
+            f"{name}: not valid TOML: {error}",
+            fix=f"correct the syntax of {name} (a packaged copy that fails here was modified: "
+            "reinstall poetry-cuda)",
+        ) from None
+    top = Table(data, name)
+    schema = top.take("schema", int, "the schema number")
+    if schema != SCHEMA:
+        raise top.error("schema", f"is {schema}; this poetry-cuda reads schema {SCHEMA}")
+    return top
+
+
+def _nvidia(top: Table) -> Nvidia:
+    toolkits = []
+    for row in top.tables("toolkit", by("cuda")):
+        cuda = row.parsed("cuda", CudaVersion.parse)
+        linux = row.parsed("linux", DriverVersion.parse)
+        windows = row.parsed("windows", DriverVersion.parse) if "windows" in row.data else None
+        toolkits.append(ToolkitDriver(cuda, linux, windows, *row.provenance()))
+        row.done()
+    floors = []
+    for row in top.tables("floor", by("major")):
+        major = row.take("major", int, "a CUDA major version")
+        linux = row.parsed("linux", DriverVersion.parse)
+        windows = row.parsed("windows", DriverVersion.parse)
+        floors.append(CompatFloor(major, linux, windows, *row.provenance()))
+        row.done()
+    arches = []
+    for row in top.tables("arch", by("major")):
+        major = row.take("major", int, "a CUDA major version")
+        arches.append(ArchRange(major, row.parsed("oldest", _cc), *row.provenance()))
+        row.done()
+    top.done()
+    return Nvidia(tuple(toolkits), tuple(floors), tuple(arches))
+
+
+def _variant(row: Table, inherited: Provenance) -> Variant:
+    name = row.text("name")
+    cuda = row.parsed("cuda", CudaVersion.parse) if "cuda" in row.data else None
+    sass = row.parsed_list("sass", _cc)
+    ptx = row.parsed_list("ptx", _cc)
+    platforms = row.parsed_list("platforms", _platform)
+    source, confidence = row.provenance(inherited)
+    builds = []
+    for build in row.tables("build", by("platform")):
+        platform = build.parsed("platform", _platform)
+        if platform not in platforms:
+            raise build.error("platform", f"{platform} is not among the variant's platforms")
+        builds.append(
+            PlatformArches(
+                platform,
+                build.parsed_list("sass", _cc),
+                build.parsed_list("ptx", _cc),
+                *build.provenance((source, confidence)),
+            )
+        )
+        build.done()
+    requirements = tuple(
+        _requirement(r, (source, confidence), None) for r in row.tables("requirement", by("kind"))
+    )
+    row.done()
+    return Variant(
+        name=name,
+        cuda=cuda,
+        sass=sass,
+        ptx=ptx,
+        platforms=platforms,
+        requirements=requirements,
+        source=source,
+        confidence=confidence,
+        platform_arches=tuple(builds),
+    )
+
+
+def _pairs(row: Table, lead: str, members: tuple[str, ...]) -> tuple[dict[str, str], ...]:
+    pairs = []
+    for i, raw in enumerate(row.take("pairs", list, "a list of {member = version} tables")):
+        key = f"pairs[{i}]"
+        if not isinstance(raw, dict) or lead not in raw:
+            raise row.error(key, f"expected a table naming the lead package {lead}, got {raw!r}")
+        for member, version in raw.items():
+            if member not in members:
+                raise row.error(f"{key}.{member}", f"not a member ({', '.join(members)})")
+            if not isinstance(version, str):
+                raise row.error(f"{key}.{member}", f"expected a version string, got {version!r}")
+            try:
+                Version(version)
+            except ValueError as error:
+                raise row.error(f"{key}.{member}", str(error)) from None
+        # The lead comes first: `Release.versions` reads it from there.
+        pairs.append({m: raw[m] for m in members if m in raw})
+    return tuple(pairs)
+
+
+def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
+    series = row.text("series")
+    if not all(part.isdigit() for part in series.split(".")):
+        raise row.error("series", f"{series!r} is not a release series such as '2.5'")
+    version_form = row.choice("version_form", VERSION_FORMS) if "version_form" in row.data else None
+    source, confidence = row.provenance()
+    pairs = _pairs(row, lead, members)
+    pypi_table = row.take("pypi", dict, "a table of platform = variant", {})
+    variants = tuple(_variant(v, (source, confidence)) for v in row.tables("variant", by("name")))
+    names = [v.name for v in variants]
+    pypi: dict[str, str] = {}
+    for platform, variant in pypi_table.items():
+        if platform not in PLATFORMS:
+            raise row.error(f"pypi.{platform}", f"not one of {', '.join(PLATFORMS)}")
+        if variant not in names:
+            raise row.error(f"pypi.{platform}", f"{variant!r} is not a variant of {series}")
+        pypi[platform] = variant
+    row.done()
+    return Release(series, pairs, variants, pypi, source, confidence, version_form)
+
+
+def _family(top: Table) -> Family:
+    head = top.table("family")
+    name = head.text("name")
+    lead = head.parsed("lead", _name)
+    members = head.parsed_list("members", _name)
+    if lead not in members:
+        raise head.error("members", f"must include the lead package {lead}")
+    companions = head.parsed_list("companions", _name)
+    mechanism = head.choice("mechanism", MECHANISMS)
+    version_form = head.choice("version_form", VERSION_FORMS)
+    index = head.parsed("index", _url_template) if "index" in head.data else None
+    mirror_key = head.optional("mirror_key")
+    source_prefix = head.text("source_prefix")
+    source, confidence = head.provenance()
+    head.done()
+    releases = tuple(_release(r, lead, members) for r in top.tables("release", by("series")))
+    top.done()
+    return Family(
+        name=name,
+        lead=lead,
+        members=members,
+        mechanism=mechanism,
+        version_form=version_form,
+        index=index,
+        mirror_key=mirror_key,
+        source_prefix=source_prefix,
+        releases=releases,
+        source=source,
+        companions=companions,
+        confidence=confidence,
+    )
+
+
+def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requirement], ...]]:
+    flavours = []
+    for row in top.tables("flavour", by("package")):
+        package = row.parsed("package", _name)
+        extra = row.parsed("extra", _name) if "extra" in row.data else None
+        versions = row.parsed("versions", _spec)
+        cuda = row.parsed("cuda", _spec)
+        oldest = row.parsed("oldest_arch", _cc) if "oldest_arch" in row.data else None
+        source, confidence = row.provenance()
+        requirements = tuple(
+            _requirement(r, (source, confidence), None)
+            for r in row.tables("requirement", by("kind"))
+        )
+        row.done()
+        flavours.append(
+            FixedFlavour(package, extra, versions, cuda, oldest, requirements, source, confidence)
+        )
+    nvcc = []
+    for row in top.tables("nvcc", by("package")):
+        package = row.parsed("package", _name)
+        nvcc.append((package, _requirement(row, None, "nvcc")))
+    top.done()
+    return tuple(flavours), tuple(nvcc)
+
+
+def load_directory(directory: Traversable | Path) -> KnowledgeBase:
+    """Read and validate every data file in `directory` (uncached; see `load`)."""
+    nvidia = _nvidia(_open(directory, NVIDIA_FILE))
+    fixed, nvcc = _fixed(_open(directory, FIXED_FILE))
+    names = sorted(
+        entry.name
+        for entry in directory.iterdir()
+        if entry.name.endswith(".toml") and entry.name not in (NVIDIA_FILE, FIXED_FILE)
+    )
+    families = tuple(_family(_open(directory, name)) for name in names)
+    return KnowledgeBase(nvidia, families, fixed, nvcc)

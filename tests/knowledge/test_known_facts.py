@@ -1,0 +1,212 @@
+"""Known facts, spot-checked against the shipped knowledge base.
+
+Each expectation comes from the source the data cites (NVIDIA's release notes and
+compatibility guide, PyTorch's build scripts and release matrix, Paddle's install docs),
+not from the data itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from poetry_cuda.knowledge import load
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import Os
+    from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.knowledge.model import Variant
+
+
+KB = load()
+
+
+def family(name: str) -> Family:
+    return next(f for f in KB.families if f.name == name)
+
+
+def release(family_name: str, series: str) -> Release:
+    return next(r for r in family(family_name).releases if r.series == series)
+
+
+def variant(family_name: str, series: str, name: str) -> Variant:
+    found = release(family_name, series).variant(name)
+    assert found is not None, f"{family_name} {series} has no {name}"
+    return found
+
+
+def cc(text: str) -> ComputeCapability:
+    return ComputeCapability.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("driver", "os", "cuda"),
+    [
+        ("550.54.14", "linux", "12.4"),
+        ("550.54.13", "linux", "12.3"),
+        ("525.60.13", "linux", "12.0"),
+        ("520.61.05", "linux", "11.8"),
+        ("570.124.06", "linux", "12.8"),
+        ("580.65.06", "linux", "13.0"),
+        ("595.45.04", "linux", "13.2"),
+        ("551.61", "windows", "12.4"),
+        ("560.94", "windows", "12.6"),
+        ("581.57", "windows", "12.9"),  # NVIDIA lists no Windows driver for 13.x
+        ("450.51.05", "linux", "11.0"),
+    ],
+)
+def test_driver_to_max_cuda(driver: str, os: Os, cuda: str) -> None:
+    assert KB.nvidia.max_cuda(DriverVersion.parse(driver), os) == CudaVersion.parse(cuda)
+
+
+def test_a_driver_older_than_cuda_11_has_no_max_cuda() -> None:
+    assert KB.nvidia.max_cuda(DriverVersion.parse("440.33"), "linux") is None
+
+
+@pytest.mark.parametrize(
+    ("major", "linux", "windows"),
+    [(11, "450.80.02", "452.39"), (12, "525.60.13", "528.33"), (13, "580", "580")],
+)
+def test_minor_version_compatibility_floors(major: int, linux: str, windows: str) -> None:
+    assert KB.nvidia.floor(major, "linux") == DriverVersion.parse(linux)
+    assert KB.nvidia.floor(major, "windows") == DriverVersion.parse(windows)
+
+
+@pytest.mark.parametrize(
+    ("series", "variants", "pypi_linux"),
+    [
+        ("2.0", ["cpu", "cu117", "cu118"], "cu117"),
+        ("2.1", ["cpu", "cu118", "cu121"], "cu121"),
+        ("2.4", ["cpu", "cu118", "cu121", "cu124"], "cu121"),
+        ("2.5", ["cpu", "cu118", "cu121", "cu124"], "cu124"),
+        ("2.6", ["cpu", "cu118", "cu124", "cu126"], "cu124"),
+        ("2.7", ["cpu", "cu118", "cu126", "cu128"], "cu126"),
+        ("2.8", ["cpu", "cu126", "cu128", "cu129"], "cu128"),
+        ("2.9", ["cpu", "cu126", "cu128", "cu130"], "cu128"),
+        ("2.11", ["cpu", "cu126", "cu128", "cu130"], "cu130"),
+        ("2.12", ["cpu", "cu126", "cu130", "cu132"], "cu130"),
+        ("2.14", ["cpu", "cu126", "cu130", "cu132"], "cu130"),
+        ("2.15", ["cpu", "cu130", "cu132"], "cu132"),
+    ],
+)
+def test_torch_variants_and_pypi_build(series: str, variants: list[str], pypi_linux: str) -> None:
+    rel = release("torch", series)
+    assert [v.name for v in rel.variants] == variants
+    assert rel.pypi["linux-x86_64"] == pypi_linux
+    assert rel.pypi["windows-x86_64"] == rel.pypi["macos-arm64"] == "cpu"
+
+
+def test_torch_pairs() -> None:
+    assert {"torch": "2.5.1", "torchvision": "0.20.1", "torchaudio": "2.5.1"} in release(
+        "torch", "2.5"
+    ).pairs
+    assert {"torch": "2.0.1", "torchvision": "0.15.2", "torchaudio": "2.0.2"} in release(
+        "torch", "2.0"
+    ).pairs
+    assert {"torch": "2.12.1", "torchvision": "0.27.1"} in release("torch", "2.12").pairs
+
+
+def test_intel_macs_get_wheels_up_to_2_2_only() -> None:
+    for rel in family("torch").releases:
+        cpu = rel.variant("cpu")
+        assert cpu is not None
+        assert ("macos-x86_64" in cpu.platforms) == (rel.series_key <= (2, 2)), rel.series
+
+
+def test_linux_aarch64_pypi_builds_turn_cuda_at_2_11() -> None:
+    for rel in family("torch").releases:
+        expected = "cpu" if rel.series_key < (2, 11) else rel.pypi["linux-x86_64"]
+        assert rel.pypi["linux-aarch64"] == expected, rel.series
+
+
+@pytest.mark.parametrize(
+    ("series", "name", "has", "lacks"),
+    [
+        ("2.7", "cu128", ["12.0", "10.0", "7.5"], ["6.1", "6.0", "7.0"]),
+        ("2.8", "cu128", ["7.0", "12.0"], ["6.0"]),
+        ("2.8", "cu126", ["6.0", "5.0", "9.0"], ["10.0"]),
+        ("2.5", "cu124", ["6.0", "9.0"], ["3.7"]),
+        ("2.5", "cu118", ["3.7", "9.0"], []),
+        ("2.11", "cu128", ["7.5", "12.0"], ["7.0"]),
+        ("2.12", "cu130", ["7.5", "12.0"], ["7.0", "11.0"]),
+    ],
+)
+def test_torch_sass(series: str, name: str, has: list[str], lacks: list[str]) -> None:
+    sass = variant("torch", series, name).sass
+    assert all(cc(a) in sass for a in has)
+    assert not any(cc(a) in sass for a in lacks)
+
+
+def test_torch_2_8_cu126_covers_sm_61_through_its_sm_60_sass() -> None:
+    sass = variant("torch", "2.8", "cu126").sass
+    gpu = cc("6.1")
+    assert gpu not in sass
+    assert any(s.major == gpu.major and s.minor <= gpu.minor for s in sass)
+
+
+def test_ptx_entries() -> None:
+    assert variant("torch", "2.8", "cu129").ptx == (cc("12.0"),)
+    assert variant("torch", "2.8", "cu128").ptx == ()
+    assert variant("torch", "2.13", "cu130").ptx == (cc("12.0"),)
+
+
+def test_paddle_2_6_needs_a_system_cuda_runtime_and_cudnn() -> None:
+    rel = release("paddle", "2.6")
+    assert rel.version_form == "post"
+    assert rel.pypi == {"linux-x86_64": "cu118"}
+    cu118 = variant("paddle", "2.6", "cu118")
+    specs = {r.kind: r.spec for r in cu118.requirements}
+    assert specs == {"cuda-runtime": ">=11.8,<12", "cudnn": ">=8.6.0,<9"}
+    assert {r.kind: r.spec for r in variant("paddle", "2.6", "cu120").requirements} == {
+        "cuda-runtime": ">=12.0,<13",
+        "cudnn": ">=8.9.1,<9",
+    }
+    assert all("Paddle 3.x" in r.satisfy for r in cu118.requirements)
+
+
+def test_paddle_3_needs_only_the_driver() -> None:
+    paddle = family("paddle")
+    assert paddle.index_url("cu126") == "https://www.paddlepaddle.org.cn/packages/stable/cu126/"
+    for rel in paddle.releases:
+        if rel.series_key >= (3, 0):
+            assert rel.version_form is None
+            assert rel.pypi == {}
+            assert all(not v.requirements for v in rel.variants)
+    assert [v.name for v in release("paddle", "3.3").variants] == ["cu126", "cu129", "cu130"]
+
+
+def test_torch_companions_follow_the_index() -> None:
+    torch = family("torch")
+    assert KB.family_of("xformers") is torch
+    assert "pytorch-triton" not in torch.companions  # nightly-only
+
+
+@pytest.mark.parametrize(
+    ("package", "extra", "system"),
+    [
+        ("jax", "cuda12", False),
+        ("jax", "cuda13", False),
+        ("jax", "cuda12-pip", False),
+        ("jax", "cuda12-local", True),
+        ("jax", "cuda13-local", True),
+        ("cupy-cuda12x", None, True),
+        ("cupy-cuda12x", "ctk", False),
+        ("cupy-cuda13x", "ctk", False),
+        ("cupy-cuda11x", None, True),
+        ("tensorflow", "and-cuda", False),
+        ("tensorflow", None, True),
+        ("onnxruntime-gpu", None, True),
+    ],
+)
+def test_fixed_flavours_and_their_system_needs(
+    package: str, extra: str | None, system: bool
+) -> None:
+    rows = [r for r in KB.fixed if r.package == package and r.extra == extra]
+    assert rows
+    assert all(bool(r.requirements) == system for r in rows)
