@@ -60,12 +60,13 @@ def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
     name = variant.name
     if variant.platforms and target.platform not in variant.platforms:
         return Verdict("no", f"{name} is not published for {target.platform}")
-    if variant.cuda is None:
+    c_v = variant.cuda
+    if c_v is None:
         return Verdict("cpu", f"{name} is a CPU build")
     variant = variant.on(target.platform)  # e.g. aarch64 builds ship fewer architectures
     if not target.runs_cuda or target.cuda is None:
         return Verdict("no", f"{name} needs an NVIDIA driver")
-    c_v, c_d = variant.cuda, target.cuda
+    c_d = target.cuda
     needed = nvidia.toolkit_driver(c_v, target.os)
     needs = f"a driver >= {needed}" if needed else f"a CUDA {c_v} driver"
     fit: Fit = "native"
