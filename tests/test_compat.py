@@ -59,9 +59,9 @@ def target(driver: str | None, cuda: str | None, *gpus: str, os: str = "linux") 
     profile = HostProfile(
         os=os,  # type: ignore[arg-type]
         machine="x86_64",
-        driver=None if driver is None and cuda is None else Driver(
-            D(driver) if driver else None, C(cuda) if cuda else None, "test"
-        ),
+        driver=None
+        if driver is None and cuda is None
+        else Driver(D(driver) if driver else None, C(cuda) if cuda else None, "test"),
         gpus=tuple(Gpu(i, "GPU", CC(g), "test") for i, g in enumerate(gpus)),
     )
     return Target(profile, C(cuda) if cuda else None, D(driver) if driver else None)
