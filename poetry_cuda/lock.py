@@ -185,6 +185,7 @@ def transaction(*paths: Path) -> Iterator[None]:
 
 def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> Outcome:
     from poetry_cuda.backends.poetry import LOCKFILE
+    from poetry_cuda.backends.poetry import forget_sources
     from poetry_cuda.backends.poetry import run_lock
 
     backend = backend_of(planned)
@@ -211,6 +212,7 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
     with transaction(pyproject, project / LOCKFILE, cuda_lock_path):
         if new_text != text:
             write_atomic(pyproject, new_text)
+        forget_sources(project, set(previous) - set(Managed.of(planned.plan).source_names))
         run_lock(project, regenerate=regenerate)
         result = build_lock(planned, backend, verify(planned.plan, project))
         content = result.dumps()

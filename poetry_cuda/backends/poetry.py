@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
+from poetry_cuda.files import write_atomic
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from pathlib import Path
 
     from poetry_cuda.plan import Choice
@@ -52,3 +54,26 @@ def locked_versions(project: Path, choice: Choice) -> list[tuple[str, str | None
             source = package.get("source") or {}
             found.append((str(package.get("version")), source.get("reference")))
     return found
+
+
+def forget_sources(project: Path, names: Collection[str]) -> None:
+    """Drop poetry.lock entries locked from sources the plan no longer uses.
+
+    Poetry's `lock` keeps locked packages where it can and fails on a package locked from a
+    source that no longer exists; without those entries it resolves them anew from the
+    current sources, and every other package keeps its locked version.
+    """
+    path = project / LOCKFILE
+    if not names or not path.exists():
+        return
+    import tomlkit
+
+    document = tomlkit.parse(path.read_text(encoding="utf-8"))
+    packages = document.get("package")
+    if packages is None:
+        return
+    kept = [p for p in packages if (p.get("source") or {}).get("reference") not in names]
+    if len(kept) != len(packages):
+        packages.clear()
+        packages.extend(kept)
+        write_atomic(path, tomlkit.dumps(document))
