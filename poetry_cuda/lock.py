@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 
 
 class Interrupted(BaseException):
-    """SIGTERM during a lock: handled like Ctrl-C, so every file is restored."""
+    """SIGINT or SIGTERM during a lock: every file is restored, then the command stops."""
+
+
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,9 @@ def transaction(*paths: Path) -> Iterator[None]:
     def terminate(signum: int, frame: object) -> None:
         raise Interrupted(signum)
 
-    previous = signal.signal(signal.SIGTERM, terminate)
+    # Both signals raise Interrupted, which (unlike KeyboardInterrupt) Poetry's console
+    # application does not swallow while it resolves.
+    previous = {signum: signal.signal(signum, terminate) for signum in INTERRUPTS}
     try:
         yield
     except BaseException:
@@ -180,7 +185,8 @@ def transaction(*paths: Path) -> Iterator[None]:
                 path.write_bytes(content)
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> Outcome:
