@@ -1,12 +1,16 @@
-"""The main job on the bundled example: detect this machine, then plan examples/torch_project.
+"""The main job on the bundled example: lock examples/torch_project and install the lock.
 
-Runs in a temporary copy of the example, so the checkout is never modified. The
-example plans for the host profiles in its `hosts/` folder (an RTX 4090 workstation on
-driver 550 and a MacBook), so the result is the same on any machine.
+download.pytorch.org serves multi-gigabyte wheels, so the demo locks against a local
+index on 127.0.0.1 with the same layout (`/whl/<variant>/<project>/`) and small wheels
+built on the spot, set as the project's pytorch mirror. Everything runs in a temporary
+copy of the example, so the checkout is never modified. The example plans for the host
+profiles in its `hosts/` folder (an RTX 4090 on driver 550.54.14, and a MacBook), so the
+result is the same on any machine.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -16,24 +20,74 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.catalog import WorldServer
+from tests.support.catalog import build_world
+
+
 EXAMPLE = ROOT / "examples" / "torch_project"
-SCRIPT = Path(sys.executable).parent / "poetry-cuda"
+BIN = Path(sys.executable).parent
 
 
-def step(title: str, *args: str, cwd: Path) -> None:
-    print(f"\n== {title}: poetry-cuda {' '.join(args)}", flush=True)
-    completed = subprocess.run([str(SCRIPT), *args], cwd=cwd, check=False)
+def step(title: str, program: str, *args: str, cwd: Path, env: dict[str, str]) -> None:
+    print(f"\n== {title}: {program} {' '.join(args)}", flush=True)
+    completed = subprocess.run([str(BIN / program), *args], cwd=cwd, env=env, check=False)
     if completed.returncode != 0:
         raise SystemExit(completed.returncode)
 
 
+def show(path: Path, *, only: str | None = None) -> None:
+    print(f"\n== {path.name}" + (f" (the {only} entries)" if only else ""), flush=True)
+    text = path.read_text()
+    if only is None:
+        print(text)
+        return
+    for block in text.split("\n[[package]]\n"):
+        if f'name = "{only}"' in block:
+            print("[[package]]\n" + "\n".join(block.splitlines()[:8]) + "\n...")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="poetry-cuda-demo-") as temporary:
-        project = Path(temporary) / "torch_project"
+        home = Path(temporary)
+        world = build_world(home / "index")
+        project = home / "torch_project"
         shutil.copytree(EXAMPLE, project)
-        step("This machine", "detect", cwd=project)
-        step("The plan for the example's hosts", "plan", cwd=project)
-        step("The same plan as JSON", "plan", "--json", cwd=project)
+        env = {
+            **os.environ,
+            "POETRY_CACHE_DIR": str(home / "cache"),
+            "POETRY_CONFIG_DIR": str(home / "config"),
+            "POETRY_VIRTUALENVS_IN_PROJECT": "true",
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        }
+        with WorldServer(world) as server:
+            pyproject = project / "pyproject.toml"
+            pyproject.write_text(
+                pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
+                + f'\n[tool.poetry-cuda.mirrors]\npytorch = "{server.pytorch_mirror}"\n'
+                + f'\n[[tool.poetry.source]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\n'
+                + 'priority = "primary"\n'
+            )
+            step("This machine", "poetry-cuda", "detect", cwd=project, env=env)
+            step("The plan", "poetry-cuda", "plan", cwd=project, env=env)
+            step("Lock", "poetry", "cuda", "lock", cwd=project, env=env)
+            show(project / "cuda.lock")
+            show(project / "poetry.lock", only="torch")
+            step("Is the lock fresh?", "poetry", "cuda", "lock", "--check", cwd=project, env=env)
+            step(
+                "Install without the plugin",
+                "poetry",
+                "--no-plugins",
+                "install",
+                cwd=project,
+                env=env,
+            )
+            python = project / ".venv" / "bin" / "python"
+            print("\n== The installed torch:", flush=True)
+            subprocess.run(
+                [str(python), "-c", "import torch; print(torch.__version__)"], check=True
+            )
     return 0
 
 
