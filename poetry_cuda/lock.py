@@ -21,7 +21,6 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.files import write_atomic
 from poetry_cuda.lockfile import CudaLock
 from poetry_cuda.lockfile import LockedPackage
-from poetry_cuda.lockfile import LockedRequirement
 from poetry_cuda.lockfile import TargetFacts
 from poetry_cuda.managed import Managed
 from poetry_cuda.managed import rewrite
@@ -110,10 +109,7 @@ def build_lock(planned: Planned, backend: str, locked: dict[str, str | None]) ->
             )
             for c in plan.packages
         ),
-        system_requirements=tuple(
-            LockedRequirement(r.package, r.kind, r.spec, r.reason, r.satisfy)
-            for r in plan.system_requirements
-        ),
+        system_requirements=plan.system_requirements,
         managed_sources=Managed.of(plan).source_names,
     )
 

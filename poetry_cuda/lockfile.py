@@ -20,6 +20,7 @@ import tomlkit
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_toml
+from poetry_cuda.plan import SystemRequirement
 
 
 if TYPE_CHECKING:
@@ -71,15 +72,6 @@ class LockedPackage:
 
 
 @dataclass(frozen=True)
-class LockedRequirement:
-    package: str
-    kind: str
-    spec: str
-    reason: str
-    satisfy: str
-
-
-@dataclass(frozen=True)
 class CudaLock:
     content_hash: str
     backend: str
@@ -87,7 +79,7 @@ class CudaLock:
     cuda: str
     targets: tuple[TargetFacts, ...]
     packages: tuple[LockedPackage, ...]
-    system_requirements: tuple[LockedRequirement, ...]
+    system_requirements: tuple[SystemRequirement, ...]
     managed_sources: tuple[str, ...]
 
     def package(self, name: str) -> LockedPackage | None:
@@ -253,7 +245,7 @@ def read(path: Path) -> CudaLock:
             for w, p in r.rows(data, "packages")
         ),
         system_requirements=tuple(
-            LockedRequirement(
+            SystemRequirement(
                 package=s(q, "package", w, str),
                 kind=s(q, "kind", w, str),
                 spec=s(q, "spec", w, str),

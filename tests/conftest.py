@@ -10,8 +10,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.catalog import World
+from tests.support.catalog import WorldServer
+from tests.support.catalog import build_world
+
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from collections.abc import Mapping
 
 
@@ -68,6 +73,19 @@ class Cli:
         result = Result(completed.returncode, completed.stdout, completed.stderr)
         assert "Traceback" not in result.stdout + result.stderr, result
         return result
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    """The standard indexes (PyPI, PyTorch and Paddle stand-ins), built once per session."""
+    return build_world(tmp_path_factory.mktemp("world"))
+
+
+@pytest.fixture
+def server(world: World) -> Iterator[WorldServer]:
+    """A fresh server over the world, with clean counters and no faults."""
+    with WorldServer(world) as running:
+        yield running
 
 
 @pytest.fixture

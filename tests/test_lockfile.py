@@ -7,10 +7,10 @@ import pytest
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.lockfile import CudaLock
 from poetry_cuda.lockfile import LockedPackage
-from poetry_cuda.lockfile import LockedRequirement
 from poetry_cuda.lockfile import TargetFacts
 from poetry_cuda.lockfile import content_hash
 from poetry_cuda.lockfile import read
+from poetry_cuda.plan import SystemRequirement
 
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ LOCK = CudaLock(
         ),
     ),
     system_requirements=(
-        LockedRequirement("flash-attn", "nvcc", ">=12.0,<13", "compiles CUDA code", "install"),
+        SystemRequirement("flash-attn", "nvcc", ">=12.0,<13", "compiles CUDA code", "install"),
     ),
     managed_sources=("pytorch-cu124",),
 )

@@ -21,12 +21,10 @@ from tests.conftest import BIN
 from tests.conftest import EXAMPLES
 from tests.support.catalog import WorldServer
 from tests.support.catalog import add_padded_torch
-from tests.support.catalog import build_world
 from tests.support.index import Fault
 
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
 
     from tests.conftest import Cli
@@ -35,17 +33,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(tmp_path_factory.mktemp("world"))
-
-
-@pytest.fixture
-def server(world: World) -> Iterator[WorldServer]:
-    with WorldServer(world) as running:
-        yield running
 
 
 def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
