@@ -35,6 +35,7 @@ import contextlib
 import email.parser
 import hashlib
 import html
+import itertools
 import json
 import re
 import socket
@@ -166,7 +167,9 @@ class IndexServer:
         self._answering = 0
         self._requests: Counter[str] = Counter()
         self._bytes: Counter[str] = Counter()
-        self._log: list[RequestRecord] = []
+        # (arrival number, record): a handler may finish after a later request's handler.
+        self._log: list[tuple[int, RequestRecord]] = []
+        self._arrivals = itertools.count()
         self._faults: list[_ArmedFault] = []
         self._file_info: dict[Path, tuple[tuple[int, int], _FileInfo]] = {}
         self._errors: list[BaseException] = []
@@ -230,7 +233,7 @@ class IndexServer:
     def requests(self) -> tuple[RequestRecord, ...]:
         """Every answered request since the last reset, in order."""
         with self._quiet():
-            return tuple(self._log)
+            return tuple(record for _, record in sorted(self._log, key=lambda entry: entry[0]))
 
     def reset_counters(self) -> None:
         with self._quiet():
@@ -278,17 +281,19 @@ class IndexServer:
                 self._answering -= 1
                 self._settled.notify_all()
 
-    def _count_request(self, path: str) -> None:
+    def _count_request(self, path: str) -> int:
+        """Count a request on arrival; returns its arrival number."""
         with self._lock:
             self._requests[path] += 1
+            return next(self._arrivals)
 
     def _count_bytes(self, path: str, count: int) -> None:
         with self._lock:
             self._bytes[path] += count
 
-    def _record(self, record: RequestRecord) -> None:
+    def _record(self, arrival: int, record: RequestRecord) -> None:
         with self._lock:
-            self._log.append(record)
+            self._log.append((arrival, record))
 
     def _record_error(self, error: BaseException) -> None:
         if not self._stopping.is_set():
@@ -455,7 +460,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = unquote(urlsplit(self.path).path) or "/"
         accept = self.headers.get("Accept")
         range_header = self.headers.get("Range")
-        index._count_request(path)
+        arrival = index._count_request(path)
         fault = index._take_fault(path)
         if fault is not None and fault.kind == "stall":
             index._stall(fault.seconds)
@@ -468,9 +473,10 @@ class _Handler(BaseHTTPRequestHandler):
         with index._answer():
             sent = self._send(response, path, head=head, limit=limit)
             index._record(
+                arrival,
                 RequestRecord(
                     self.command, path, response.status, sent, range_header, accept, content_type
-                )
+                ),
             )
 
     def _send(self, response: _Response, path: str, *, head: bool, limit: int | None) -> int:
