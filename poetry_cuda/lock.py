@@ -197,7 +197,8 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
     current = lockfile.read(cuda_lock_path) if cuda_lock_path.exists() else None
     previous = current.managed_sources if current else ()
     text = pyproject.read_text(encoding="utf-8")
-    new_text = rewrite(text, Managed.of(planned.plan), previous)
+    managed = Managed.of(planned.plan)
+    new_text = rewrite(text, managed, previous)
     diff = "".join(
         difflib.unified_diff(
             text.splitlines(keepends=True),
@@ -214,7 +215,7 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
     with transaction(pyproject, project / LOCKFILE, cuda_lock_path):
         if new_text != text:
             write_atomic(pyproject, new_text)
-        forget_sources(project, set(previous) - set(Managed.of(planned.plan).source_names))
+        forget_sources(project, set(previous) - set(managed.source_names))
         run_lock(project, regenerate=regenerate)
         result = build_lock(planned, backend, verify(planned.plan, project))
         content = result.dumps()

@@ -194,18 +194,17 @@ def choose_family(
 
     if cuda_wanted:
         pool = [c for c in ranked if not c.variant.is_cpu and request.allows(c.variant.cuda)]
-        checked = gpu_targets or []
         native_only = settings.policy == "native"
         lost: list[tuple[Candidate, str]] = []
         for cand in pool:
-            why_not = _rule_out(cand, checked, kb, native_only)
+            why_not = _rule_out(cand, gpu_targets, kb, native_only)
             if why_not is None:
                 if not gpu_targets:
                     warnings.append(
                         f"no target has an NVIDIA driver; chose {cand.variant.name} because "
                         f"cuda = {request.text!r}"
                     )
-                reason = _reason_for(cand, checked, kb, lost, family, requests)
+                reason = _reason_for(cand, gpu_targets, kb, lost, family, requests)
                 return cand, reason, warnings
             lost.append((cand, why_not))
         if not (settings.allow_cpu_fallback and cpu is not None):

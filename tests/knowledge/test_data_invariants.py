@@ -16,10 +16,12 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from poetry_cuda.knowledge import load
 from poetry_cuda.knowledge.model import PLATFORMS
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
+from tests.knowledge.lookup import KB
+from tests.knowledge.lookup import family
+from tests.knowledge.lookup import variant
 
 
 if TYPE_CHECKING:
@@ -31,22 +33,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Variant
 
 
-KB = load()
 CONFIDENCES = {"verified", "third-party", "uncertain"}
-
-
-def family(name: str) -> Family:
-    return next(f for f in KB.families if f.name == name)
-
-
-def release(family_name: str, series: str) -> Release:
-    return next(r for r in family(family_name).releases if r.series == series)
-
-
-def variant(family_name: str, series: str, name: str) -> Variant:
-    found = release(family_name, series).variant(name)
-    assert found is not None, f"{family_name} {series} has no {name}"
-    return found
 
 
 def all_variants() -> Iterator[tuple[Family, Release, Variant]]:

@@ -11,34 +11,17 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.knowledge import load
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
+from tests.knowledge.lookup import KB
+from tests.knowledge.lookup import family
+from tests.knowledge.lookup import release
+from tests.knowledge.lookup import variant
 
 
 if TYPE_CHECKING:
-    from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.model import Os
-    from poetry_cuda.knowledge.model import Release
-    from poetry_cuda.knowledge.model import Variant
-
-
-KB = load()
-
-
-def family(name: str) -> Family:
-    return next(f for f in KB.families if f.name == name)
-
-
-def release(family_name: str, series: str) -> Release:
-    return next(r for r in family(family_name).releases if r.series == series)
-
-
-def variant(family_name: str, series: str, name: str) -> Variant:
-    found = release(family_name, series).variant(name)
-    assert found is not None, f"{family_name} {series} has no {name}"
-    return found
 
 
 def cc(text: str) -> ComputeCapability:
