@@ -15,15 +15,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda import backends
 from poetry_cuda import lockfile
 from poetry_cuda.errors import ResolutionError
-from poetry_cuda.errors import UsageError
 from poetry_cuda.files import write_atomic
 from poetry_cuda.lockfile import CudaLock
 from poetry_cuda.lockfile import LockedPackage
 from poetry_cuda.lockfile import TargetFacts
 from poetry_cuda.managed import Managed
-from poetry_cuda.managed import rewrite
 from poetry_cuda.project import read_dependencies
 
 
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+    from poetry_cuda.backends import Backend
     from poetry_cuda.plan import Plan
     from poetry_cuda.planner import Planned
 
@@ -49,20 +49,6 @@ class Outcome:
     cuda_lock: CudaLock
     diff: str  # unified diff of pyproject.toml (empty when unchanged)
     stale: tuple[str, ...] = ()  # --check: why the lock is stale
-
-
-def backend_of(planned: Planned) -> str:
-    backend = planned.settings.backend
-    if backend == "auto":
-        uv = (planned.project / "uv.lock").exists() or "uv" in planned.pyproject.get("tool", {})
-        backend = "uv" if uv else "poetry"
-    if backend == "uv":
-        raise UsageError(
-            f"{planned.project}: this project uses uv, and this poetry-cuda release locks "
-            "Poetry projects only",
-            fix='set backend = "poetry" in [tool.poetry-cuda] to lock with Poetry',
-        )
-    return backend
 
 
 def relevant_parts(pyproject: dict[str, Any], names: Collection[str]) -> dict[str, Any]:
@@ -134,23 +120,21 @@ def staleness(current: CudaLock | None, wanted: CudaLock, text: str, new_text: s
     return reasons
 
 
-def verify(plan: Plan, project: Path) -> dict[str, str | None]:
+def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]:
     """Check every managed package is locked from its source with its label."""
-    from poetry_cuda.backends.poetry import locked_versions
-
     found: dict[str, str | None] = {}
     for choice in plan.packages:
-        entries = locked_versions(project, choice)
-        if choice.source.is_pypi:
-            matches = [v for v, ref in entries if ref is None]
-        else:
-            matches = [
-                v for v, ref in entries if ref == choice.source.name and v.endswith(choice.label)
-            ]
+        entries = backend.locked(project, choice.name)
+        matches = [
+            e.version
+            for e in entries
+            if e.is_from(choice.source)
+            and (choice.source.is_pypi or e.version.endswith(choice.label))
+        ]
         if not matches:
-            seen = ", ".join(f"{v} from {ref or 'PyPI'}" for v, ref in entries) or "nothing"
+            seen = ", ".join(e.describe() for e in entries) or "nothing"
             raise ResolutionError(
-                f"poetry.lock does not lock {choice.name} {choice.variant} from "
+                f"{backend.lockfile} does not lock {choice.name} {choice.variant} from "
                 f"{choice.source.name}: it locks {seen}",
                 why="the lock must install the chosen build on the CUDA platforms",
                 fix=f"check that {choice.source.url} serves {choice.name}"
@@ -186,19 +170,15 @@ def transaction(*paths: Path) -> Iterator[None]:
 
 
 def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> Outcome:
-    from poetry_cuda.backends.poetry import LOCKFILE
-    from poetry_cuda.backends.poetry import forget_sources
-    from poetry_cuda.backends.poetry import run_lock
-
-    backend = backend_of(planned)
     project = planned.project
+    backend = backends.load(backends.choose(planned.settings.backend, project, planned.pyproject))
     pyproject = project / "pyproject.toml"
     cuda_lock_path = project / lockfile.FILENAME
     current = lockfile.read(cuda_lock_path) if cuda_lock_path.exists() else None
     previous = current.managed_sources if current else ()
     text = pyproject.read_text(encoding="utf-8")
     managed = Managed.of(planned.plan)
-    new_text = rewrite(text, managed, previous)
+    new_text = backend.rewrite(text, managed, previous)
     diff = "".join(
         difflib.unified_diff(
             text.splitlines(keepends=True),
@@ -207,17 +187,17 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
             "pyproject.toml (planned)",
         )
     )
-    predicted = build_lock(planned, backend, {})
+    predicted = build_lock(planned, backend.name, {})
     if check or dry_run:
         stale = tuple(staleness(current, predicted, text, new_text)) if check else ()
         return Outcome(planned, predicted, diff, stale)
 
-    with transaction(pyproject, project / LOCKFILE, cuda_lock_path):
+    with transaction(pyproject, project / backend.lockfile, cuda_lock_path):
         if new_text != text:
             write_atomic(pyproject, new_text)
-        forget_sources(project, set(previous) - set(managed.source_names))
-        run_lock(project, regenerate=regenerate)
-        result = build_lock(planned, backend, verify(planned.plan, project))
+        backend.prepare(project, set(previous) - set(managed.source_names))
+        backend.run_lock(project, regenerate=regenerate)
+        result = build_lock(planned, backend.name, verify(planned.plan, project, backend))
         content = result.dumps()
         if not cuda_lock_path.exists() or cuda_lock_path.read_text(encoding="utf-8") != content:
             write_atomic(cuda_lock_path, content)

@@ -56,12 +56,22 @@ class SystemRequirement:
 
 
 @dataclass(frozen=True)
+class Addition:
+    """A PyPI package the plan adds to the managed group (toolkit = "wheels": nvcc)."""
+
+    name: str
+    spec: str  # a PEP 440 specifier such as "==12.4.*"
+    reason: str
+
+
+@dataclass(frozen=True)
 class Plan:
     policy: str
     targets: tuple[str, ...]
     packages: tuple[Choice, ...]
     system_requirements: tuple[SystemRequirement, ...]
     warnings: tuple[str, ...]
+    additions: tuple[Addition, ...] = ()
 
     def choice(self, name: str) -> Choice | None:
         return next((c for c in self.packages if c.name == name), None)

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from poetry_cuda.backends.poetry import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.managed import Managed
 from poetry_cuda.managed import Pin
-from poetry_cuda.managed import rewrite
 
 
 PYPROJECT = """\

@@ -1,1 +1,102 @@
-"""Package-manager glue: run a backend's own lock and read what it locked."""
+"""The package managers poetry-cuda drives: Poetry and uv.
+
+A backend is the glue between the pure plan and one package manager: it writes the
+managed entries into that manager's own configuration, runs the manager's own lock,
+and reads back what the lock file says. Everything else (planning, verification,
+cuda.lock, the transaction) is shared.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Protocol
+
+from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from poetry_cuda.managed import Managed
+    from poetry_cuda.plan import Source
+
+
+BACKENDS: dict[str, tuple[str, str]] = {
+    "poetry": ("poetry_cuda.backends.poetry", "PoetryBackend"),
+}
+
+
+@dataclass(frozen=True)
+class LockedEntry:
+    """One entry of a package in the backend's lock file."""
+
+    version: str
+    source_name: str | None  # the index's name where the lock records one (Poetry)
+    source_url: str | None  # the index's URL; None for PyPI
+
+    def is_from(self, source: Source) -> bool:
+        if source.is_pypi:
+            return self.source_name is None and (
+                self.source_url is None or "pypi.org" in self.source_url
+            )
+        if self.source_name is not None:
+            return self.source_name == source.name
+        return self.source_url is not None and (
+            self.source_url.rstrip("/") == source.url.rstrip("/")
+        )
+
+    def describe(self) -> str:
+        return f"{self.version} from {self.source_name or self.source_url or 'PyPI'}"
+
+
+class Backend(Protocol):
+    name: str
+    lockfile: str  # the lock file's name, beside pyproject.toml
+
+    def rewrite(self, text: str, managed: Managed, previous: Collection[str]) -> str:
+        """pyproject.toml's `text` with the managed entries rewritten; `text` if unchanged.
+
+        `previous` names the sources an earlier lock managed (from cuda.lock).
+        """
+        ...
+
+    def prepare(self, project: Path, dropped: Collection[str]) -> None:
+        """Make the lock file resolvable after the sources in `dropped` were removed."""
+        ...
+
+    def run_lock(self, project: Path, *, regenerate: bool) -> None:
+        """Run the manager's own lock; raises ResolutionError with its message."""
+        ...
+
+    def locked(self, project: Path, name: str) -> list[LockedEntry]:
+        """Every entry of package `name` in the lock file (empty when absent)."""
+        ...
+
+    def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
+        """The project's virtual environment, if one exists."""
+        ...
+
+
+def choose(setting: str, project: Path, pyproject: Mapping[str, Any]) -> str:
+    """The backend `setting` ("auto" | "poetry" | "uv") means for `project`."""
+    if setting != "auto":
+        return setting
+    uses_uv = (project / "uv.lock").exists() or "uv" in pyproject.get("tool", {})
+    return "uv" if uses_uv else "poetry"
+
+
+def load(name: str) -> Backend:
+    if name not in BACKENDS:
+        raise UsageError(
+            f"this poetry-cuda release cannot lock {name} projects",
+            fix='set backend = "poetry" in [tool.poetry-cuda] to lock with Poetry',
+        )
+    module, attribute = BACKENDS[name]
+    backend: Backend = getattr(importlib.import_module(module), attribute)()
+    return backend

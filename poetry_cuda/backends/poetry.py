@@ -1,4 +1,10 @@
-"""The Poetry backend: run Poetry's own `lock` in-process and read poetry.lock.
+"""The Poetry backend: Poetry's configuration, Poetry's own `lock`, poetry.lock.
+
+poetry-cuda owns exactly two things in pyproject.toml: the explicit
+`[[tool.poetry.source]]` entries it lists in cuda.lock, and the optional group
+`[tool.poetry.group.poetry-cuda]` that pins each CUDA-flavoured package to its source
+(on Linux and Windows; other platforms keep PyPI). Everything else keeps its bytes:
+the document is edited with tomlkit, and an unchanged plan gives an unchanged file.
 
 Locking goes through Poetry's console application exactly as `poetry lock` does (the
 same events, environment and installer), so poetry.lock is Poetry's own lock.
@@ -6,25 +12,72 @@ same events, environment and installer), so poetry.lock is Poetry's own lock.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import base64
+import hashlib
+import os
+import re
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import tomlkit
+
+from poetry_cuda.backends import LockedEntry
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import write_atomic
+from poetry_cuda.managed import CUDA_PLATFORMS
+from poetry_cuda.managed import GROUP_COMMENT
+from poetry_cuda.project import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
     from collections.abc import Collection
-    from pathlib import Path
+    from collections.abc import Mapping
 
-    from poetry_cuda.plan import Choice
+    from tomlkit.toml_document import TOMLDocument
+
+    from poetry_cuda.managed import Managed
 
 
-LOCKFILE = "poetry.lock"
+class PoetryBackend:
+    name = "poetry"
+    lockfile = "poetry.lock"
+
+    def rewrite(self, text: str, managed: Managed, previous: Collection[str]) -> str:
+        return rewrite(text, managed, previous)
+
+    def prepare(self, project: Path, dropped: Collection[str]) -> None:
+        forget_sources(project / self.lockfile, dropped)
+
+    def run_lock(self, project: Path, *, regenerate: bool) -> None:
+        run_lock(project, regenerate=regenerate)
+
+    def locked(self, project: Path, name: str) -> list[LockedEntry]:
+        path = project / self.lockfile
+        if not path.is_file():
+            return []
+        found = []
+        for package in read_toml(path).get("package", []):
+            if package.get("name") == name:
+                source = package.get("source") or {}
+                found.append(
+                    LockedEntry(
+                        version=str(package.get("version")),
+                        source_name=source.get("reference"),
+                        source_url=source.get("url"),
+                    )
+                )
+        return found
+
+    def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
+        return environment(project, environ)
 
 
-def run_lock(project: Path, *, regenerate: bool) -> str:
-    """Run `poetry lock` for `project`; returns Poetry's output, raises ResolutionError."""
+def run_lock(project: Path, *, regenerate: bool) -> None:
+    """Run `poetry lock` for `project` in-process; raises ResolutionError."""
     from cleo.io.inputs.argv_input import ArgvInput
     from cleo.io.outputs.buffered_output import BufferedOutput
     from poetry.console.application import Application
@@ -42,33 +95,18 @@ def run_lock(project: Path, *, regenerate: bool) -> str:
             why="Poetry could not lock the project with the chosen CUDA sources",
             fix="read Poetry's message above; `poetry cuda plan` shows what was chosen",
         )
-    return output.fetch()
 
 
-def locked_versions(project: Path, choice: Choice) -> list[tuple[str, str | None]]:
-    """(version, source reference) of every poetry.lock entry of `choice.name`."""
-    data = read_toml(project / LOCKFILE)
-    found = []
-    for package in data.get("package", []):
-        if package.get("name") == choice.name:
-            source = package.get("source") or {}
-            found.append((str(package.get("version")), source.get("reference")))
-    return found
-
-
-def forget_sources(project: Path, names: Collection[str]) -> None:
+def forget_sources(lock_path: Path, names: Collection[str]) -> None:
     """Drop poetry.lock entries locked from sources the plan no longer uses.
 
     Poetry's `lock` keeps locked packages where it can and fails on a package locked from a
     source that no longer exists; without those entries it resolves them anew from the
     current sources, and every other package keeps its locked version.
     """
-    path = project / LOCKFILE
-    if not names or not path.exists():
+    if not names or not lock_path.exists():
         return
-    import tomlkit
-
-    document = tomlkit.parse(path.read_text(encoding="utf-8"))
+    document = tomlkit.parse(lock_path.read_text(encoding="utf-8"))
     packages = document.get("package")
     if packages is None:
         return
@@ -76,4 +114,168 @@ def forget_sources(project: Path, names: Collection[str]) -> None:
     if len(kept) != len(packages):
         packages.clear()
         packages.extend(kept)
-        write_atomic(path, tomlkit.dumps(document))
+        write_atomic(lock_path, tomlkit.dumps(document))
+
+
+def environment(project: Path, environ: Mapping[str, str]) -> Path | None:
+    """The virtual environment Poetry uses for `project`, found as Poetry finds it.
+
+    Poetry's own lookup needs the whole Poetry object (over a second to build); this
+    follows the same rules from the settings alone: an active virtual environment, the
+    in-project `.venv`, then `{virtualenvs.path}/{name}-{hash}-py{X.Y}`.
+    """
+    active = environ.get("VIRTUAL_ENV")
+    if active and Path(active).is_dir():
+        return Path(active)
+    settings = _poetry_settings(project, environ)
+    in_project = project / ".venv"
+    if settings.get("in-project") is not False and in_project.is_dir():
+        return in_project
+    name = (read_toml(project / "pyproject.toml").get("project") or {}).get("name")
+    if not isinstance(name, str):
+        name = project.name
+    folder = Path(settings.get("path") or _default_virtualenvs(environ))
+    candidates = sorted(folder.glob(f"{_env_name(name, project)}-py*"))
+    return candidates[-1] if candidates else None
+
+
+def _poetry_settings(project: Path, environ: Mapping[str, str]) -> dict[str, Any]:
+    """`virtualenvs.in-project` and `virtualenvs.path`: environment over poetry.toml."""
+    local = project / "poetry.toml"
+    table = dict(read_toml(local).get("virtualenvs") or {}) if local.is_file() else {}
+    if "POETRY_VIRTUALENVS_IN_PROJECT" in environ:
+        table["in-project"] = environ["POETRY_VIRTUALENVS_IN_PROJECT"].lower() in ("1", "true")
+    if environ.get("POETRY_VIRTUALENVS_PATH"):
+        table["path"] = environ["POETRY_VIRTUALENVS_PATH"]
+    return table
+
+
+def _default_virtualenvs(environ: Mapping[str, str]) -> Path:
+    if environ.get("POETRY_CACHE_DIR"):
+        return Path(environ["POETRY_CACHE_DIR"]) / "virtualenvs"
+    from poetry.config.config import Config
+
+    return Path(Config.create().virtualenvs_path)
+
+
+def _env_name(name: str, project: Path) -> str:
+    # The same name Poetry's EnvManager.generate_env_name gives.
+    sanitized = re.sub(r'[ $`!*@"\\\r\n\t]', "_", name.lower())[:42]
+    cwd = os.path.normcase(os.path.realpath(project))
+    digest = base64.urlsafe_b64encode(hashlib.sha256(cwd.encode()).digest()).decode()[:8]
+    return f"{sanitized}-{digest}"
+
+
+def _poetry_table(document: TOMLDocument) -> Any:
+    tool = document.get("tool")
+    if tool is None:
+        tool = tomlkit.table(is_super_table=True)
+        document["tool"] = tool
+    poetry = tool.get("poetry")
+    if poetry is None:
+        poetry = tomlkit.table()
+        tool["poetry"] = poetry
+    return poetry
+
+
+def _check_user_pins(document: TOMLDocument, managed: Managed) -> None:
+    """A user's own `source = ...` for a managed package is a conflict, not ours to change."""
+    poetry = document.get("tool", {}).get("poetry", {})
+    places = [("[tool.poetry.dependencies]", poetry.get("dependencies", {}))]
+    for group, body in poetry.get("group", {}).items():
+        if group != MANAGED_GROUP:
+            places.append(
+                (f"[tool.poetry.group.{group}.dependencies]", body.get("dependencies", {}))
+            )
+    chosen = {pin.package: pin.source for pin in managed.pins if pin.source}
+    for origin, dependencies in places:
+        for name, value in dependencies.items():
+            entries = value if isinstance(value, list) else [value]
+            for entry in entries:
+                source = entry.get("source") if isinstance(entry, dict) else None
+                wanted = chosen.get(name.lower())
+                if source and wanted and source != wanted:
+                    raise ConfigError(
+                        f"{origin}: {name} has source = {source!r}, but the plan puts it on "
+                        f"{wanted!r}",
+                        why="poetry-cuda pins CUDA-flavoured packages to the chosen index "
+                        "itself, and will not override a source you set",
+                        fix=f"remove source = {source!r} from {name} (poetry-cuda manages it), "
+                        'or remove the package\'s CUDA choice with cuda = "cpu"',
+                    )
+
+
+def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+    """Rewrite the managed entries of `document` in place.
+
+    A source of a managed name that poetry-cuda did not write (not in `previous`) is
+    adopted when it points at the same URL and is explicit, and is a conflict otherwise.
+    """
+    _check_user_pins(document, managed)
+    poetry = _poetry_table(document)
+    wanted = dict(managed.sources)
+    existing = poetry.get("source")
+    kept = []
+    for entry in list(existing) if existing is not None else []:
+        name = entry.get("name")
+        if name in previous and name not in wanted:
+            continue  # a source an earlier plan needed and this one does not
+        if name in wanted:
+            if name not in previous and (
+                entry.get("url") != wanted[name] or entry.get("priority") != "explicit"
+            ):
+                raise ConfigError(
+                    f"[[tool.poetry.source]] {name!r} already exists with another URL or priority",
+                    why=f"poetry-cuda needs {name!r} to be the explicit source {wanted[name]}",
+                    fix=f"rename or remove your source {name!r}",
+                )
+            entry["url"] = wanted.pop(name)
+            entry["priority"] = "explicit"
+        kept.append(entry)
+    for name, url in wanted.items():
+        table = tomlkit.table()
+        table.update({"name": name, "url": url, "priority": "explicit"})
+        if kept:
+            table.trivia.indent = "\n"  # a blank line after the source before it
+        kept.append(table)
+    if existing is not None:
+        existing.clear()
+        existing.extend(kept)
+        if not kept:
+            del poetry["source"]
+    elif kept:
+        sources = tomlkit.aot()
+        sources.extend(kept)
+        poetry["source"] = sources
+
+    groups = poetry.get("group")
+    if not managed.pins:
+        if groups is not None and MANAGED_GROUP in groups:
+            del groups[MANAGED_GROUP]
+            if not groups:
+                del poetry["group"]
+        return
+    if groups is None:
+        groups = tomlkit.table(is_super_table=True)
+        poetry["group"] = groups
+    group = tomlkit.table()
+    group.add(tomlkit.comment(GROUP_COMMENT))
+    group.add("optional", True)
+    dependencies = tomlkit.table()
+    for pin in managed.pins:
+        entry = tomlkit.inline_table()
+        entry["version"] = pin.version
+        if pin.source is not None:
+            entry["source"] = pin.source
+        entry["markers"] = CUDA_PLATFORMS
+        dependencies.add(pin.package, entry)
+    group.add("dependencies", dependencies)
+    groups[MANAGED_GROUP] = group
+
+
+def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+    """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
+    document = tomlkit.parse(text)
+    apply(document, managed, previous)
+    result = tomlkit.dumps(document)
+    return text if tomlkit.parse(result) == tomlkit.parse(text) else result
