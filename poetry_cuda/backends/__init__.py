@@ -39,6 +39,9 @@ class LockedEntry:
     version: str
     source_name: str | None  # the index's name where the lock records one (Poetry)
     source_url: str | None  # the index's URL; None for PyPI
+    files: tuple[str, ...] = ()  # the locked artifacts' file names (wheels, sdists)
+    # (name, constraint) of each dependency the lock records for this entry
+    dependencies: tuple[tuple[str, str], ...] = ()
 
     def is_from(self, source: Source) -> bool:
         if source.is_pypi:

@@ -68,12 +68,24 @@ class PoetryBackend:
                         version=str(package.get("version")),
                         source_name=source.get("reference"),
                         source_url=source.get("url"),
+                        files=tuple(f["file"] for f in package.get("files", []) if "file" in f),
+                        dependencies=tuple(_dependencies(package.get("dependencies", {}))),
                     )
                 )
         return found
 
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
+
+
+def _dependencies(table: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """poetry.lock's `[package.dependencies]`: a constraint string, a table, or a list."""
+    found = []
+    for name, value in table.items():
+        for entry in value if isinstance(value, list) else [value]:
+            constraint = entry.get("version", "*") if isinstance(entry, dict) else entry
+            found.append((name, str(constraint)))
+    return found
 
 
 def run_lock(project: Path, *, regenerate: bool) -> None:
