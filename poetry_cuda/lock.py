@@ -8,6 +8,7 @@ verification fails, or the process is interrupted (SIGINT, SIGTERM).
 from __future__ import annotations
 
 import difflib
+import re
 import signal
 
 from contextlib import contextmanager
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.backends import Backend
+    from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.plan import Choice
     from poetry_cuda.plan import Plan
     from poetry_cuda.planner import Planned
 
@@ -120,13 +123,18 @@ def staleness(current: CudaLock | None, wanted: CudaLock, text: str, new_text: s
     return reasons
 
 
+# The wheel that carries the CUDA runtime: nvidia-cuda-runtime-cu11/-cu12, and from
+# CUDA 13 on nvidia-cuda-runtime. Its version is the CUDA version a build links against.
+CUDA_RUNTIME_WHEEL = re.compile(r"nvidia-cuda-runtime(-cu\d+)?")
+
+
 def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]:
-    """Check every managed package is locked from its source with its label."""
+    """Check every managed package is locked from its source with its label and CUDA."""
     found: dict[str, str | None] = {}
     for choice in plan.packages:
         entries = backend.locked(project, choice.name)
         matches = [
-            e.version
+            e
             for e in entries
             if e.is_from(choice.source)
             and (choice.source.is_pypi or e.version.endswith(choice.label))
@@ -140,8 +148,38 @@ def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]
                 fix=f"check that {choice.source.url} serves {choice.name}"
                 + (f" with versions ending in {choice.label}" if choice.label else ""),
             )
-        found[choice.name] = matches[-1]
+        if choice.cuda is not None:
+            for entry in matches:
+                _verify_runtime(choice, entry, project, backend)
+        found[choice.name] = matches[-1].version
     return found
+
+
+def _verify_runtime(choice: Choice, entry: LockedEntry, project: Path, backend: Backend) -> None:
+    """A build that pins the CUDA runtime wheel must pin the chosen CUDA version's.
+
+    PyPI's torch carries no label: its `nvidia-cuda-runtime-cu12==12.4.127` pin is
+    what says it is a CUDA 12.4 build.
+    """
+    assert choice.cuda is not None
+    wanted = f"{choice.cuda.major}.{choice.cuda.minor}"
+    for name, _ in entry.dependencies:
+        if not CUDA_RUNTIME_WHEEL.fullmatch(name):
+            continue
+        versions = [e.version for e in backend.locked(project, name)]
+        if versions and not any(_major_minor(v) == wanted for v in versions):
+            raise ResolutionError(
+                f"{backend.lockfile} locks {choice.name} {entry.version} with {name} "
+                f"{', '.join(versions)}, a CUDA runtime other than the chosen {wanted}",
+                why=f"{choice.variant} means CUDA {wanted}; this lock would install "
+                "another CUDA version's libraries",
+                fix=f"check what {choice.source.url} serves for {choice.name}, "
+                "then run `poetry cuda lock --regenerate`",
+            )
+
+
+def _major_minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
 
 
 @contextmanager
