@@ -2,8 +2,9 @@
 
 * `install` / `sync`: warn, before anything is downloaded, when cuda.lock is stale or its
   variants cannot run on this machine.
-* `add`: re-plan after Poetry added a package, so a new family member (torchaudio next to
-  a cu124 torch) lands on the same source.
+* `add`: before Poetry resolves, pin a requested family member (torchaudio next to a
+  cu124 torch) to its family's locked source, so it is resolved and installed from there;
+  after Poetry added it, re-plan and re-lock so cuda.lock records it.
 
 Nothing here runs in a project without a cuda.lock.
 """
@@ -11,6 +12,7 @@ Nothing here runs in a project without a cuda.lock.
 from __future__ import annotations
 
 import os
+import re
 
 from typing import TYPE_CHECKING
 
@@ -21,15 +23,48 @@ from poetry_cuda.files import read_toml
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from pathlib import Path
 
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.lockfile import CudaLock
+    from poetry_cuda.managed import Pin
 
 
 def is_managed(project: Path) -> bool:
     return (project / lockfile.FILENAME).is_file()
+
+
+# The distribution name at the start of a `poetry add` argument: "torchaudio",
+# "torchaudio==2.5.1", "torchaudio@^2.5", "torchaudio[extra]>=2"; URLs and paths do not match.
+REQUESTED_NAME = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?=$|[\[@=<>!~ (;])")
+
+
+def requested_pins(project: Path, requested: Iterable[str]) -> list[Pin]:
+    """Pins that put each requested member of a locked family on that family's source."""
+    from packaging.utils import canonicalize_name
+
+    from poetry_cuda.knowledge import load
+    from poetry_cuda.managed import Pin
+
+    cuda_lock = lockfile.read(project / lockfile.FILENAME)
+    kb = load()
+    sources = {}
+    for package in cuda_lock.packages:
+        family = kb.family_of(package.name)
+        if family is not None and package.source in cuda_lock.managed_sources:
+            sources[family.name] = package.source
+    pins = []
+    for argument in requested:
+        match = REQUESTED_NAME.match(argument.strip())
+        if match is None:
+            continue
+        name = canonicalize_name(match.group(1))
+        family = kb.family_of(name)
+        if family is not None and family.name in sources and cuda_lock.package(name) is None:
+            pins.append(Pin(name, sources[family.name]))
+    return pins
 
 
 def install_warnings(project: Path) -> list[str]:

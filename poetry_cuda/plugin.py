@@ -39,9 +39,14 @@ class CudaApplicationPlugin(ApplicationPlugin):
             )
         dispatcher = application.event_dispatcher
         if dispatcher is not None:
-            # Above Poetry's own listeners (priority 0): warn before the installer runs.
+            # pyproject.toml as it was before `add` pinned the requested packages.
+            before_add: dict[Path, str] = {}
+            # Above Poetry's own listeners (priority 0): act before the installer runs.
             dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
-            dispatcher.add_listener(TERMINATE, partial(_after_add, application))
+            dispatcher.add_listener(
+                COMMAND, partial(_before_add, application, before_add), priority=10
+            )
+            dispatcher.add_listener(TERMINATE, partial(_after_add, application, before_add))
 
 
 def _project(application: Application) -> Path:
@@ -66,15 +71,59 @@ def _before_install(
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
 
 
-def _after_add(
-    application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
+def _before_add(
+    application: Application,
+    before_add: dict[Path, str],
+    event: Event,
+    event_name: str,
+    dispatcher: EventDispatcher,
 ) -> None:
-    terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
-    if terminate.command.name != "add" or terminate.exit_code != 0:
+    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+    if command_event.command.name != "add":
         return
     from poetry_cuda.hooks import is_managed
 
     project = _project(application)
+    if not is_managed(project):
+        return
+    from poetry_cuda.backends.poetry import add_pins
+    from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.files import write_atomic
+    from poetry_cuda.hooks import requested_pins
+
+    pyproject = project / "pyproject.toml"
+    try:
+        pins = requested_pins(project, command_event.io.input.argument("name"))
+    except PoetryCudaError as error:
+        command_event.io.write_error_line(f"<warning>poetry-cuda: {error.what}</warning>")
+        return
+    if pins:
+        text = pyproject.read_text(encoding="utf-8")
+        before_add[project] = text
+        write_atomic(pyproject, add_pins(text, pins))
+
+
+def _after_add(
+    application: Application,
+    before_add: dict[Path, str],
+    event: Event,
+    event_name: str,
+    dispatcher: EventDispatcher,
+) -> None:
+    terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
+    if terminate.command.name != "add":
+        return
+    project = _project(application)
+    original = before_add.pop(project, None)
+    if terminate.exit_code != 0:
+        if original is not None:
+            # Poetry restored pyproject.toml to what it read, our pins included.
+            from poetry_cuda.files import write_atomic
+
+            write_atomic(project / "pyproject.toml", original)
+        return
+    from poetry_cuda.hooks import is_managed
+
     if not is_managed(project):
         return
     from poetry_cuda.errors import PoetryCudaError

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from poetry_cuda.backends.poetry import add_pins
 from poetry_cuda.backends.poetry import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
@@ -97,3 +98,27 @@ def test_a_user_source_for_a_managed_package_is_a_conflict() -> None:
     )
     with pytest.raises(ConfigError, match="source = 'mine'"):
         rewrite(text, CU124, previous=())
+
+
+def test_the_managed_group_is_set_apart_from_the_table_after_it() -> None:
+    text = rewrite(PYPROJECT, CU124, previous=())
+    assert '"}\n\n[tool.ruff]' in text
+    alone = rewrite('[project]\nname = "demo"\n', CU124, previous=())
+    assert alone.endswith('"}\n')
+
+
+def test_add_pins_adds_to_the_group_and_keeps_everything_else() -> None:
+    text = rewrite(PYPROJECT, CU118, previous=())
+    added = add_pins(text, [Pin("torchaudio", "pytorch-cu118"), Pin("torch", "elsewhere")])
+    group = parse_toml(added)["tool"]["poetry"]["group"]["poetry-cuda"]["dependencies"]
+    assert group["torchaudio"]["source"] == "pytorch-cu118"
+    assert group["torch"]["source"] == "pytorch-cu118"  # an existing pin is not replaced
+    assert (
+        added.replace(
+            'torchaudio = {version = "*", source = "pytorch-cu118", markers = '
+            "\"sys_platform == 'linux' or sys_platform == 'win32'\"}\n",
+            "",
+        )
+        == text
+    )
+    assert add_pins(PYPROJECT, [Pin("torchaudio", "pytorch-cu118")]) == PYPROJECT

@@ -35,11 +35,13 @@ from poetry_cuda.project import MANAGED_GROUP
 
 if TYPE_CHECKING:
     from collections.abc import Collection
+    from collections.abc import Iterable
     from collections.abc import Mapping
 
     from tomlkit.toml_document import TOMLDocument
 
     from poetry_cuda.managed import Managed
+    from poetry_cuda.managed import Pin
 
 
 class PoetryBackend:
@@ -281,8 +283,28 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
             entry["source"] = pin.source
         entry["markers"] = CUDA_PLATFORMS
         dependencies.add(pin.package, entry)
+    dependencies.add(tomlkit.nl())  # a blank line before whatever table follows
     group.add("dependencies", dependencies)
     groups[MANAGED_GROUP] = group
+
+
+def add_pins(text: str, pins: Iterable[Pin]) -> str:
+    """pyproject.toml's text with `pins` added to the managed group, the rest untouched.
+
+    Used before `poetry add`, so the package is resolved and installed from its family's
+    source at once; the lock that follows rewrites the whole group from the plan.
+    """
+    document = tomlkit.parse(text)
+    group = document.get("tool", {}).get("poetry", {}).get("group", {}).get(MANAGED_GROUP)
+    if group is None:
+        return text
+    dependencies = group.setdefault("dependencies", tomlkit.table())
+    for pin in pins:
+        if pin.package not in dependencies:
+            entry = tomlkit.inline_table()
+            entry.update({"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS})
+            dependencies.add(pin.package, entry)
+    return tomlkit.dumps(document)
 
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
@@ -290,4 +312,6 @@ def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     document = tomlkit.parse(text)
     apply(document, managed, previous)
     result = tomlkit.dumps(document)
+    if result.endswith("\n\n") and not text.endswith("\n\n"):
+        result = result.rstrip("\n") + "\n"  # the managed group came last
     return text if tomlkit.parse(result) == tomlkit.parse(text) else result

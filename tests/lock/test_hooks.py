@@ -1,0 +1,117 @@
+"""The plugin's hooks on Poetry's own commands, with real Poetry and the plugin installed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from poetry_cuda.files import read_toml
+from tests.conftest import BIN
+from tests.conftest import EXAMPLES
+from tests.lock.test_lock_poetry import configure
+from tests.lock.test_lock_poetry import snapshot
+from tests.lock.test_lock_poetry import torch_entries
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Cli
+    from tests.support.catalog import WorldServer
+
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def locked(cli: Cli, tmp_path: Path, server: WorldServer) -> Path:
+    project = tmp_path / "torch_project"
+    shutil.copytree(EXAMPLES / "torch_project", project)
+    configure(project, server)
+    result = cli.run("lock", cwd=project)
+    assert result.code == 0, result.stderr
+    return project
+
+
+def installed(project: Path, package: str) -> str:
+    python = project / ".venv" / "bin" / "python"
+    script = f"import importlib.metadata as m; print(m.version({package!r}))"
+    run = subprocess.run([str(python), "-c", script], capture_output=True, text=True, check=True)
+    return run.stdout.strip()
+
+
+def test_add_puts_a_family_member_on_the_familys_source(cli: Cli, locked: Path) -> None:
+    result = cli.run("add", "torchaudio==2.5.1", cwd=locked, program="poetry")
+    assert result.code == 0, result.stderr
+    # Installed from the CUDA index at once, not from PyPI and fixed later.
+    assert installed(locked, "torchaudio") == "2.5.1+cu124"
+    assert "poetry-cuda: torchaudio 2.5.1+cu124 from pytorch-cu124-mirror-" in result.stdout
+    cuda_lock = read_toml(locked / "cuda.lock")
+    audio = next(p for p in cuda_lock["packages"] if p["name"] == "torchaudio")
+    torch = next(p for p in cuda_lock["packages"] if p["name"] == "torch")
+    assert (audio["variant"], audio["source"]) == ("cu124", torch["source"])
+    assert cli.run("lock", "--check", cwd=locked).code == 0
+
+
+def test_a_failed_add_leaves_every_file_unchanged(cli: Cli, locked: Path) -> None:
+    before = snapshot(locked)
+    # torchaudio 2.4.1 pins torch 2.4.1, which the project's torch==2.5.1 excludes.
+    result = cli.run("add", "torchaudio==2.4.1", cwd=locked, program="poetry")
+    assert result.code != 0
+    assert "version solving failed" in result.stdout + result.stderr
+    assert snapshot(locked) == before
+
+
+def test_plain_poetry_lock_keeps_the_cuda_builds(cli: Cli, locked: Path) -> None:
+    before = [e for e in torch_entries(locked) if str(e[1]).startswith("pytorch-")]
+    result = cli.run("lock", "--regenerate", cwd=locked, program="poetry")
+    assert result.code == 0, result.stderr
+    assert [e for e in torch_entries(locked) if str(e[1]).startswith("pytorch-")] == before
+
+
+def test_install_warns_before_installing_a_variant_the_driver_cannot_run(
+    cli: Cli, locked: Path
+) -> None:
+    # Driver 470 runs CUDA 11.4 at most; cu124 needs a 525+ driver for minor compatibility.
+    env = {**cli.env, "POETRY_CUDA_DRIVER_VERSION": "470.239.06"}
+    # One stream for both outputs, to see the order.
+    run = subprocess.run(
+        [str(BIN / "poetry"), "install"],
+        cwd=locked,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout
+    lines = run.stdout.splitlines()
+    warning = next(i for i, line in enumerate(lines) if "poetry-cuda:" in line)
+    assert "torch cu124 from cuda.lock will not use this machine's GPU" in lines[warning]
+    assert "poetry cuda lock" in lines[warning]
+    installer = next(i for i, line in enumerate(lines) if "Installing dependencies" in line)
+    assert warning < installer
+
+
+def test_sync_warns_when_cuda_lock_is_stale(cli: Cli, locked: Path) -> None:
+    pyproject = locked / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("torchvision==0.20.1", "torchvision"))
+    result = cli.run("sync", cwd=locked, program="poetry")
+    assert "poetry-cuda: cuda.lock is stale" in result.stderr
+
+
+def test_unmanaged_projects_hear_nothing(cli: Cli, tmp_path: Path, server: WorldServer) -> None:
+    project = tmp_path / "plain"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "plain"\nversion = "0"\nrequires-python = ">=3.11,<3.12"\n'
+        "dependencies = []\n\n[tool.poetry]\npackage-mode = false\n"
+    )
+    result = cli.run("install", cwd=project, program="poetry")
+    assert result.code == 0, result.stderr
+    assert "poetry-cuda" not in result.stdout + result.stderr
