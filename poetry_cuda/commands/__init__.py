@@ -20,6 +20,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "detect": ("poetry_cuda.commands.detect", "DetectCommand"),
     "plan": ("poetry_cuda.commands.plan", "PlanCommand"),
     "lock": ("poetry_cuda.commands.lock", "LockCommand"),
+    "env": ("poetry_cuda.commands.env", "EnvCommand"),
+    "run": ("poetry_cuda.commands.run", "RunCommand"),
+    "doctor": ("poetry_cuda.commands.doctor", "DoctorCommand"),
 }
 
 

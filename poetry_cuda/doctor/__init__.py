@@ -1,0 +1,53 @@
+"""`doctor`: check the host, the locks, the installed environment and the system
+libraries against each other, and say how to fix each problem.
+
+Gathering (`gather`) is the only I/O; every check is a pure function from those facts
+to `Finding`s, and all findings are collected before anything is printed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from poetry_cuda.doctor.checks import check_host
+from poetry_cuda.doctor.checks import check_locks
+from poetry_cuda.doctor.environment import check_environment
+from poetry_cuda.doctor.findings import Finding
+from poetry_cuda.doctor.findings import exit_code
+from poetry_cuda.doctor.findings import report_json
+from poetry_cuda.doctor.findings import warn
+from poetry_cuda.doctor.gather import Facts
+from poetry_cuda.doctor.gather import gather
+from poetry_cuda.doctor.system import check_system
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import KnowledgeBase
+
+
+__all__ = ["Facts", "Finding", "exit_code", "gather", "report_json", "run_checks"]
+
+
+def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
+    """Every finding, in the order host, locks, installed environment, system."""
+    cuda_lock = facts.locks.cuda_lock
+    findings = check_host(facts.target, cuda_lock, kb)
+    if facts.project is None:
+        findings.append(
+            warn(
+                "locks",
+                "project",
+                "no pyproject.toml here or in any folder above: only the host was checked",
+                "run doctor inside a project (or pass --directory / --project to poetry)",
+            )
+        )
+        return findings
+    findings += check_locks(facts.locks)
+    findings += check_environment(
+        facts.environment, cuda_lock, facts.locks.locked, facts.target, facts.locks.backend
+    )
+    if cuda_lock is not None:
+        findings += check_system(
+            cuda_lock.system_requirements, facts.target, facts.libraries, facts.environment
+        )
+    return findings

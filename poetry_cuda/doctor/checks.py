@@ -1,0 +1,285 @@
+"""The host and lock checks: pure functions from gathered facts to findings."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion
+from packaging.version import Version
+
+from poetry_cuda.compat import judge
+from poetry_cuda.compat import serves_gpu
+from poetry_cuda.doctor.findings import fail
+from poetry_cuda.doctor.findings import ok
+from poetry_cuda.doctor.findings import warn
+from poetry_cuda.lockfile import FILENAME
+from poetry_cuda.plan import Source
+from poetry_cuda.versions import CudaVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+
+    from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.doctor.findings import Finding
+    from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Nvidia
+    from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.lockfile import CudaLock
+    from poetry_cuda.lockfile import LockedPackage
+    from poetry_cuda.targets import Target
+
+
+LOCK_FIX = "run `poetry cuda lock` (or `poetry-cuda lock`)"
+DRIVER_FIX = (
+    "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "
+    "distribution's nvidia-driver package), or lock for the CPU with `poetry cuda lock --cuda cpu`"
+)
+
+
+@dataclass(frozen=True)
+class LockState:
+    """What was locked: cuda.lock, and the package manager's lock beside it."""
+
+    cuda_lock: CudaLock | None
+    error: PoetryCudaError | None = None  # cuda.lock could not be read
+    fresh: bool | None = None  # its content hash matches pyproject.toml
+    backend: str | None = None
+    lockfile: str | None = None  # "poetry.lock" / "uv.lock"
+    lockfile_exists: bool = False
+    backend_error: str | None = None
+    locked: Mapping[str, Sequence[LockedEntry]] = dataclasses.field(default_factory=dict)
+
+
+def public(version: str) -> str:
+    """The version without its local label: ``2.5.1+cu124`` gives ``2.5.1``."""
+    return version.split("+", 1)[0]
+
+
+def same_version(a: str, b: str) -> bool:
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b
+
+
+def leads(cuda_lock: CudaLock, kb: KnowledgeBase) -> list[LockedPackage]:
+    """One package per family (its members share the variant), and every fixed flavour."""
+    seen: set[str] = set()
+    found = []
+    for package in cuda_lock.packages:
+        family = kb.family_of(package.name)
+        key = family.name if family else package.name
+        if key not in seen:
+            seen.add(key)
+            found.append(package)
+    return found
+
+
+def locked_variant(package: LockedPackage, kb: KnowledgeBase) -> Variant | None:
+    """The knowledge base's variant for a cuda.lock package, from the release it locks."""
+    family = kb.family_of(package.name)
+    if family is None:
+        return None
+    releases = list(reversed(family.releases))
+    if package.version:
+        try:
+            base = Version(package.version).base_version
+        except InvalidVersion:
+            base = package.version
+        matching = [r for r in releases if any(pair.get(package.name) == base for pair in r.pairs)]
+        releases = matching or releases
+    return next((v for r in releases for v in r.variants if v.name == package.variant), None)
+
+
+def _fixed_verdict(cuda: CudaVersion, target: Target, nvidia: Nvidia) -> tuple[bool, str]:
+    if target.cuda is None:
+        return False, "it needs an NVIDIA driver"
+    if cuda <= target.cuda:
+        return True, f"CUDA {cuda} runs natively on a driver for CUDA <= {target.cuda}"
+    floor = nvidia.floor(cuda.major, target.os)
+    if cuda.major == target.cuda.major and floor and target.driver and target.driver >= floor:
+        return True, f"CUDA {cuda.major}.x runs through minor-version compatibility"
+    return False, f"it needs a driver for CUDA {cuda}; the driver supports CUDA <= {target.cuda}"
+
+
+def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) -> list[Finding]:
+    """The driver, the probes' problems, and whether each locked variant runs here."""
+    found: list[Finding] = []
+    profile = target.profile
+    packages = leads(cuda_lock, kb) if cuda_lock else []
+    wants_cuda = any(p.cuda for p in packages)
+    driver = profile.driver
+    if target.os == "macos":
+        found.append(ok("host", "driver", "macOS has no CUDA: the PyPI builds are installed here"))
+        return found
+    if driver is None or target.cuda is None:
+        message = "no NVIDIA driver found"
+        if driver is not None:
+            message = f"driver {driver.version} is older than every CUDA release poetry-cuda knows"
+        if wants_cuda:
+            found.append(
+                fail("host", "driver", f"{message}; cuda.lock locks CUDA builds", DRIVER_FIX)
+            )
+        else:
+            found.append(warn("host", "driver", message, DRIVER_FIX))
+    else:
+        source = driver.cuda_source or driver.source
+        found.append(
+            ok(
+                "host",
+                "driver",
+                f"driver {target.driver} supports CUDA <= {target.cuda} [{source}]",
+            )
+        )
+        if not profile.gpus:
+            found.append(
+                warn(
+                    "host",
+                    "gpus",
+                    "the driver reports no GPU",
+                    "check that the GPU is visible (CUDA_VISIBLE_DEVICES, container --gpus)",
+                )
+            )
+        for gpu in profile.gpus:
+            found.append(
+                ok(
+                    "host",
+                    "gpu",
+                    f"GPU {gpu.index}: {gpu.name}, compute capability {gpu.compute_capability}",
+                    subject=f"gpu{gpu.index}",
+                )
+            )
+    for toolkit in profile.toolkits:
+        nvcc = f", nvcc {toolkit.nvcc}" if toolkit.nvcc else ", no nvcc"
+        found.append(
+            ok("host", "toolkit", f"CUDA toolkit {toolkit.version} at {toolkit.root}{nvcc}")
+        )
+    for cudnn in profile.cudnn:
+        found.append(ok("host", "cudnn", f"cuDNN {cudnn.version} at {cudnn.path} ({cudnn.source})"))
+    for problem in profile.problems:
+        make = fail if problem.probe == "nvml" else warn
+        found.append(make("host", "probe", f"{problem.probe}: {problem.message}", problem.fix))
+    for package in packages:
+        found.extend(_variant_findings(package, target, kb))
+    return found
+
+
+def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase) -> list[Finding]:
+    name, variant_name = package.name, package.variant
+    rerun = f"{LOCK_FIX} with this machine among the targets"
+    if package.cuda and not target.runs_cuda:
+        rerun = DRIVER_FIX
+    if package.cuda is None:
+        return [ok("host", "variant", f"{name} {variant_name} needs no GPU", subject=name)]
+    variant = locked_variant(package, kb)
+    if variant is None:
+        runs, fact = _fixed_verdict(CudaVersion.parse(package.cuda), target, kb.nvidia)
+        if runs:
+            return [ok("host", "variant", f"{name} {variant_name}: {fact}", subject=name)]
+        return [
+            fail(
+                "host",
+                "variant",
+                f"{name} {variant_name} cannot run here: {fact}",
+                rerun,
+                subject=name,
+            )
+        ]
+    without_gpus = dataclasses.replace(target, profile=dataclasses.replace(target.profile, gpus=()))
+    verdict = judge(variant, without_gpus, kb.nvidia)
+    if not verdict.ok:
+        detail = verdict.detail
+        return [
+            fail(
+                "host",
+                "variant",
+                f"{name} {variant_name} cannot run here: {detail}",
+                rerun,
+                subject=name,
+            )
+        ]
+    found = [ok("host", "variant", f"{name} {variant_name}: {verdict.detail}", subject=name)]
+    built = variant.on(target.platform)
+    for gpu in target.profile.gpus:
+        served, fact = serves_gpu(built, gpu.compute_capability, native=verdict.fit == "native")
+        subject = f"{name} on gpu{gpu.index}"
+        if served:
+            found.append(ok("host", "architecture", f"GPU {gpu.index}: {fact}", subject=subject))
+        else:
+            found.append(
+                fail(
+                    "host",
+                    "architecture",
+                    f"GPU {gpu.index} ({gpu.name}): {fact}",
+                    rerun,
+                    subject=subject,
+                )
+            )
+    return found
+
+
+def check_locks(state: LockState) -> list[Finding]:
+    """cuda.lock present, readable and fresh; the package manager's lock agrees with it."""
+    if state.error is not None:
+        return [fail("locks", "cuda.lock", state.error.what, state.error.fix or LOCK_FIX)]
+    cuda_lock = state.cuda_lock
+    if cuda_lock is None:
+        return [
+            warn(
+                "locks",
+                "cuda.lock",
+                f"no {FILENAME}: nothing is locked for CUDA yet, so only the host was checked",
+                LOCK_FIX,
+            )
+        ]
+    found = [ok("locks", "cuda.lock", f"{FILENAME} records {len(cuda_lock.packages)} package(s)")]
+    if state.fresh is False:
+        found.append(
+            fail(
+                "locks",
+                "fresh",
+                f"{FILENAME} is stale: the CUDA-relevant parts of pyproject.toml changed since it "
+                "was written",
+                LOCK_FIX,
+            )
+        )
+    elif state.fresh:
+        found.append(ok("locks", "fresh", f"{FILENAME} matches pyproject.toml"))
+    lockfile = state.lockfile or "the lock file"
+    if state.backend_error is not None:
+        found.append(warn("locks", "agree", state.backend_error, "upgrade poetry-cuda"))
+        return found
+    if not state.lockfile_exists:
+        found.append(fail("locks", "agree", f"{lockfile} does not exist", LOCK_FIX))
+        return found
+    for package in cuda_lock.packages:
+        found.append(_agreement(package, state.locked.get(package.name, ()), lockfile))
+    return found
+
+
+def _agreement(package: LockedPackage, entries: Sequence[LockedEntry], lockfile: str) -> Finding:
+    name = package.name
+    source = Source(package.source, package.url)
+    matches = [
+        e
+        for e in entries
+        if e.is_from(source)
+        and (package.version is None or same_version(e.version, package.version))
+    ]
+    recorded = f"{package.version or package.variant} from {package.source}"
+    if matches:
+        return ok("locks", "agree", f"{lockfile} locks {name} {recorded}", subject=name)
+    seen = ", ".join(e.describe() for e in entries) or "nothing"
+    return fail(
+        "locks",
+        "agree",
+        f"{lockfile} locks {name} {seen}; {FILENAME} records {recorded}",
+        f"{LOCK_FIX}: the two locks were written at different times",
+        subject=name,
+    )
