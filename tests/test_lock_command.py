@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sys
 
 from typing import TYPE_CHECKING
 
 import pytest
 
+from poetry_cuda.files import parse_toml
 from tests.conftest import EXAMPLES
 
 
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 
 
 FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
+UV_OFFLINE = {"UV_PYTHON": sys.executable, "UV_PYTHON_DOWNLOADS": "never"}
 
 
 def refused_url() -> str:
@@ -44,9 +47,9 @@ def project(tmp_path: Path) -> Path:
     return project
 
 
-def snapshot(project: Path) -> dict[str, bytes | None]:
+def snapshot(project: Path, files: tuple[str, ...] = FILES) -> dict[str, bytes | None]:
     return {
-        name: (project / name).read_bytes() if (project / name).exists() else None for name in FILES
+        name: (project / name).read_bytes() if (project / name).exists() else None for name in files
     }
 
 
@@ -97,8 +100,24 @@ def test_check_without_a_lock_is_stale(cli: Cli, project: Path) -> None:
     assert "cuda.lock does not exist" in result.stderr
 
 
-def test_uv_projects_are_refused_clearly(cli: Cli, project: Path) -> None:
-    (project / "uv.lock").write_text("version = 1\n")
-    result = cli.run("lock", cwd=project)
-    assert result.code == 2
-    assert "uv" in result.stderr
+def test_uv_projects_lock_with_uv_and_the_plugin_asks_which_manager(
+    cli: Cli, project: Path
+) -> None:
+    pyproject = project / "pyproject.toml"
+    offline = parse_toml(pyproject.read_text())["tool"]["poetry"]["source"][0]["url"]
+    pyproject.write_text(
+        pyproject.read_text()
+        + f'\n[[tool.uv.index]]\nname = "offline"\nurl = "{offline}"\ndefault = true\n'
+    )
+    files = (*FILES, "uv.lock")
+    before = snapshot(project, files)
+    inside = cli.run("cuda", "lock", cwd=project, program="poetry")
+    assert inside.code == 2, inside.stderr
+    assert "`poetry-cuda lock`" in inside.stderr
+    assert 'backend = "uv"' in inside.stderr
+    # The standalone command locks with uv, which cannot reach the index.
+    result = cli.run("lock", cwd=project, env={"UV_HTTP_RETRIES": "0", **UV_OFFLINE})
+    assert result.code == 4, result.stderr
+    assert "uv's resolution failed" in result.stderr
+    assert offline.rstrip("/").split("//")[1] in result.stderr  # uv's own message
+    assert snapshot(project, files) == before

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 BACKENDS: dict[str, tuple[str, str]] = {
     "poetry": ("poetry_cuda.backends.poetry", "PoetryBackend"),
+    "uv": ("poetry_cuda.backends.uv", "UvBackend"),
 }
 
 

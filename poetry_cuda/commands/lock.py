@@ -1,7 +1,8 @@
-"""`lock`: plan, write Poetry's configuration, run Poetry's lock, write cuda.lock."""
+"""`lock`: plan, write the package manager's configuration, run its lock, write cuda.lock."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
@@ -11,6 +12,12 @@ from cleo.helpers import option
 from poetry_cuda.commands.base import JSON_OPTION
 from poetry_cuda.commands.plan import PlanCommand
 from poetry_cuda.commands.plan import render
+from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.backends import Backend
+    from poetry_cuda.planner import Planned
 
 
 INTERRUPTED = 130
@@ -35,6 +42,7 @@ class LockCommand(PlanCommand):
         from poetry_cuda.planner import plan_project
 
         planned = plan_project(self.project_start(), self.planning_options())
+        backend = self.backend(planned)
         check, dry_run = self.option("check"), self.option("dry-run")
         try:
             outcome = lock(
@@ -42,8 +50,8 @@ class LockCommand(PlanCommand):
             )
         except (KeyboardInterrupt, Interrupted):
             self.line_error(
-                "<error>Interrupted: pyproject.toml, poetry.lock and cuda.lock were restored."
-                "</error>"
+                f"<error>Interrupted: pyproject.toml, {backend.lockfile} and cuda.lock were "
+                "restored.</error>"
             )
             return INTERRUPTED
         if check:
@@ -51,7 +59,7 @@ class LockCommand(PlanCommand):
                 self.line_error("<error>cuda.lock is stale:</error>")
                 for reason in outcome.stale:
                     self.line_error(f"  {Formatter.escape(reason)}")
-                self.line_error("Fix: run `poetry cuda lock`")
+                self.line_error(f"Fix: run `{self.invocation}`")
                 return 1
             self.line("cuda.lock and the managed configuration are fresh.")
             return 0
@@ -70,3 +78,24 @@ class LockCommand(PlanCommand):
             self.line(f"<info>Locked</info> {package.name} {package.version} from {package.source}")
         self.line("Wrote cuda.lock")
         return 0
+
+    @property
+    def invocation(self) -> str:
+        """This command as the user runs it: `poetry cuda lock` or `poetry-cuda lock`."""
+        return f"poetry {self.name}" if self.name.startswith("cuda ") else "poetry-cuda lock"
+
+    def backend(self, planned: Planned) -> Backend:
+        """The project's backend; inside Poetry, uv only when the configuration says so."""
+        from poetry_cuda import backends
+
+        setting = planned.settings.backend
+        name = backends.choose(setting, planned.project, planned.pyproject)
+        if name == "uv" and setting == "auto" and self.name.startswith("cuda "):
+            raise UsageError(
+                f"`{self.invocation}` found a uv project (uv.lock or [tool.uv]) and will not "
+                "guess which package manager to lock with",
+                why='backend = "auto" picks uv here, but this command runs inside Poetry',
+                fix='run `poetry-cuda lock` to lock with uv, or set backend = "uv" or '
+                'backend = "poetry" in [tool.poetry-cuda]',
+            )
+        return backends.load(name)

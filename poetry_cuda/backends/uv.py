@@ -1,0 +1,415 @@
+"""The uv backend: uv's configuration in pyproject.toml, the real `uv lock`, uv.lock.
+
+uv has no plugin API, so poetry-cuda writes what uv's PyTorch guide has a user write,
+and runs uv itself. It owns three kinds of entries in pyproject.toml:
+
+- the `[[tool.uv.index]]` entries it lists in cuda.lock, each `explicit = true`, so
+  uv takes only the packages pinned to them from them;
+- the `[tool.uv.sources]` entries that pin each CUDA-flavoured package to its index on
+  Linux and Windows (other platforms keep the default index, PyPI);
+- the dependency group `[dependency-groups] poetry-cuda`, because uv applies a source
+  only to the packages the project itself requires: without it torch under torchvision
+  would come from PyPI. uv installs only its `default-groups` (`dev` unless set), so
+  the group changes what is locked, not what `uv sync` installs.
+
+Everything else keeps its bytes, and an unchanged plan gives an unchanged file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+from urllib.parse import unquote
+
+import tomlkit
+
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from poetry_cuda.backends import LockedEntry
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import ResolutionError
+from poetry_cuda.errors import UsageError
+from poetry_cuda.files import read_toml
+from poetry_cuda.managed import CUDA_PLATFORMS
+from poetry_cuda.project import MANAGED_GROUP
+
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+    from collections.abc import Mapping
+
+    from tomlkit.toml_document import TOMLDocument
+
+    from poetry_cuda.managed import Managed
+
+
+UV_ENV = "POETRY_CUDA_UV"  # the uv executable to run, where it is not the one found
+# 0.5.0 lets `torch==2.5.1` match `2.5.1+cu124` on an index that has no plain 2.5.1
+# (PEP 440 local versions); named explicit indexes came in 0.4.23, groups in 0.4.27.
+MIN_VERSION = (0, 5, 0)
+VERSION_TIMEOUT = 30.0
+LOCK_TIMEOUT = 1800.0
+GROUP_COMMENT = "# Managed by poetry-cuda: `poetry-cuda lock` rewrites this group."
+_VERSION = re.compile(r"uv (\d+)\.(\d+)\.(\d+)")
+_PYPI_HOSTS = ("pypi.org", "files.pythonhosted.org")
+
+
+class UvBackend:
+    name = "uv"
+    lockfile = "uv.lock"
+
+    def rewrite(self, text: str, managed: Managed, previous: Collection[str]) -> str:
+        return rewrite(text, managed, previous)
+
+    def prepare(self, project: Path, dropped: Collection[str]) -> None:
+        # uv notices on its own that an index left pyproject.toml and resolves the
+        # packages locked from it anew; every other package keeps its version.
+        return
+
+    def run_lock(self, project: Path, *, regenerate: bool) -> None:
+        run_lock(find_uv(os.environ), project, regenerate=regenerate)
+
+    def locked(self, project: Path, name: str) -> list[LockedEntry]:
+        path = project / self.lockfile
+        if not path.is_file():
+            return []
+        default = default_index(read_toml(project / "pyproject.toml"), os.environ)
+        wanted = canonicalize_name(name)
+        return [
+            _entry(package, default)
+            for package in read_toml(path).get("package", [])
+            if canonicalize_name(str(package.get("name", ""))) == wanted
+        ]
+
+    def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
+        return environment(project, environ)
+
+
+def find_uv(environ: Mapping[str, str]) -> str:
+    """The uv to run: `POETRY_CUDA_UV`, else the `uv` Python package's, else uv on PATH."""
+    configured = environ.get(UV_ENV)
+    if configured:
+        found = shutil.which(configured, path=environ.get("PATH"))
+        if found is None:
+            raise UsageError(
+                f"{UV_ENV}={configured} is not an executable uv",
+                why="poetry-cuda runs that uv to lock uv projects",
+                fix=f"point {UV_ENV} at the uv executable, or unset it to use the uv on PATH",
+            )
+        return str(Path(found).absolute())
+    try:
+        import uv
+
+        return str(Path(uv.find_uv_bin()).absolute())
+    except (ImportError, FileNotFoundError):
+        pass
+    found = shutil.which("uv", path=environ.get("PATH"))
+    if found is None:
+        raise UsageError(
+            "uv is not installed: no `uv` Python package and no uv on PATH",
+            why="poetry-cuda runs `uv lock` to lock uv projects",
+            fix=f"install uv (e.g. `pipx install uv`), or set {UV_ENV} to its path",
+        )
+    return str(Path(found).absolute())
+
+
+def check_version(uv: str) -> tuple[int, ...]:
+    """uv's version; raises UsageError when it cannot run or is older than MIN_VERSION."""
+    try:
+        completed = subprocess.run(
+            [uv, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=VERSION_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise UsageError(
+            f"cannot run {uv} --version ({error.__class__.__name__}: {error})",
+            fix=f"reinstall uv, or set {UV_ENV} to a working uv",
+        ) from None
+    match = _VERSION.match(completed.stdout.strip())
+    if completed.returncode != 0 or match is None:
+        printed = (completed.stdout + completed.stderr).strip()
+        raise UsageError(
+            f"{uv} --version printed {printed!r}, not a uv version",
+            fix=f"reinstall uv, or set {UV_ENV} to a working uv",
+        )
+    version = tuple(int(part) for part in match.groups())
+    if version < MIN_VERSION:
+        minimum = ".".join(map(str, MIN_VERSION))
+        raise UsageError(
+            f"uv {'.'.join(map(str, version))} ({uv}) is too old: poetry-cuda needs uv {minimum} "
+            "or newer",
+            why=f"uv before {minimum} cannot match torch==2.5.1 with 2.5.1+cu124, the form "
+            "PyTorch's indexes publish",
+            fix="upgrade uv (`uv self update`, or `pip install -U uv`)",
+        )
+    return version
+
+
+def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
+    """Run `uv lock` in `project`; raises ResolutionError with uv's message."""
+    check_version(uv)
+    # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
+    argv = [uv, "lock", "--color", "never", *(["--upgrade"] if regenerate else [])]
+    try:
+        completed = subprocess.run(
+            argv, cwd=project, capture_output=True, text=True, timeout=LOCK_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise ResolutionError(
+            f"`uv lock` did not finish within {LOCK_TIMEOUT:.0f} seconds",
+            why="an index may be unreachable or very slow",
+            fix="check the indexes in pyproject.toml, then run `poetry-cuda lock` again",
+        ) from None
+    if completed.returncode != 0:
+        raise ResolutionError(
+            "uv's resolution failed:\n" + (completed.stderr or completed.stdout).strip(),
+            why="uv could not lock the project with the chosen CUDA indexes",
+            fix="read uv's message above; `poetry-cuda plan` shows what was chosen",
+        )
+
+
+def default_index(pyproject: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
+    """The index uv uses in PyPI's place, if the project or environment sets one."""
+    uv = pyproject.get("tool", {}).get("uv", {})
+    for index in uv.get("index", []):
+        if index.get("default") is True and isinstance(index.get("url"), str):
+            return str(index["url"])
+    configured = environ.get("UV_DEFAULT_INDEX") or environ.get("UV_INDEX_URL")
+    legacy = uv.get("index-url")
+    return configured or (legacy if isinstance(legacy, str) else None)
+
+
+def _entry(package: Mapping[str, Any], default: str | None) -> LockedEntry:
+    registry = (package.get("source") or {}).get("registry")
+    url = str(registry) if registry is not None else None
+    if url is not None and (_is_pypi(url) or _same_url(url, default)):
+        url = None  # PyPI, or the index that stands in for it
+    artifacts = [*package.get("wheels", []), package.get("sdist") or {}]
+    return LockedEntry(
+        version=str(package.get("version")),
+        source_name=None,  # uv.lock records the index's URL only
+        source_url=url,
+        files=tuple(unquote(str(a["url"]).rsplit("/", 1)[-1]) for a in artifacts if "url" in a),
+        dependencies=tuple(
+            (str(d["name"]), f"=={d['version']}" if "version" in d else "*")
+            for d in package.get("dependencies", [])
+        ),
+    )
+
+
+def _is_pypi(url: str) -> bool:
+    return any(host in url for host in _PYPI_HOSTS)
+
+
+def _same_url(url: str, other: str | None) -> bool:
+    return other is not None and url.rstrip("/") == other.rstrip("/")
+
+
+def environment(project: Path, environ: Mapping[str, str]) -> Path | None:
+    """The environment uv syncs for `project`: `UV_PROJECT_ENVIRONMENT`, else `.venv`.
+
+    uv ignores an active VIRTUAL_ENV for project commands, and so does this.
+    """
+    configured = environ.get("UV_PROJECT_ENVIRONMENT")
+    path = project / configured if configured else project / ".venv"  # absolute wins
+    return path if path.is_dir() else None
+
+
+def _table(parent: Any, key: str) -> Any:
+    table = parent.get(key)
+    if table is None:
+        table = tomlkit.table(is_super_table=True)
+        parent[key] = table
+    return table
+
+
+def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -> None:
+    """Keep every user index; add, update or drop the managed ones."""
+    existing = uv.get("index")
+    kept = []
+    for entry in list(existing) if existing is not None else []:
+        name = entry.get("name")
+        if name in previous and name not in wanted:
+            continue  # an index an earlier plan needed and this one does not
+        if name in wanted:
+            url = wanted.pop(name)
+            if name not in previous and (
+                entry.get("url") != url or entry.get("explicit") is not True
+            ):
+                raise ConfigError(
+                    f"[[tool.uv.index]] {name!r} already exists with url = "
+                    f"{entry.get('url')!r}{'' if entry.get('explicit') is True else ', not explicit'}",
+                    why=f"poetry-cuda needs {name!r} to be the explicit index {url}",
+                    fix=f"rename or remove your index {name!r}",
+                )
+            if entry.get("url") != url:
+                entry["url"] = url
+            if entry.get("explicit") is not True:
+                entry["explicit"] = True
+        kept.append(entry)
+    for name, url in wanted.items():
+        table = tomlkit.table()
+        table.update({"name": name, "url": url, "explicit": True})
+        table.add(tomlkit.nl())
+        if kept and not kept[-1].as_string().endswith("\n\n"):
+            table.trivia.indent = "\n"  # a blank line after the index before it
+        kept.append(table)
+    if existing is not None:
+        if len(kept) != len(existing) or any(
+            a is not b for a, b in zip(kept, existing, strict=True)
+        ):
+            existing.clear()
+            existing.extend(kept)
+        if not kept:
+            del uv["index"]
+    elif kept:
+        indexes = tomlkit.aot()
+        indexes.extend(kept)
+        uv["index"] = indexes
+
+
+def _plain(value: Any) -> Any:
+    return value.unwrap() if hasattr(value, "unwrap") else value
+
+
+def _is_managed_source(value: Any, ours: Collection[str], grouped: bool) -> bool:
+    """A `[tool.uv.sources]` value poetry-cuda wrote: one index, on the CUDA platforms.
+
+    It is ours when it names a managed index, or when its package is in our group (an
+    earlier lock wrote it, and cuda.lock, which names the indexes, is gone).
+    """
+    value = _plain(value)
+    return (
+        isinstance(value, list)
+        and len(value) == 1
+        and isinstance(value[0], dict)
+        and set(value[0]) == {"index", "marker"}
+        and value[0]["marker"] == CUDA_PLATFORMS
+        and (grouped or value[0]["index"] in ours)
+    )
+
+
+def _grouped(document: TOMLDocument) -> set[str]:
+    """The packages the managed dependency group lists."""
+    group = _plain((document.get("dependency-groups") or {}).get(MANAGED_GROUP)) or []
+    names: set[str] = set()
+    for entry in group:
+        with contextlib.suppress(InvalidRequirement, TypeError):
+            names.add(canonicalize_name(Requirement(entry).name))
+    return names
+
+
+def _apply_sources(uv: Any, managed: Managed, ours: Collection[str], grouped: set[str]) -> None:
+    pinned = {pin.package: pin.source for pin in managed.pins if pin.source is not None}
+    urls = dict(managed.sources)
+    sources = uv.get("sources")
+    for key in list(sources) if sources is not None else []:
+        name = canonicalize_name(key)
+        value = sources[key]
+        if _is_managed_source(value, ours, name in grouped):
+            if name not in pinned:
+                del sources[key]  # a package an earlier plan pinned and this one does not
+        elif name in pinned:
+            wanted = pinned[name]
+            raise ConfigError(
+                f"[tool.uv.sources] {key} = {_toml(value)} is your own source, but the plan puts "
+                f"{name} on {wanted!r} ({urls[wanted]})",
+                why="poetry-cuda pins CUDA-flavoured packages to the chosen index itself, and "
+                "will not override a source you set",
+                fix=f"remove {key} from [tool.uv.sources] (poetry-cuda manages it), or remove "
+                'the package\'s CUDA choice with cuda = "cpu"',
+            )
+    if not pinned:
+        if sources is not None and not sources:
+            del uv["sources"]
+        return
+    created = sources is None
+    if sources is None:
+        sources = tomlkit.table()
+    for package, index in pinned.items():
+        value = _parse_value(
+            f"[{{ index = {_string(index)}, marker = {_string(CUDA_PLATFORMS)} }}]"
+        )
+        key = next((k for k in sources if canonicalize_name(k) == package), package)
+        if _plain(sources.get(key)) != _plain(value):
+            sources[key] = value
+    if created:
+        sources.add(tomlkit.nl())
+        uv["sources"] = sources
+
+
+def _apply_group(document: TOMLDocument, managed: Managed) -> None:
+    groups = document.get("dependency-groups")
+    if not managed.pins:
+        if groups is not None and MANAGED_GROUP in groups:
+            del groups[MANAGED_GROUP]
+            if not groups:
+                del document["dependency-groups"]
+        return
+    requirements = [
+        f"{pin.package}{'' if pin.version == '*' else pin.version}; {CUDA_PLATFORMS}"
+        for pin in managed.pins
+    ]
+    if groups is not None and _plain(groups.get(MANAGED_GROUP)) == requirements:
+        return
+    lines = "".join(f"    {_string(r)},\n" for r in requirements)
+    array = _parse_value(f"[\n    {GROUP_COMMENT}\n{lines}]")
+    if groups is None:
+        groups = tomlkit.table()
+        document["dependency-groups"] = groups
+    groups[MANAGED_GROUP] = array
+
+
+def _string(text: str) -> str:
+    return tomlkit.string(text).as_string()
+
+
+def _parse_value(text: str) -> Any:
+    # Parsed, not built, so the entries read as a person (or uv's guide) writes them.
+    return tomlkit.parse(f"v = {text}\n")["v"]
+
+
+def _toml(value: Any) -> str:
+    return value.as_string() if hasattr(value, "as_string") else repr(value)
+
+
+def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+    """Rewrite the managed entries of `document` in place.
+
+    An index of a managed name that poetry-cuda did not write (not in `previous`) is
+    adopted when it is explicit with the same URL, and is a conflict otherwise; so is a
+    source of a managed package that poetry-cuda did not write.
+    """
+    wanted = dict(managed.sources)
+    ours = {*previous, *wanted}
+    tool = document.get("tool")
+    uv = tool.get("uv") if tool is not None else None
+    if uv is None and not wanted:
+        _apply_group(document, managed)
+        return
+    uv = _table(_table(document, "tool"), "uv")
+    _apply_indexes(uv, wanted, previous)
+    _apply_sources(uv, managed, ours, _grouped(document))
+    _apply_group(document, managed)
+
+
+def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+    """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
+    document = tomlkit.parse(text)
+    apply(document, managed, previous)
+    result = tomlkit.dumps(document)
+    if text.endswith("\n") and not text.endswith("\n\n"):
+        result = result.rstrip("\n") + "\n"  # a table added or dropped at the end leaves a blank
+    return text if tomlkit.parse(result) == tomlkit.parse(text) else result
