@@ -97,6 +97,8 @@ class Settings:
     targets: tuple[str, ...] = ()
     backend: Backend = "auto"
     toolkit: ToolkitMode = "system"
+    # `poetry run` in the project gets the project's CUDA environment (`env`).
+    run_environment: bool = True
     mirrors: dict[str, str] = field(default_factory=dict)
     packages: tuple[PackageRule, ...] = ()
 
@@ -108,6 +110,7 @@ _KEYS = {
     "targets",
     "backend",
     "toolkit",
+    "poetry-run-environment",
     "mirrors",
     "packages",
 }
@@ -179,6 +182,14 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
             "write allow-cpu-fallback = true",
         )
 
+    run_environment = table.get("poetry-run-environment", True)
+    if not isinstance(run_environment, bool):
+        raise _bad(
+            "poetry-run-environment",
+            f"expected true or false, got {run_environment!r}",
+            "write poetry-run-environment = false to keep `poetry run` as Poetry has it",
+        )
+
     targets = table.get("targets", [])
     if (
         isinstance(targets, str)
@@ -208,6 +219,7 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
         targets=tuple(targets),
         backend=_choice(table, "backend", BACKENDS, "auto"),  # type: ignore[arg-type]
         toolkit=_choice(table, "toolkit", TOOLKIT_MODES, "system"),  # type: ignore[arg-type]
+        run_environment=run_environment,
         mirrors=dict(mirrors),
         packages=_parse_package_rules(table.get("packages", {})),
     )

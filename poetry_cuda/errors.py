@@ -3,6 +3,7 @@
 Every error a user can meet carries three parts (what went wrong, why, and how
 to fix it) and the exit code documented in the contract:
 
+* 1: the project's environment needs something this machine lacks (`env`, `run`);
 * 2: bad usage, bad configuration or a bad input file;
 * 3: no variant satisfies the constraints;
 * 4: the package manager's own resolution failed.
@@ -45,6 +46,24 @@ class ConfigError(PoetryCudaError):
 
 class InputFileError(PoetryCudaError):
     """A file poetry-cuda reads (target profile, cuda.lock, data) is invalid."""
+
+
+class UnmetRequirementError(PoetryCudaError):
+    """A locked system requirement that no installed toolkit or cuDNN satisfies."""
+
+    exit_code = 1
+
+
+class CommandNotFoundError(PoetryCudaError):
+    """`run`: the command is not on the project's PATH (the shell's exit code 127)."""
+
+    exit_code = 127
+
+
+class CommandNotExecutableError(PoetryCudaError):
+    """`run`: the command exists but cannot be executed (the shell's exit code 126)."""
+
+    exit_code = 126
 
 
 class NoVariantError(PoetryCudaError):

@@ -20,6 +20,7 @@ from poetry_cuda.project import read_dependencies
 from poetry_cuda.select import make_plan
 from poetry_cuda.targets import collect
 from poetry_cuda.targets import settle
+from poetry_cuda.toolkit_wheels import additions as toolkit_additions
 
 
 if TYPE_CHECKING:
@@ -122,6 +123,10 @@ def plan_project(
     settings = apply_options(parse_settings(pyproject), options)
     targets, warnings = load_targets(project, settings, options.targets, environ)
     plan = make_plan(read_dependencies(pyproject), targets, settings, load())
+    added, toolkit_warnings = toolkit_additions(plan, settings)
+    warnings.extend(toolkit_warnings)
+    if added:
+        plan = dataclasses.replace(plan, additions=(*plan.additions, *added))
     if warnings:
         plan = dataclasses.replace(plan, warnings=(*warnings, *plan.warnings))
     return Planned(project, pyproject, settings, targets, plan)
