@@ -8,6 +8,8 @@ to unrelated Poetry commands.
 
 from __future__ import annotations
 
+import os
+
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,6 +49,7 @@ class CudaApplicationPlugin(ApplicationPlugin):
                 COMMAND, partial(_before_add, application, before_add), priority=10
             )
             dispatcher.add_listener(TERMINATE, partial(_after_add, application, before_add))
+            dispatcher.add_listener(COMMAND, partial(_before_run, application))
 
 
 def _project(application: Application) -> Path:
@@ -68,6 +71,25 @@ def _before_install(
     from poetry_cuda.hooks import install_warnings
 
     for warning in install_warnings(project):
+        command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+
+
+def _before_run(
+    application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
+) -> None:
+    """`poetry run` in a managed project runs with the project's CUDA environment."""
+    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+    if command_event.command.name != "run":
+        return
+    from poetry_cuda.hooks import is_managed
+
+    project = _project(application)
+    if not is_managed(project):
+        return
+    from poetry_cuda.cudaenv import apply_for_poetry_run
+
+    warning = apply_for_poetry_run(project, os.environ)
+    if warning:
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
 
 
