@@ -30,6 +30,7 @@ from poetry_cuda.versions import CudaVersion
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from collections.abc import MutableMapping
 
     from poetry_cuda.host import Cudnn
     from poetry_cuda.host import OperatingSystem
@@ -216,3 +217,24 @@ def _cudnn(
     cached = tuple(str(Path(c.path).parent) for c in found if c.source == "ldconfig")
     defaults = tuple(str(p) for p in paths.library_dirs) + cached
     return found, folders, defaults
+
+
+def apply_for_poetry_run(project: Path, environ: MutableMapping[str, str]) -> str | None:
+    """Give `poetry run` the project's environment by changing `environ` in place.
+
+    Returns a warning instead of raising: `poetry run` then goes on unchanged. Nothing
+    changes when `poetry-run-environment = false` is set in [tool.poetry-cuda].
+    """
+    from poetry_cuda.environment import changes
+    from poetry_cuda.errors import PoetryCudaError
+
+    try:
+        if not parse_settings(read_toml(project / "pyproject.toml")).run_environment:
+            return None
+        values, unset = changes(project_environment(project, environ), environ)
+    except PoetryCudaError as error:
+        return f"{error.what}; running without the project's CUDA environment"
+    for name in unset:
+        environ.pop(name, None)
+    environ.update(values)
+    return None
