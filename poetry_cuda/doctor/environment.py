@@ -178,7 +178,7 @@ def _nvidia_wheels(environment: Environment, install: str) -> list[Finding]:
         found.append(
             ok(
                 "environment",
-                "nvidia-libraries",
+                "nvidia-size",
                 f"{len(wheels)} nvidia-* wheel(s) installed, {size(environment.nvidia_bytes)} "
                 "in site-packages/nvidia",
             )

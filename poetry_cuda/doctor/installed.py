@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 BUILD_CUDA = {
     "torch": (
         "torch/version.py",
-        re.compile(r"^cuda\s*(?::\s*\S+)?\s*=\s*(.+?)\s*$", re.MULTILINE),
+        re.compile(r"^cuda\s*(?::[^=]*)?=\s*(.+?)\s*$", re.MULTILINE),
     ),
     "paddlepaddle-gpu": (
         "paddle/version/__init__.py",

@@ -1,0 +1,203 @@
+"""The pure checks: facts in, findings (with their fix hints) out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from poetry_cuda.backends import LockedEntry
+from poetry_cuda.doctor.checks import LockState
+from poetry_cuda.doctor.checks import check_host
+from poetry_cuda.doctor.checks import check_locks
+from poetry_cuda.doctor.checks import locked_variant
+from poetry_cuda.doctor.deep import deep_findings
+from poetry_cuda.doctor.findings import exit_code
+from poetry_cuda.doctor.findings import report_json
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.host import Driver
+from poetry_cuda.host import Gpu
+from poetry_cuda.host import HostProfile
+from poetry_cuda.host import Problem
+from poetry_cuda.host import Toolkit
+from poetry_cuda.knowledge import load
+from poetry_cuda.lockfile import CudaLock
+from poetry_cuda.lockfile import LockedPackage
+from poetry_cuda.targets import Target
+from poetry_cuda.targets import settle
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import DriverVersion
+from tests.doctor.helpers import torch_package
+from tests.knowledge import lookup
+
+
+KB = load()
+
+
+def target(driver: str | None = "550.54.14", *ccs: str, **extra: object) -> Target:
+    profile = HostProfile(
+        os="linux",
+        machine="x86_64",
+        driver=None if driver is None else Driver(DriverVersion.parse(driver), None, "nvml"),
+        gpus=tuple(
+            Gpu(i, f"GPU {cc}", ComputeCapability.parse(cc), "nvml") for i, cc in enumerate(ccs)
+        ),
+        **extra,  # type: ignore[arg-type]
+    )
+    return settle(profile, KB.nvidia)[0]
+
+
+def lock_of(*packages: LockedPackage) -> CudaLock:
+    return CudaLock("sha256:0", "poetry", "newest", "auto", (), packages, (), ())
+
+
+def by(findings: list, check: str) -> list:  # type: ignore[type-arg]
+    return [f for f in findings if f.check == check]
+
+
+def test_driver_and_gpu_served() -> None:
+    found = check_host(target("550.54.14", "8.9"), lock_of(torch_package()), KB)
+    assert {f.status for f in found} == {"ok"}
+    (variant,) = by(found, "variant")
+    assert "cu124" in variant.message
+    (arch,) = by(found, "architecture")
+    assert "sm_89 has SASS in cu124" in arch.message
+
+
+def test_no_driver_fails_when_cuda_is_locked_and_says_how_to_fix() -> None:
+    found = check_host(target(None), lock_of(torch_package()), KB)
+    (driver,) = by(found, "driver")
+    assert driver.status == "fail"
+    assert "install the NVIDIA driver" in driver.fix
+    (variant,) = by(found, "variant")
+    assert variant.status == "fail"
+    assert "needs an NVIDIA driver" in variant.message
+
+
+def test_no_driver_without_a_lock_is_a_warning() -> None:
+    (driver,) = by(check_host(target(None), None, KB), "driver")
+    assert driver.status == "warn"
+
+
+def test_variant_too_new_for_the_driver() -> None:
+    # Driver 470 supports CUDA 11.4: cu124 needs 525.60.13 for CUDA 12 compatibility.
+    found = check_host(target("470.82.01", "8.6"), lock_of(torch_package()), KB)
+    (variant,) = by(found, "variant")
+    assert variant.status == "fail"
+    assert "driver supports CUDA <= 11.4" in variant.message
+    assert "poetry cuda lock" in variant.fix
+
+
+def test_gpu_not_served_by_the_locked_architectures() -> None:
+    package = torch_package("2.7.1+cu128", "cu128")
+    found = check_host(target("580.65.06", "8.9", "6.1"), lock_of(package), KB)
+    archs = by(found, "architecture")
+    assert [f.status for f in archs] == ["ok", "fail"]
+    assert "sm_61" in archs[1].message
+    assert "this machine among the targets" in archs[1].fix
+
+
+def test_nvml_mismatch_is_a_failure_with_its_fix() -> None:
+    problem = Problem("nvml", "Driver/library version mismatch", "reboot")
+    (probe,) = by(check_host(target("550.54.14", problems=(problem,)), None, KB), "probe")
+    assert (probe.status, probe.fix) == ("fail", "reboot")
+
+
+def test_toolkits_are_reported() -> None:
+    toolkit = Toolkit("12.4.131", "/usr/local/cuda-12.4", "/usr/local/cuda-12.4/bin/nvcc", "x")
+    (found,) = by(check_host(target(None, toolkits=(toolkit,)), None, KB), "toolkit")
+    assert "12.4.131" in found.message
+
+
+def test_locked_variant_comes_from_the_locked_release() -> None:
+    variant = locked_variant(torch_package("2.5.1+cu124"), KB)
+    assert variant == lookup.variant("torch", "2.5", "cu124")
+    assert locked_variant(torch_package("2.7.1+cu126", "cu126"), KB) == lookup.variant(
+        "torch", "2.7", "cu126"
+    )
+
+
+def test_fixed_flavour_needs_its_cuda_major() -> None:
+    cupy = LockedPackage(
+        "cupy-cuda13x", "13x", "13.0", "pypi", "https://pypi.org/simple", None, (), ""
+    )
+    (variant,) = by(check_host(target("550.54.14"), lock_of(cupy), KB), "variant")
+    assert variant.status == "fail"
+    assert "CUDA 13.0" in variant.message
+
+
+def test_locks_missing_stale_damaged() -> None:
+    (missing,) = check_locks(LockState(None))
+    assert missing.status == "warn"
+    assert "poetry cuda lock" in missing.fix
+    damaged = InputFileError("cuda.lock: packages[0].name: missing", fix="restore it")
+    (bad,) = check_locks(LockState(None, error=damaged))
+    assert (bad.status, bad.fix) == ("fail", "restore it")
+    stale = check_locks(LockState(lock_of(), fresh=False, lockfile="poetry.lock"))
+    assert by(stale, "fresh")[0].status == "fail"
+    assert by(stale, "agree")[0].message == "poetry.lock does not exist"
+
+
+def test_lockfiles_agree_or_not() -> None:
+    package = torch_package()
+    good = LockedEntry("2.5.1+cu124", "pytorch-cu124", "https://download.pytorch.org/whl/cu124")
+    cpu = LockedEntry("2.5.1+cpu", "pytorch-cpu", "https://download.pytorch.org/whl/cpu")
+    state = LockState(
+        lock_of(package),
+        fresh=True,
+        lockfile="poetry.lock",
+        lockfile_exists=True,
+        locked={"torch": (good,)},
+    )
+    assert {f.status for f in check_locks(state)} == {"ok"}
+    state = LockState(
+        lock_of(package),
+        fresh=True,
+        lockfile="poetry.lock",
+        lockfile_exists=True,
+        locked={"torch": (cpu,)},
+    )
+    (agree,) = by(check_locks(state), "agree")
+    assert agree.status == "fail"
+    assert "2.5.1+cpu from pytorch-cpu" in agree.message
+    assert "2.5.1+cu124 from pytorch-cu124" in agree.message
+
+
+def test_deep_findings() -> None:
+    packages = [torch_package()]
+    cpu = deep_findings(
+        {"torch": {"version": "2.5.1+cpu", "cuda": None}}, packages, "poetry install"
+    )
+    assert [f.status for f in cpu] == ["ok", "fail"]
+    assert "CPU build" in cpu[1].message
+    unavailable = deep_findings(
+        {"torch": {"version": "2.5.1+cu124", "cuda": "12.4", "available": False}}, packages, "x"
+    )
+    assert "is_available() is False" in unavailable[1].message
+    working = deep_findings(
+        {
+            "torch": {
+                "version": "v",
+                "cuda": "12.4",
+                "available": True,
+                "devices": [[8, 9]],
+                "arches": ["sm_80", "sm_90"],
+            }
+        },
+        packages,
+        "x",
+    )
+    assert [f.status for f in working] == ["ok", "warn"]
+    broken = deep_findings({"torch": {"error": "OSError: libcudnn.so.9"}}, packages, "x")
+    assert broken[0].status == "fail" and "libcudnn.so.9" in broken[0].message
+    (timeout,) = deep_findings("the check did not finish within 120 s", packages, "x")
+    assert timeout.status == "fail"
+
+
+def test_json_report_and_exit_code() -> None:
+    findings = check_host(target(None), lock_of(torch_package()), KB)
+    report = report_json(findings, str(Path("demo")))
+    assert report["schema"] == 1
+    assert report["status"] == "fail"
+    assert report["summary"]["fail"] == 2
+    assert set(report["findings"][0]) == {"area", "status", "check", "subject", "message", "fix"}
+    assert exit_code(findings) == 1
+    assert exit_code(by(findings, "toolkit")) == 0

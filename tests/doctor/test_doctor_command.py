@@ -1,0 +1,179 @@
+"""`doctor` through the real console scripts, with the real pynvml loading the fake
+libnvidia-ml.so.1, real project folders and venvs, and the real /usr/local/cuda."""
+
+from __future__ import annotations
+
+import json
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import pytest
+
+from poetry_cuda.plan import SystemRequirement
+from tests.doctor.helpers import CU124_LIBS
+from tests.doctor.helpers import locked_torch
+from tests.doctor.helpers import make_venv
+from tests.doctor.helpers import torch_dist
+from tests.doctor.helpers import torch_package
+from tests.doctor.helpers import write_project
+from tests.support.fake_nvml import GTX_1080_TI
+from tests.support.fake_nvml import RTX_4090
+
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
+    from tests.support.fake_nvml import FakeNvml
+
+
+SYSTEM_CUDA = Path("/usr/local/cuda")
+
+
+def findings(stdout: str) -> list[dict[str, Any]]:
+    report = json.loads(stdout)
+    assert report["schema"] == 1
+    assert report["summary"] == {
+        status: sum(f["status"] == status for f in report["findings"])
+        for status in ("ok", "warn", "fail")
+    }
+    rows: list[dict[str, Any]] = report["findings"]
+    return rows
+
+
+def find(rows: list[dict[str, Any]], area: str, check: str) -> dict[str, Any]:
+    (row,) = [r for r in rows if r["area"] == area and r["check"] == check]
+    return row
+
+
+def cpu_torch_project(tmp_path: Path, *, interpreter: bool = False) -> Path:
+    project = write_project(
+        tmp_path / "demo",
+        packages=[torch_package()],
+        poetry_lock=[locked_torch("2.5.1+cu124", "pytorch-cu124", CU124_LIBS)],
+    )
+    make_venv(project / ".venv", [torch_dist("2.5.1+cpu", None)], interpreter=interpreter)
+    return project
+
+
+def test_cpu_torch_fails_and_both_entry_points_agree(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    project = cpu_torch_project(tmp_path)
+    env = fake_nvml.scenario()
+    script = cli.run("doctor", "--json", cwd=project, env=env)
+    assert script.code == 1, script.stderr
+    rows = findings(script.stdout)
+    assert json.loads(script.stdout)["status"] == "fail"
+    assert (
+        find(rows, "host", "driver")["message"] == "driver 550.54.14 supports CUDA <= 12.4 [nvml]"
+    )
+    installed = find(rows, "environment", "installed")
+    assert installed["status"] == "fail"
+    assert "a CPU build of torch (2.5.1+cpu)" in installed["message"]
+    assert installed["fix"].startswith("run `poetry install`")
+    wheels = find(rows, "environment", "nvidia-wheels")
+    assert "nvidia-cublas-cu12, nvidia-cuda-runtime-cu12, nvidia-cudnn-cu12" in wheels["message"]
+    assert all(r["fix"] is None for r in rows if r["status"] == "ok")
+    assert all(r["fix"] for r in rows if r["status"] != "ok")
+
+    plugin = cli.run("cuda", "doctor", "--json", cwd=project, env=env, program="poetry")
+    assert plugin.code == 1, plugin.stderr
+    assert json.loads(plugin.stdout) == json.loads(script.stdout)
+
+
+def test_readable_report(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
+    result = cli.run("doctor", cwd=cpu_torch_project(tmp_path), env=fake_nvml.scenario())
+    assert result.code == 1
+    lines = result.stdout.splitlines()
+    for title in ("Host", "Locks", "Installed environment"):
+        assert title in lines
+    assert "  ok    GPU 0: NVIDIA GeForce RTX 4090, compute capability 8.9" in lines
+    failure = next(i for i, line in enumerate(lines) if "a CPU build of torch" in line)
+    assert lines[failure].startswith("  FAIL  ")
+    assert lines[failure + 1].startswith("        Fix: run `poetry install`")
+    assert lines[-1].endswith("failure(s)")
+
+
+def test_every_gpu_must_be_served(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
+    project = write_project(
+        tmp_path / "demo",
+        dependencies=["torch==2.7.1"],
+        packages=[torch_package("2.7.1+cu128", "cu128")],
+    )
+    env = fake_nvml.scenario(driver="580.65.06", cuda=13000, gpus=(RTX_4090, GTX_1080_TI))
+    rows = findings(cli.run("doctor", "--json", cwd=project, env=env).stdout)
+    arches = [r for r in rows if r["check"] == "architecture"]
+    assert [(r["subject"], r["status"]) for r in arches] == [
+        ("torch on gpu0", "ok"),
+        ("torch on gpu1", "fail"),
+    ]
+    assert "sm_61" in arches[1]["message"]
+
+
+def test_without_cuda_lock_reports_the_host_and_what_to_run(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    result = cli.run("doctor", "--json", cwd=tmp_path, env=fake_nvml.scenario())
+    assert result.code == 0, result.stderr
+    rows = findings(result.stdout)
+    assert find(rows, "host", "driver")["status"] == "ok"
+    lock = find(rows, "locks", "cuda.lock")
+    assert lock["status"] == "warn"
+    assert "poetry cuda lock" in lock["fix"]
+
+
+def test_no_driver_fails_when_cuda_is_locked(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
+    project = cpu_torch_project(tmp_path)
+    result = cli.run("doctor", "--json", cwd=project, env=fake_nvml.scenario(library=False))
+    driver = find(findings(result.stdout), "host", "driver")
+    assert driver["status"] == "fail"
+    assert "install the NVIDIA driver" in driver["fix"]
+
+
+def test_bad_driver_override_is_bad_input(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    result = cli.run("doctor", cwd=tmp_path, env={"POETRY_CUDA_DRIVER_VERSION": "latest"})
+    assert result.code == 2
+    assert "'latest' is not a driver version" in result.stderr
+
+
+def test_deep_check_inside_the_venv(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
+    project = cpu_torch_project(tmp_path, interpreter=True)
+    result = cli.run("doctor", "--json", "--deep", cwd=project, env=fake_nvml.scenario())
+    assert result.code == 1, result.stderr
+    deep = [r for r in findings(result.stdout) if r["area"] == "deep"]
+    assert [(r["check"], r["status"]) for r in deep] == [("import", "ok"), ("cuda", "fail")]
+    assert "torch.version.cuda is None" in deep[1]["message"]
+    assert deep[1]["fix"] == "run `poetry install` to install the locked build"
+
+
+@pytest.mark.skipif(
+    not (SYSTEM_CUDA / "bin" / "nvcc").exists(), reason="no CUDA toolkit at /usr/local/cuda"
+)
+def test_nvcc_major_against_the_real_toolkit(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
+    detected = cli.run("detect", "--json", cwd=tmp_path, env=fake_nvml.scenario())
+    real = str(SYSTEM_CUDA.resolve())
+    (version,) = [
+        t["version"] for t in json.loads(detected.stdout)["toolkits"] if t["root"] == real
+    ]
+    major = int(version.split(".")[0])
+
+    def nvcc(spec: str) -> dict[str, Any]:
+        requirement = SystemRequirement("flash-attn", "nvcc", spec, "compiles", "install nvcc")
+        project = write_project(
+            tmp_path / spec.replace("<", "").replace(">=", "").replace(",", "-"),
+            dependencies=["flash-attn"],
+            requirements=[requirement],
+        )
+        result = cli.run("doctor", "--json", cwd=project, env=fake_nvml.scenario())
+        return find(findings(result.stdout), "system", "nvcc")
+
+    matching = nvcc(f">={major}.0,<{major + 1}")
+    assert matching["status"] == "ok"
+    assert "/bin/nvcc" in matching["message"]
+    other = nvcc(f">={major - 1}.0,<{major}")
+    assert other["status"] == "fail"
+    assert other["fix"] == "install nvcc"
+    assert f"found only {major}." in other["message"]
