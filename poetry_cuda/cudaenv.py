@@ -43,7 +43,10 @@ PROBE_TIMEOUT = 10.0
 
 
 def project_cuda(cuda_lock: CudaLock) -> CudaVersion | None:
-    """torch's CUDA version when it is locked (extensions must match it), else the newest."""
+    """torch's CUDA version when it is locked (extensions must match it), else the newest.
+
+    Without a CUDA build, an exact `cuda` setting recorded in the lock names the version.
+    """
     versions = []
     for package in cuda_lock.packages:
         if package.cuda is None:
@@ -52,7 +55,12 @@ def project_cuda(cuda_lock: CudaLock) -> CudaVersion | None:
         if package.name == "torch":
             return version
         versions.append(version)
-    return max(versions, key=lambda v: (v.major, v.minor), default=None)
+    if versions:
+        return max(versions, key=lambda v: (v.major, v.minor))
+    try:  # no CUDA build locked: an exact `cuda` setting ("13.2", "cu132") still names one
+        return CudaVersion.parse(cuda_lock.cuda)
+    except ValueError:
+        return None
 
 
 def find_venv(project: Path, backend_name: str, environ: Mapping[str, str]) -> Path | None:

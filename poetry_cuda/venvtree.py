@@ -129,6 +129,7 @@ def _read(path: Path) -> str | None:
 def _build(target: Path, sources: Sequence[Path], version: str, stamp: str) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{FOLDER}-", dir=target.parent))
     try:
+        staging.chmod(0o755)  # mkdtemp's folders are private; a CUDA_HOME is not
         for part in PARTS:
             found = [source / part for source in sources if (source / part).is_dir()]
             if found:
