@@ -280,3 +280,22 @@ def test_an_interrupted_lock_restores_every_file(
     assert snapshot(project) == before
     server.clear_faults()
     assert lock(cli, project, "--cuda", "cu118").code == 0
+
+
+def test_a_pypi_choice_is_verified_against_the_default_index(
+    cli: Cli, tmp_path: Path, server: WorldServer
+) -> None:
+    # paddlepaddle-gpu 2.6.2 is PyPI's own CUDA 11.8 build; here the default index stands
+    # in for PyPI, and uv.lock records only its URL.
+    project = tmp_path / "paddle_project"
+    shutil.copytree(EXAMPLES / "paddle_project", project)
+    configure(project, server)
+    target = EXAMPLES / "torch_project" / "hosts" / "workstation-rtx4090.json"
+    result = lock(cli, project, "--target", str(target))
+    assert result.code == 0, result.stderr
+    data = read_toml(project / "pyproject.toml")
+    assert "sources" not in data["tool"]["uv"]  # nothing to pin: PyPI is the default
+    assert "dependency-groups" not in data
+    [paddle] = read_toml(project / "cuda.lock")["packages"]
+    assert (paddle["source"], paddle["version"]) == ("pypi", "2.6.2")
+    assert entries(project, "paddlepaddle-gpu") == {"2.6.2": (server.pypi_url, [])}
