@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -135,7 +136,7 @@ def make_toolkit(
 
 
 def site_packages(venv: Path) -> Path:
-    site = venv / "lib" / "python3.11" / "site-packages"
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
     site.mkdir(parents=True, exist_ok=True)
     (venv / "bin").mkdir(exist_ok=True)
     return site

@@ -19,6 +19,7 @@ from tests.env.conftest import TORCH
 from tests.env.conftest import Probe
 from tests.env.conftest import add_wheel_library
 from tests.env.conftest import make_project
+from tests.env.conftest import site_packages
 
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def test_two_projects_side_by_side_get_their_own_environments(
     values = torch_env["set"]
     assert isinstance(values, dict)
     assert values["CUDA_HOME"] == str(machine.cuda124)  # a toolkit of torch's CUDA major
-    wheels = torch / ".venv" / "lib" / "python3.11" / "site-packages" / "nvidia"
+    wheels = site_packages(torch / ".venv") / "nvidia"
     assert values["LD_LIBRARY_PATH"].split(":")[:2] == [
         str(wheels / "cuda_runtime" / "lib"),
         str(machine.cuda124 / "lib64"),
@@ -104,7 +105,7 @@ def test_run_loads_the_libcudart_of_each_project(
     result = cli.run("run", "--", str(probe.program), *torch_names, cwd=torch, env=env)
     assert result.code == 0, result
     loaded = Probe.parse(result.stdout)
-    wheel = torch / ".venv" / "lib" / "python3.11" / "site-packages" / "nvidia" / "cuda_runtime"
+    wheel = site_packages(torch / ".venv") / "nvidia" / "cuda_runtime"
     assert loaded["libcudart.so.12"] == (12, str(wheel / "lib" / "libcudart.so.12"))
     assert loaded["libcudart.so.11.0"][0] == 0
 
