@@ -62,16 +62,25 @@ def write_atomic(path: Path, content: str) -> None:
 
     The file keeps its permission bits; readers see either the old or the new content.
     """
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temporary: Path | None = None
     try:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else None
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        temporary = Path(name)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
-            Path(temporary).chmod(mode)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+            temporary.chmod(mode)
+        temporary.replace(path)
+    except BaseException as error:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise InputFileError(
+                f"{path}: cannot write the file ({error.strerror or error})",
+                why="poetry-cuda writes each file through a temporary file beside it",
+                fix=f"make {path.parent} writable, with space to spare",
+            ) from None
         raise

@@ -87,15 +87,28 @@ def _table(data: dict[str, Any], *keys: str) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
 
+def _requirements(value: object, origin: str) -> list[object]:
+    """A PEP 621 list of requirement strings (a bare string would read as its letters)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConfigError(
+            f"{origin}: expected a list of requirement strings, got {value!r}",
+            fix='write it as a list, e.g. dependencies = ["torch==2.5.1"]',
+        )
+    return value
+
+
 def read_dependencies(pyproject: dict[str, Any]) -> tuple[Dependency, ...]:
     """Every dependency the user declared, in file order, duplicates kept."""
     found: list[Dependency] = []
     project = _table(pyproject, "project")
-    for text in project.get("dependencies", []) or []:
+    for text in _requirements(project.get("dependencies"), "[project] dependencies"):
         found.append(_pep508(text, "[project] dependencies"))
     for extra, texts in _table(project, "optional-dependencies").items():
-        for text in texts or []:
-            found.append(_pep508(text, f"[project.optional-dependencies] {extra}"))
+        origin = f"[project.optional-dependencies] {extra}"
+        for text in _requirements(texts, origin):
+            found.append(_pep508(text, origin))
 
     poetry = _table(pyproject, "tool", "poetry")
     for name, value in _table(poetry, "dependencies").items():

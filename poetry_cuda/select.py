@@ -305,7 +305,8 @@ def _no_variant(
             f"{versions[-1]} ({', '.join(variants)}); allow one of them in pyproject.toml"
         )
     else:
-        fix = f"no known {family.lead} build serves these targets"
+        lines.append(f"  no known {family.lead} build serves these targets")
+        fix = 'plan CPU builds with cuda = "cpu"'
     if settings.cuda.kind == "version":
         fix += f", or change cuda = {settings.cuda.text!r}"
     return NoVariantError(

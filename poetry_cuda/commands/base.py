@@ -5,15 +5,22 @@ from __future__ import annotations
 import json
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
 from cleo.commands.command import Command
+from cleo.exceptions import CleoError
 from cleo.formatters.formatter import Formatter
 from cleo.helpers import option
 from cleo.io.outputs.output import Type as OutputType
 
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from cleo.io.io import IO
 
 
 def _exit_code_help() -> str:
@@ -43,6 +50,17 @@ class CudaCommand(Command):
 
     help = _exit_code_help()
     options: ClassVar[list[Any]] = []
+
+    def run(self, io: IO) -> int:
+        try:
+            return super().run(io)
+        except CleoError as error:
+            # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
+            self._io = io
+            self.report_error(
+                UsageError(str(error).strip(), fix=f"see `{self.name} --help` for the options")
+            )
+            return UsageError.exit_code
 
     def handle(self) -> int:
         try:
