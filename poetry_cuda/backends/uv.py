@@ -248,9 +248,10 @@ def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -
             if name not in previous and (
                 entry.get("url") != url or entry.get("explicit") is not True
             ):
+                explicit = "" if entry.get("explicit") is True else ", not explicit"
                 raise ConfigError(
                     f"[[tool.uv.index]] {name!r} already exists with url = "
-                    f"{entry.get('url')!r}{'' if entry.get('explicit') is True else ', not explicit'}",
+                    f"{entry.get('url')!r}{explicit}",
                     why=f"poetry-cuda needs {name!r} to be the explicit index {url}",
                     fix=f"rename or remove your index {name!r}",
                 )
