@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import signal
 
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from poetry_cuda import backends
 from poetry_cuda import lockfile
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import write_atomic
+from poetry_cuda.interrupts import interruptible
 from poetry_cuda.lockfile import CudaLock
 from poetry_cuda.lockfile import LockedPackage
 from poetry_cuda.lockfile import TargetFacts
@@ -37,13 +37,6 @@ if TYPE_CHECKING:
     from poetry_cuda.plan import Choice
     from poetry_cuda.plan import Plan
     from poetry_cuda.planner import Planned
-
-
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM during a lock: every file is restored, then the command stops."""
-
-
-INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass(frozen=True)
@@ -186,15 +179,9 @@ def _major_minor(version: str) -> str:
 def transaction(*paths: Path) -> Iterator[None]:
     """Restore `paths` byte for byte unless the block completes."""
     saved = {path: path.read_bytes() if path.exists() else None for path in paths}
-
-    def terminate(signum: int, frame: object) -> None:
-        raise Interrupted(signum)
-
-    # Both signals raise Interrupted, which (unlike KeyboardInterrupt) Poetry's console
-    # application does not swallow while it resolves.
-    previous = {signum: signal.signal(signum, terminate) for signum in INTERRUPTS}
     try:
-        yield
+        with interruptible():
+            yield
     except BaseException:
         for path, content in saved.items():
             if content is None:
@@ -202,9 +189,6 @@ def transaction(*paths: Path) -> Iterator[None]:
             elif not path.exists() or path.read_bytes() != content:
                 path.write_bytes(content)
         raise
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> Outcome:

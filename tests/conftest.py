@@ -13,6 +13,8 @@ import pytest
 from tests.support.catalog import World
 from tests.support.catalog import WorldServer
 from tests.support.catalog import build_world
+from tests.support.fake_nvml import FakeNvml
+from tests.support.fake_nvml import FakeNvmlUnavailableError
 
 
 if TYPE_CHECKING:
@@ -91,3 +93,12 @@ def server(world: World) -> Iterator[WorldServer]:
 @pytest.fixture
 def cli(tmp_path_factory: pytest.TempPathFactory) -> Cli:
     return Cli(tmp_path_factory.mktemp("home"))
+
+
+@pytest.fixture(scope="session")
+def fake_nvml(tmp_path_factory: pytest.TempPathFactory) -> FakeNvml:
+    """The fake libnvidia-ml.so.1, compiled once per session (skips without gcc)."""
+    try:
+        return FakeNvml.build(tmp_path_factory.mktemp("fake-nvml"))
+    except FakeNvmlUnavailableError as error:
+        pytest.skip(str(error))

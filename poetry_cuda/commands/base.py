@@ -17,6 +17,9 @@ from cleo.io.outputs.output import Type as OutputType
 
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.interrupts import INTERRUPTED_EXIT
+from poetry_cuda.interrupts import Interrupted
+from poetry_cuda.interrupts import interruptible
 
 
 if TYPE_CHECKING:
@@ -64,10 +67,14 @@ class CudaCommand(Command):
 
     def handle(self) -> int:
         try:
-            return self.run_command()
+            with interruptible():
+                return self.run_command()
         except PoetryCudaError as error:
             self.report_error(error)
             return error.exit_code
+        except (KeyboardInterrupt, Interrupted):
+            self.line_error("<error>Interrupted.</error>")
+            return INTERRUPTED_EXIT
 
     def run_command(self) -> int:
         raise NotImplementedError

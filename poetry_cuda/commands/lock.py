@@ -37,7 +37,7 @@ class LockCommand(PlanCommand):
     ]
 
     def run_command(self) -> int:
-        from poetry_cuda.lock import Interrupted
+        from poetry_cuda.interrupts import Interrupted
         from poetry_cuda.lock import lock
         from poetry_cuda.planner import plan_project
 

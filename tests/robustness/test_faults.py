@@ -1,0 +1,93 @@
+"""Index faults during `lock`: a clear message, exit 4, every file unchanged, and a re-run
+after the fault clears succeeds."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import time
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.conftest import BIN
+from tests.conftest import EXAMPLES
+from tests.lock.test_lock_poetry import configure
+from tests.lock.test_lock_poetry import snapshot
+from tests.support.index import Fault
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.conftest import Cli
+    from tests.support.catalog import WorldServer
+    from tests.support.fake_nvml import FakeNvml
+
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def locked(cli: Cli, tmp_path: Path, server: WorldServer) -> Path:
+    project = tmp_path / "torch_project"
+    shutil.copytree(EXAMPLES / "torch_project", project)
+    configure(project, server)
+    assert cli.run("lock", cwd=project).code == 0
+    return project
+
+
+FAULTS = {
+    "server-error": Fault.error(500),
+    "not-found": Fault.error(404),
+    "closed-mid-response": Fault.drop(),
+    "stalled": Fault.stall(8),
+}
+
+
+@pytest.mark.parametrize("name", list(FAULTS))
+def test_an_index_fault_fails_cleanly_and_changes_nothing(
+    name: str, cli: Cli, locked: Path, server: WorldServer
+) -> None:
+    before = snapshot(locked)
+    server.inject("/whl/cu118/", FAULTS[name])
+    # Poetry's own request timeout, short so that the stall outlasts it.
+    env = {"POETRY_REQUESTS_TIMEOUT": "2"}
+    result = cli.run("lock", "--cuda", "cu118", cwd=locked, env=env)
+    assert result.code == 4, result.stdout + result.stderr
+    assert "Poetry's resolution failed" in result.stderr
+    assert "Fix:" in result.stderr
+    assert snapshot(locked) == before
+
+    server.clear_faults()
+    again = cli.run("lock", "--cuda", "cu118", cwd=locked)
+    assert again.code == 0, again.stderr
+    assert "2.5.1+cu118" in again.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interruption_while_detecting_the_host(
+    signum: int, cli: Cli, locked: Path, fake_nvml: FakeNvml
+) -> None:
+    """The earliest stage: NVML hangs in its worker while lock plans for this machine."""
+    pyproject = locked / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('targets = ["hosts/*.json"]', ""))
+    before = snapshot(locked)
+    env = {**cli.env, **fake_nvml.scenario(init_sleep=30)}
+    process = subprocess.Popen(
+        [str(BIN / "poetry-cuda"), "lock"],
+        cwd=locked,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # the worker is waiting in nvmlInit by now
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "Interrupted" in stderr
+    assert "Traceback" not in stderr
+    assert snapshot(locked) == before
