@@ -131,8 +131,13 @@ def as_tree(toolkit: Toolkit, os_name: str) -> Tree:
     )
 
 
-def project_environment(start: Path, environ: Mapping[str, str] | None = None) -> ProjectEnv:
-    """The environment of the project at or above `start` (see `poetry_cuda.environment`)."""
+def project_environment(
+    start: Path, environ: Mapping[str, str] | None = None, *, build_tree: bool = True
+) -> ProjectEnv:
+    """The environment of the project at or above `start` (see `poetry_cuda.environment`).
+
+    With `toolkit = "wheels"` this builds ``<venv>/cuda`` unless `build_tree` is False.
+    """
     from poetry_cuda.backends import choose
 
     environ = os.environ if environ is None else environ
@@ -155,7 +160,7 @@ def project_environment(start: Path, environ: Mapping[str, str] | None = None) -
     cuda = project_cuda(cuda_lock)
     wheels = None
     if settings.toolkit == "wheels" and venv is not None and cuda is not None:
-        wheels = _wheel_tree(venv, sites, cuda, os_name)
+        wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)
     needs = cuda_lock.system_requirements
     toolkits = [] if os_name == "macos" else system_toolkits(environ, os_name)
     inside = str(venv.resolve()) + os.sep if venv else None
@@ -191,7 +196,9 @@ def _venv_bin(venv: Path | None, os_name: str) -> str | None:
     return str(folder) if folder.is_dir() else None
 
 
-def _wheel_tree(venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str) -> Tree | None:
+def _wheel_tree(
+    venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str, *, build: bool
+) -> Tree | None:
     from poetry_cuda.toolkit_wheels import for_major
     from poetry_cuda.venvtree import assemble
 
@@ -199,7 +206,7 @@ def _wheel_tree(venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str) 
     if row is None or os_name == "windows":
         return None
     for site in sites:
-        tree = assemble(venv, site, row)
+        tree = assemble(venv, site, row, build=build)
         if tree is not None:
             return tree
     return None

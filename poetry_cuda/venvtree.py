@@ -92,8 +92,11 @@ def components(site: Path, row: ToolkitWheels) -> list[Path]:
     return [p for p in dict.fromkeys([*first, *rest]) if p.is_dir() and p.name != "cu13"]
 
 
-def assemble(venv: Path, site: Path, row: ToolkitWheels) -> Tree | None:
-    """``<venv>/cuda`` made of the toolkit wheels of `row`; None when they are not installed."""
+def assemble(venv: Path, site: Path, row: ToolkitWheels, *, build: bool = True) -> Tree | None:
+    """``<venv>/cuda`` made of the toolkit wheels of `row`; None when they are not installed.
+
+    `build=False` only says where the tree is (doctor is read-only).
+    """
     version = nvcc_version(site)
     sources = components(site, row)
     if version is None or not sources:
@@ -102,7 +105,7 @@ def assemble(venv: Path, site: Path, row: ToolkitWheels) -> Tree | None:
     stamp = json.dumps(
         {"version": version, "sources": [str(s) for s in sources], "layout": 1}, sort_keys=True
     )
-    if _read(target / STAMP) != stamp:
+    if build and _read(target / STAMP) != stamp:
         _build(target, sources, version, stamp)
     return tree_of(target, version)
 

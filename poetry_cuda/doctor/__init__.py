@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks
 from poetry_cuda.doctor.environment import check_environment
+from poetry_cuda.doctor.environment import check_shell
 from poetry_cuda.doctor.findings import Finding
 from poetry_cuda.doctor.findings import exit_code
 from poetry_cuda.doctor.findings import report_json
@@ -46,6 +47,7 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
     findings += check_environment(
         facts.environment, cuda_lock, facts.locks.locked, facts.target, facts.locks.backend
     )
+    findings += check_shell(facts.shell)
     if cuda_lock is not None:
         findings += check_system(
             cuda_lock.system_requirements, facts.target, facts.libraries, facts.environment

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Distribution
     from poetry_cuda.doctor.installed import Environment
+    from poetry_cuda.environment import Contradiction
     from poetry_cuda.lockfile import CudaLock
     from poetry_cuda.lockfile import LockedPackage
     from poetry_cuda.targets import Target
@@ -184,3 +185,16 @@ def _nvidia_wheels(environment: Environment, install: str) -> list[Finding]:
             )
         )
     return found
+
+
+def check_shell(contradictions: Sequence[Contradiction] | None) -> list[Finding]:
+    """The shell's CUDA_HOME, PATH and library path against the project's environment."""
+    if contradictions is None:
+        return []
+    if not contradictions:
+        return [ok("environment", "shell", "the shell's CUDA variables agree with the project")]
+    fix = (
+        "run commands through `poetry cuda run -- CMD` (or `poetry run`), or load the "
+        'project\'s environment with `eval "$(poetry cuda env)"`'
+    )
+    return [warn("environment", "shell", c.detail, fix, subject=c.variable) for c in contradictions]

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
+    from poetry_cuda.environment import Contradiction
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.targets import Target
 
@@ -51,6 +52,9 @@ class Facts:
     locks: LockState
     environment: Environment | None
     libraries: tuple[Library, ...]
+    # Where the shell's CUDA variables contradict the project's; None: not computed
+    # (no cuda.lock, or a requirement no installed toolkit meets, reported on its own).
+    shell: tuple[Contradiction, ...] | None = None
 
 
 def find_project(start: Path) -> Path | None:
@@ -140,4 +144,21 @@ def gather(
         known = {os.path.realpath(lib.path) for lib in libraries}
         cached = from_ldconfig(where.ldconfig, kinds, environ=env, timeout=timeout)
         libraries += [lib for lib in cached if os.path.realpath(lib.path) not in known]
-    return Facts(project, target, locks, environment, tuple(libraries))
+    return Facts(
+        project, target, locks, environment, tuple(libraries), shell_contradictions(project, env)
+    )
+
+
+def shell_contradictions(
+    project: Path | None, environ: Mapping[str, str]
+) -> tuple[Contradiction, ...] | None:
+    if project is None or not (project / lockfile.FILENAME).is_file():
+        return None
+    from poetry_cuda.cudaenv import project_environment
+    from poetry_cuda.environment import contradictions
+
+    try:
+        wanted = project_environment(project, environ, build_tree=False)
+    except PoetryCudaError:
+        return None
+    return tuple(contradictions(wanted, environ))

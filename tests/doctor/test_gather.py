@@ -285,3 +285,19 @@ def test_driver_override_is_honoured(tmp_path: Path, root: Path, env: dict[str, 
     variant = one(doctor(project, root, env, POETRY_CUDA_DRIVER_VERSION="470.82.01"), "variant")
     assert variant.status == "fail"
     assert "the driver supports CUDA <= 11.4" in variant.message
+
+
+def test_a_shell_cuda_home_that_contradicts_the_project(
+    tmp_path: Path, root: Path, env: dict[str, str]
+) -> None:
+    project = torch_project(tmp_path, torch_dist("2.5.1+cu124", "12.4"))
+    assert one(doctor(project, root, env), "shell").status == "ok"
+
+    other = tmp_path / "cuda-13.0"
+    (other / "bin").mkdir(parents=True)
+    (other / "version.json").write_text(json.dumps({"cuda": {"version": "13.0.88"}}))
+    shell = one(doctor(project, root, env, CUDA_HOME=str(other)), "shell", "CUDA_HOME")
+    assert shell.status == "warn"
+    assert shell.message.startswith(f"CUDA_HOME={other}, but the project uses no CUDA toolkit")
+    assert "poetry cuda run -- CMD" in shell.fix
+    assert 'eval "$(poetry cuda env)"' in shell.fix
