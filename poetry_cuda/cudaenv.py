@@ -161,7 +161,8 @@ def project_environment(
     wheels = None
     if settings.toolkit == "wheels" and venv is not None and cuda is not None:
         wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)
-    needs = cuda_lock.system_requirements
+    # What the lock itself meets (its nvidia-* wheels) needs nothing from the system.
+    needs = tuple(r for r in cuda_lock.system_requirements if not r.satisfied_by)
     toolkits = [] if os_name == "macos" else system_toolkits(environ, os_name)
     inside = str(venv.resolve()) + os.sep if venv else None
     system = [

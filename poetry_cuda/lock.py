@@ -7,6 +7,7 @@ verification fails, or the process is interrupted (SIGINT, SIGTERM).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from poetry_cuda.backends import LockedEntry
     from poetry_cuda.plan import Choice
     from poetry_cuda.plan import Plan
+    from poetry_cuda.plan import SystemRequirement
     from poetry_cuda.planner import Planned
 
 
@@ -70,7 +72,13 @@ def recorded_names(cuda_lock: CudaLock) -> set[str]:
     return {p.name for p in cuda_lock.packages} | {r.package for r in cuda_lock.system_requirements}
 
 
-def build_lock(planned: Planned, backend: str, locked: dict[str, str | None]) -> CudaLock:
+def build_lock(
+    planned: Planned,
+    backend: str,
+    locked: dict[str, str | None],
+    requirements: tuple[SystemRequirement, ...] | None = None,
+) -> CudaLock:
+    """cuda.lock for the plan; `requirements` as cross-checked with the lock (default: the plan's)."""
     plan = planned.plan
     return CudaLock(
         content_hash=lockfile.content_hash(relevant_parts(planned.pyproject, decided_names(plan))),
@@ -91,7 +99,7 @@ def build_lock(planned: Planned, backend: str, locked: dict[str, str | None]) ->
             )
             for c in plan.packages
         ),
-        system_requirements=plan.system_requirements,
+        system_requirements=plan.system_requirements if requirements is None else requirements,
         managed_sources=Managed.of(plan).source_names,
     )
 
@@ -171,6 +179,36 @@ def _verify_runtime(choice: Choice, entry: LockedEntry, project: Path, backend: 
             )
 
 
+def cross_check(planned: Planned, project: Path, backend: Backend) -> tuple[SystemRequirement, ...]:
+    """The plan's system requirements, each marked where the lock itself meets it.
+
+    paddlepaddle-gpu 3.x pins nvidia-cudnn-cu12, so cuDNN comes with it; a flash-attn
+    locked only as wheels compiles nothing. Rules the user declared are kept as written.
+    """
+    from poetry_cuda.knowledge import load
+    from poetry_cuda.requirements import LIBRARY_WHEELS
+    from poetry_cuda.requirements import met_by_lock
+
+    run_time = {package for package, r in load().builds_with_nvcc if r.at_run_time}
+    declared = {(rule.name, kind) for rule in planned.settings.packages for kind, _ in rule.needs}
+    found = []
+    for requirement in planned.plan.system_requirements:
+        if (requirement.package, requirement.kind) in declared:
+            found.append(requirement)
+            continue
+        entries = backend.locked(project, requirement.package)
+        pattern = LIBRARY_WHEELS.get(requirement.kind)
+        wheels = {
+            name: [e.version for e in backend.locked(project, name)]
+            for entry in entries
+            for name, _ in entry.dependencies
+            if pattern is not None and pattern.fullmatch(name)
+        }
+        met = met_by_lock(requirement, entries, wheels, runs_nvcc=requirement.package in run_time)
+        found.append(dataclasses.replace(requirement, satisfied_by=met))
+    return tuple(found)
+
+
 def _major_minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
@@ -219,7 +257,8 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
             write_atomic(pyproject, new_text)
         backend.prepare(project, set(previous) - set(managed.source_names))
         backend.run_lock(project, regenerate=regenerate)
-        result = build_lock(planned, backend.name, verify(planned.plan, project, backend))
+        versions = verify(planned.plan, project, backend)
+        result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))
         content = result.dumps()
         if not cuda_lock_path.exists() or cuda_lock_path.read_text(encoding="utf-8") != content:
             write_atomic(cuda_lock_path, content)

@@ -107,6 +107,7 @@ class CudaLock:
                     "spec": r.spec,
                     "reason": r.reason,
                     "satisfy": r.satisfy,
+                    "satisfied-by": r.satisfied_by or None,
                 }
                 for r in self.system_requirements
             ],
@@ -251,6 +252,7 @@ def read(path: Path) -> CudaLock:
                 spec=s(q, "spec", w, str),
                 reason=s(q, "reason", w, str),
                 satisfy=s(q, "satisfy", w, str),
+                satisfied_by=s(q, "satisfied-by", w, str, optional=True) or "",
             )
             for w, q in r.rows(data, "system-requirements")
         ),

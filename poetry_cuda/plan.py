@@ -53,6 +53,9 @@ class SystemRequirement:
     spec: str
     reason: str
     satisfy: str
+    # Set after locking when the lock itself meets the need (its nvidia-* wheels, or only
+    # prebuilt wheels where nvcc was for building): what meets it. Nothing to install then.
+    satisfied_by: str = ""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,14 @@ LOCK = CudaLock(
     ),
     system_requirements=(
         SystemRequirement("flash-attn", "nvcc", ">=12.0,<13", "compiles CUDA code", "install"),
+        SystemRequirement(
+            "onnxruntime-gpu",
+            "cudnn",
+            ">=9,<10",
+            "loads libcudnn.so.9",
+            "install cuDNN 9",
+            satisfied_by="nvidia-cudnn-cu12 in the lock",
+        ),
     ),
     managed_sources=("pytorch-cu124",),
 )

@@ -81,10 +81,15 @@ class PoetryBackend:
 
 
 def _dependencies(table: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """poetry.lock's `[package.dependencies]`: a constraint string, a table, or a list."""
+    """poetry.lock's `[package.dependencies]`: a constraint string, a table, or a list.
+
+    Optional ones (installed only with an extra) are left out.
+    """
     found = []
     for name, value in table.items():
         for entry in value if isinstance(value, list) else [value]:
+            if isinstance(entry, dict) and entry.get("optional"):
+                continue
             constraint = entry.get("version", "*") if isinstance(entry, dict) else entry
             found.append((name, str(constraint)))
     return found

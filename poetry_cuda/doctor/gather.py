@@ -126,7 +126,8 @@ def gather(
     project = find_project(start)
     locks = read_locks(project)
     environment = find_environment(project, locks.backend, env)
-    requirements = locks.cuda_lock.system_requirements if locks.cuda_lock else ()
+    recorded = locks.cuda_lock.system_requirements if locks.cuda_lock else ()
+    requirements = [r for r in recorded if not r.satisfied_by]
     kinds = sorted({r.kind for r in requirements} & set(LIBRARY_KINDS))
     libraries: list[Library] = []
     if kinds and target.os != "macos":

@@ -115,7 +115,12 @@ def check_system(
         return [ok("system", "requirements", "macOS installs CPU builds: no system CUDA needed")]
     found = []
     for req in requirements:
-        found.append(_check(req, candidates(req.kind, target, libraries, environment)))
+        if req.satisfied_by:
+            spec = f" {req.spec}" if req.spec else ""
+            message = f"{req.package} needs {req.kind}{spec}: met by {req.satisfied_by}"
+            found.append(ok("system", req.kind, message, subject=req.package))
+        else:
+            found.append(_check(req, candidates(req.kind, target, libraries, environment)))
     return found
 
 

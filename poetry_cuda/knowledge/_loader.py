@@ -13,6 +13,7 @@ maintainers and not loaded.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from typing import TYPE_CHECKING
@@ -409,7 +410,9 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requi
     nvcc = []
     for row in top.tables("nvcc", by("package")):
         package = row.parsed("package", _name)
-        nvcc.append((package, _requirement(row, None, "nvcc")))
+        at_run_time = row.take("at-run-time", bool, "true or false", False)
+        requirement = _requirement(row, None, "nvcc")
+        nvcc.append((package, dataclasses.replace(requirement, at_run_time=at_run_time)))
     top.done()
     return tuple(flavours), tuple(nvcc)
 

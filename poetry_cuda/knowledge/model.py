@@ -108,6 +108,9 @@ class Requirement:
     source: str
     # Rows nested in a variant or flavour share its confidence; top-level rows carry their own.
     confidence: Confidence = "verified"
+    # nvcc rows: the package also runs nvcc at run time (JIT-compiled ops), so prebuilt
+    # wheels do not remove the need.
+    at_run_time: bool = False
 
 
 @dataclass(frozen=True)

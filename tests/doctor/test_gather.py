@@ -301,3 +301,19 @@ def test_a_shell_cuda_home_that_contradicts_the_project(
     assert shell.message.startswith(f"CUDA_HOME={other}, but the project uses no CUDA toolkit")
     assert "poetry cuda run -- CMD" in shell.fix
     assert 'eval "$(poetry cuda env)"' in shell.fix
+
+
+def test_a_requirement_the_lock_meets_needs_nothing_from_the_system(
+    tmp_path: Path, root: Path, env: dict[str, str]
+) -> None:
+    met = SystemRequirement(
+        "paddlepaddle-gpu",
+        "cudnn",
+        ">=9,<10",
+        "loads libcudnn.so.9",
+        "apt install libcudnn9",
+        satisfied_by="nvidia-cudnn-cu12 in the lock",
+    )
+    finding = one(doctor(paddle_project(tmp_path, met), root, env), "cudnn")
+    assert finding.status == "ok"
+    assert finding.message.endswith("met by nvidia-cudnn-cu12 in the lock")
