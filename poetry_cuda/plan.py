@@ -106,5 +106,8 @@ class Plan:
                 }
                 for r in self.system_requirements
             ],
+            "additions": [
+                {"name": a.name, "spec": a.spec, "reason": a.reason} for a in self.additions
+            ],
             "warnings": list(self.warnings),
         }

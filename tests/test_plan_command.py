@@ -137,3 +137,17 @@ def test_target_from_the_environment(cli: Cli, torch_project: Path) -> None:
     )
     assert result.code == 0
     assert json.loads(result.stdout)["packages"][0]["variant"] == "cpu"
+
+
+def test_toolkit_wheels_show_as_additions(cli: Cli, torch_project: Path) -> None:
+    pyproject = torch_project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace("targets = [", 'toolkit = "wheels"\ntargets = [')
+    )
+    result = cli.run("plan", "--json", cwd=torch_project)
+    assert result.code == 0, result.stderr
+    additions = json.loads(result.stdout)["additions"]
+    assert {a["name"]: a["spec"] for a in additions}["nvidia-cuda-runtime-cu12"] == "==12.4.*"
+    text = cli.run("plan", cwd=torch_project).stdout
+    assert "Added to the poetry-cuda group (from PyPI):" in text
+    assert "nvidia-cuda-cccl-cu12==12.4.*" in text

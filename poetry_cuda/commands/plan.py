@@ -13,6 +13,7 @@ from poetry_cuda.commands.base import JSON_OPTION
 from poetry_cuda.commands.base import POLICY_OPTION
 from poetry_cuda.commands.base import TARGET_OPTION
 from poetry_cuda.commands.base import CudaCommand
+from poetry_cuda.project import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -66,6 +67,10 @@ def render(plan: Plan) -> list[str]:
             spec = f" {req.spec}" if req.spec else ""
             lines.append(f"  {req.package} needs {req.kind}{esc(spec)}: {esc(req.reason)}")
             lines.append(f"    to satisfy: {esc(req.satisfy)}")
+    if plan.additions:
+        lines.append(f"<info>Added to the {MANAGED_GROUP} group</info> (from PyPI):")
+        for addition in plan.additions:
+            lines.append(f"  {addition.name}{esc(addition.spec)}: {esc(addition.reason)}")
     for warning in plan.warnings:
         lines.append(f"<comment>Warning</comment>: {esc(warning)}")
     return lines
