@@ -1,7 +1,7 @@
-"""The NVML worker: ``python -m poetry_cuda.detect._nvml`` prints one JSON object.
+"""The NVML worker: ``python -I .../_nvml.py`` prints one JSON object.
 
 This is the only module that imports pynvml, and it only ever runs in a child
-process (see `poetry_cuda.detect.nvml`): a driver whose NVML hangs or crashes then
+process, as a script importing nothing but pynvml and the standard library (see `poetry_cuda.detect.nvml`): a driver whose NVML hangs or crashes then
 costs one probe, not the command. The output holds raw NVML values; the parent
 decodes them.
 

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-import poetry_cuda
-
 from poetry_cuda.detect._run import run
 from poetry_cuda.detect._run import signal_name
 from poetry_cuda.detect.facts import Findings
@@ -35,7 +33,9 @@ if TYPE_CHECKING:
 
 
 PROBE = "nvml"
-WORKER = "poetry_cuda.detect._nvml"
+# Run by path, isolated (-I): importing the package around it would double the child's
+# start-up, and -I keeps the working directory and PYTHON* variables out of its imports.
+WORKER = Path(__file__).with_name("_nvml.py")
 LIBRARY = "libnvidia-ml.so.1"
 
 DRIVER_NOT_LOADED = 9
@@ -55,11 +55,6 @@ VERSION_MISMATCH = Problem(
 def worker_environment(environ: Mapping[str, str], *, wsl_lib: Path) -> dict[str, str]:
     """The worker's environment: the caller's, so LD_LIBRARY_PATH keeps working."""
     env = dict(environ)
-    # The worker must import this very package, installed or not.
-    package_parent = str(Path(poetry_cuda.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(
-        entry for entry in (package_parent, env.get("PYTHONPATH")) if entry
-    )
     # WSL2 keeps the Windows driver's NVML outside the usual library path.
     if (wsl_lib / LIBRARY).exists():
         env["LD_LIBRARY_PATH"] = os.pathsep.join(
@@ -81,7 +76,7 @@ def probe_nvml(
         return _error("no Python interpreter to run the NVML worker with")
     try:
         completed = run(
-            [python, "-m", WORKER],
+            [python, "-I", str(WORKER)],
             env=worker_environment(environ, wsl_lib=wsl_lib),
             timeout=timeout,
         )
