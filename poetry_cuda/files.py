@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -55,6 +56,26 @@ def read_toml(
             f"{path}: not valid TOML ({error})",
             fix="correct the syntax at the position shown",
         ) from None
+
+
+_PARSED: dict[tuple[str, bytes], dict[str, Any]] = {}
+
+
+def read_toml_once(path: Path) -> dict[str, Any]:
+    """`read_toml`, parsed once per content of the file; the result must not be changed.
+
+    Verification and doctor look up one package after another in poetry.lock or uv.lock,
+    which for a torch project hold thousands of lines: reading and hashing the bytes
+    is cheap, parsing them is not.
+    """
+    try:
+        digest = hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return read_toml(path)  # the same error read_toml gives
+    key = (str(path), digest)
+    if key not in _PARSED:
+        _PARSED[key] = read_toml(path)
+    return _PARSED[key]
 
 
 def write_atomic(path: Path, content: str) -> None:

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 
 TARGET_ENV = "POETRY_CUDA_TARGET"
-DRIVER_ENV = "POETRY_CUDA_DRIVER_VERSION"
 
 
 @dataclass(frozen=True)
@@ -82,6 +81,7 @@ def apply_options(settings: Settings, options: Options) -> Settings:
 
 
 def detect_this_machine(environ: Mapping[str, str]) -> HostProfile:
+    from poetry_cuda.detect import DRIVER_ENV
     from poetry_cuda.detect import detect_host
 
     return detect_host(driver_override=environ.get(DRIVER_ENV) or None, environ=environ)

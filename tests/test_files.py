@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import read_toml_once
 from poetry_cuda.files import write_atomic
 
 
@@ -37,3 +38,12 @@ def test_a_failed_write_leaves_the_file_and_no_temporary(tmp_path: Path) -> None
         write_atomic(path, 42)  # type: ignore[arg-type]
     assert path.read_text() == "kept"
     assert [p.name for p in tmp_path.iterdir()] == ["pyproject.toml"]
+
+
+def test_read_toml_once_parses_each_content_once(tmp_path: Path) -> None:
+    path = tmp_path / "poetry.lock"
+    path.write_text('version = "1"\n')
+    first = read_toml_once(path)
+    assert read_toml_once(path) is first  # the same content: not parsed again
+    path.write_text('version = "2"\n')  # same size, maybe the same mtime
+    assert read_toml_once(path) == {"version": "2"}

@@ -27,6 +27,7 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
+from poetry_cuda.files import read_toml_once
 from poetry_cuda.files import write_atomic
 from poetry_cuda.managed import CUDA_PLATFORMS
 from poetry_cuda.managed import GROUP_COMMENT
@@ -62,7 +63,7 @@ class PoetryBackend:
         if not path.is_file():
             return []
         found = []
-        for package in read_toml(path).get("package", []):
+        for package in read_toml_once(path).get("package", []):
             if package.get("name") == name:
                 source = package.get("source") or {}
                 found.append(

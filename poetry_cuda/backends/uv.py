@@ -38,7 +38,7 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
-from poetry_cuda.files import read_toml
+from poetry_cuda.files import read_toml_once
 from poetry_cuda.managed import CUDA_PLATFORMS
 from poetry_cuda.project import MANAGED_GROUP
 
@@ -82,11 +82,11 @@ class UvBackend:
         path = project / self.lockfile
         if not path.is_file():
             return []
-        default = default_index(read_toml(project / "pyproject.toml"), os.environ)
+        default = default_index(read_toml_once(project / "pyproject.toml"), os.environ)
         wanted = canonicalize_name(name)
         return [
             _entry(package, default)
-            for package in read_toml(path).get("package", [])
+            for package in read_toml_once(path).get("package", [])
             if canonicalize_name(str(package.get("name", ""))) == wanted
         ]
 

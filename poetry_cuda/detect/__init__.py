@@ -57,7 +57,10 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import CudaVersion
 
 
-__all__ = ["HostPaths", "detect_host", "host_machine", "host_os"]
+__all__ = ["DRIVER_ENV", "HostPaths", "detect_host", "host_machine", "host_os"]
+
+# Plan and check for this driver version instead of the detected one.
+DRIVER_ENV = "POETRY_CUDA_DRIVER_VERSION"
 
 _MACHINE_ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda import backends
 from poetry_cuda import lockfile
+from poetry_cuda.detect import DRIVER_ENV
 from poetry_cuda.detect import HostPaths
 from poetry_cuda.detect import detect_host
 from poetry_cuda.doctor.checks import LockState
@@ -28,7 +29,6 @@ from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.lock import recorded_names
 from poetry_cuda.lock import relevant_parts
-from poetry_cuda.planner import DRIVER_ENV
 from poetry_cuda.targets import settle
 
 
