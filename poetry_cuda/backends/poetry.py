@@ -320,4 +320,7 @@ def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     result = tomlkit.dumps(document)
     if result.endswith("\n\n") and not text.endswith("\n\n"):
         result = result.rstrip("\n") + "\n"  # the managed group came last
+    if result == text:
+        return text
+    # Only layout changed (tomlkit's own spelling of what was there): keep the user's bytes.
     return text if tomlkit.parse(result) == tomlkit.parse(text) else result

@@ -413,4 +413,7 @@ def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     result = tomlkit.dumps(document)
     if text.endswith("\n") and not text.endswith("\n\n"):
         result = result.rstrip("\n") + "\n"  # a table added or dropped at the end leaves a blank
+    if result == text:
+        return text
+    # Only layout changed (tomlkit's own spelling of what was there): keep the user's bytes.
     return text if tomlkit.parse(result) == tomlkit.parse(text) else result
