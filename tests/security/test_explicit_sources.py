@@ -8,16 +8,16 @@ from the PyPI stand-in, never ask the CUDA index for it, and fail on the CUDA-on
 
 from __future__ import annotations
 
-import shutil
-
 from typing import TYPE_CHECKING
 
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import EXAMPLES
-from tests.lock import test_lock_poetry as poetry_lock
-from tests.lock import test_lock_uv as uv_lock
+from tests.security.projects import BACKENDS
+from tests.security.projects import UV
+from tests.security.projects import lock
+from tests.security.projects import snapshot
+from tests.security.projects import torch_project
 from tests.support.hostile import CUDA_ONLY
 from tests.support.hostile import HOSTILE_FILELOCK
 
@@ -26,34 +26,17 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.conftest import Cli
-    from tests.conftest import Result
+    from tests.security.projects import Backend
     from tests.support.catalog import WorldServer
 
 
 pytestmark = pytest.mark.slow
 
 
-def _project(tmp_path: Path, server: WorldServer, backend: str) -> Path:
-    project = tmp_path / "torch_project"
-    shutil.copytree(EXAMPLES / "torch_project", project)
-    (poetry_lock if backend == "poetry" else uv_lock).configure(project, server)
-    return project
-
-
 def _add_dependency(project: Path, requirement: str) -> None:
     pyproject = project / "pyproject.toml"
     text = pyproject.read_text()
     pyproject.write_text(text.replace('    "torchvision==0.20.1",\n', f'    "{requirement}",\n'))
-
-
-def _lock(cli: Cli, project: Path) -> Result:
-    return cli.run("lock", cwd=project, env=uv_lock.UV)
-
-
-def _snapshot(project: Path, backend: str) -> dict[str, bytes | None]:
-    if backend == "poetry":
-        return poetry_lock.snapshot(project)
-    return uv_lock.snapshot(project)
 
 
 def _managed_names(project: Path) -> set[str]:
@@ -66,8 +49,8 @@ def _managed_names(project: Path) -> set[str]:
 def test_poetry_sources_are_explicit_and_serve_only_their_packages(
     cli: Cli, tmp_path: Path, hostile: WorldServer
 ) -> None:
-    project = _project(tmp_path, hostile, "poetry")
-    result = cli.run("lock", cwd=project)
+    project = torch_project(tmp_path, hostile, "poetry")
+    result = lock(cli, project)
     assert result.code == 0, result.stderr
 
     sources = read_toml(project / "pyproject.toml")["tool"]["poetry"]["source"]
@@ -89,8 +72,8 @@ def test_poetry_sources_are_explicit_and_serve_only_their_packages(
 def test_uv_indexes_are_explicit_and_serve_only_their_packages(
     cli: Cli, tmp_path: Path, hostile: WorldServer
 ) -> None:
-    project = _project(tmp_path, hostile, "uv")
-    result = uv_lock.lock(cli, project)
+    project = torch_project(tmp_path, hostile, "uv")
+    result = lock(cli, project)
     assert result.code == 0, result.stderr
 
     indexes = read_toml(project / "pyproject.toml")["tool"]["uv"]["index"]
@@ -110,37 +93,37 @@ def test_uv_indexes_are_explicit_and_serve_only_their_packages(
     # The control: the same index, not explicit, hands uv the hostile filelock.
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace("explicit = true\n", ""))
-    relock = cli.run("lock", "--upgrade", cwd=project, program="uv", env=uv_lock.UV)
+    relock = cli.run("lock", "--upgrade", cwd=project, program="uv", env=UV)
     assert relock.code == 0, relock.stderr
     packages = read_toml(project / "uv.lock")["package"]
     assert [p["version"] for p in packages if p["name"] == "filelock"] == [HOSTILE_FILELOCK]
 
 
-@pytest.mark.parametrize("backend", ["poetry", "uv"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_higher_version_on_the_cuda_index_is_not_taken_when_asked_for(
-    cli: Cli, tmp_path: Path, hostile: WorldServer, backend: str
+    cli: Cli, tmp_path: Path, hostile: WorldServer, backend: Backend
 ) -> None:
     """Even a direct `filelock>=4` the CUDA index could satisfy fails rather than use it."""
-    project = _project(tmp_path, hostile, backend)
+    project = torch_project(tmp_path, hostile, backend)
     _add_dependency(project, "filelock>=4")
-    before = _snapshot(project, backend)
-    result = _lock(cli, project)
+    before = snapshot(project, backend)
+    result = lock(cli, project)
     assert result.code == 4, result.stdout + result.stderr
     assert "filelock" in result.stderr
     assert HOSTILE_FILELOCK not in result.stdout
-    assert _snapshot(project, backend) == before
+    assert snapshot(project, backend) == before
     assert hostile.request_count("/whl/cu124/filelock/") == 0
 
 
-@pytest.mark.parametrize("backend", ["poetry", "uv"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_package_only_the_cuda_index_has_does_not_resolve(
-    cli: Cli, tmp_path: Path, hostile: WorldServer, backend: str
+    cli: Cli, tmp_path: Path, hostile: WorldServer, backend: Backend
 ) -> None:
-    project = _project(tmp_path, hostile, backend)
+    project = torch_project(tmp_path, hostile, backend)
     _add_dependency(project, CUDA_ONLY)
-    before = _snapshot(project, backend)
-    result = _lock(cli, project)
+    before = snapshot(project, backend)
+    result = lock(cli, project)
     assert result.code == 4, result.stdout + result.stderr
     assert CUDA_ONLY in result.stderr
-    assert _snapshot(project, backend) == before
+    assert snapshot(project, backend) == before
     assert hostile.request_count(f"/whl/cu124/{CUDA_ONLY}/") == 0

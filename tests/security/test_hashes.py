@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import subprocess
 import urllib.request
 
@@ -15,10 +14,11 @@ from urllib.parse import quote
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import EXAMPLES
 from tests.conftest import Cli
-from tests.lock import test_lock_poetry as poetry_lock
-from tests.lock import test_lock_uv as uv_lock
+from tests.security.projects import BACKENDS
+from tests.security.projects import install
+from tests.security.projects import lock
+from tests.security.projects import torch_project
 from tests.support.catalog import WorldServer
 from tests.support.hostile import copy_world
 from tests.support.hostile import tamper
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+    from tests.security.projects import Backend
     from tests.support.catalog import World
 
 
@@ -48,13 +49,6 @@ def own_world(world: World, tmp_path: Path) -> World:
 def own_server(own_world: World) -> Iterator[WorldServer]:
     with WorldServer(own_world) as running:
         yield running
-
-
-def _project(tmp_path: Path, server: WorldServer, backend: str) -> Path:
-    project = tmp_path / "torch_project"
-    shutil.copytree(EXAMPLES / "torch_project", project)
-    (poetry_lock if backend == "poetry" else uv_lock).configure(project, server)
-    return project
 
 
 def _site_packages(project: Path) -> Path:
@@ -86,8 +80,8 @@ def _assert_no_torch_and_no_half_install(project: Path) -> None:
 def test_poetry_lock_entries_from_managed_sources_carry_sha256(
     cli: Cli, tmp_path: Path, server: WorldServer
 ) -> None:
-    project = _project(tmp_path, server, "poetry")
-    assert cli.run("lock", cwd=project).code == 0
+    project = torch_project(tmp_path, server, "poetry")
+    assert lock(cli, project).code == 0
     managed = set(read_toml(project / "cuda.lock")["managed-sources"])
     entries = [
         p
@@ -104,8 +98,8 @@ def test_poetry_lock_entries_from_managed_sources_carry_sha256(
 def test_uv_lock_entries_from_managed_indexes_carry_sha256(
     cli: Cli, tmp_path: Path, server: WorldServer
 ) -> None:
-    project = _project(tmp_path, server, "uv")
-    assert uv_lock.lock(cli, project).code == 0
+    project = torch_project(tmp_path, server, "uv")
+    assert lock(cli, project).code == 0
     indexes = read_toml(project / "pyproject.toml")["tool"]["uv"]["index"]
     urls = {i["url"] for i in indexes if i.get("explicit")}
     entries = [
@@ -136,17 +130,17 @@ def _tamper(server: WorldServer, world: World, listing: str) -> None:
 def test_plain_poetry_install_refuses_a_tampered_wheel(
     cli: Cli, tmp_path: Path, own_server: WorldServer, own_world: World, listing: str
 ) -> None:
-    project = _project(tmp_path, own_server, "poetry")
-    assert cli.run("lock", cwd=project).code == 0
+    project = torch_project(tmp_path, own_server, "poetry")
+    assert lock(cli, project).code == 0
     _tamper(own_server, own_world, listing)
     teammate = Cli(tmp_path / "teammate")  # a clean cache: nothing downloaded at lock time
-    install = teammate.run("--no-plugins", "install", cwd=project, program="poetry")
-    assert install.code != 0, install.stdout
+    result = install(teammate, project, "poetry")
+    assert result.code != 0, result.stdout
     if listing == "new hash":  # refused before downloading: no listed file has a locked hash
-        assert "torch (2.5.1+cu124) did not match any known checksums" in install.stdout
+        assert "torch (2.5.1+cu124) did not match any known checksums" in result.stdout
     else:  # downloaded, hashed, refused
-        assert "not found in known hashes" in install.stdout
-        assert "Cannot install torch." in install.stdout
+        assert "not found in known hashes" in result.stdout
+        assert "Cannot install torch." in result.stdout
     _assert_no_torch_and_no_half_install(project)
 
 
@@ -154,29 +148,24 @@ def test_plain_poetry_install_refuses_a_tampered_wheel(
 def test_plain_uv_sync_refuses_a_tampered_wheel(
     cli: Cli, tmp_path: Path, own_server: WorldServer, own_world: World, listing: str
 ) -> None:
-    project = _project(tmp_path, own_server, "uv")
-    assert uv_lock.lock(cli, project).code == 0
+    project = torch_project(tmp_path, own_server, "uv")
+    assert lock(cli, project).code == 0
     _tamper(own_server, own_world, listing)
     teammate = Cli(tmp_path / "teammate")
-    sync = teammate.run("sync", cwd=project, program="uv", env=uv_lock.UV)
+    sync = install(teammate, project, "uv")
     assert sync.code != 0, sync.stdout
     assert "hash mismatch" in sync.stderr.lower(), sync.stderr
     assert "torch" in sync.stderr
     _assert_no_torch_and_no_half_install(project)
 
 
-@pytest.mark.parametrize("backend", ["poetry", "uv"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_the_untampered_wheel_installs(
-    cli: Cli, tmp_path: Path, own_server: WorldServer, backend: str
+    cli: Cli, tmp_path: Path, own_server: WorldServer, backend: Backend
 ) -> None:
     """The control: the same steps without tampering install torch."""
-    project = _project(tmp_path, own_server, backend)
-    teammate = Cli(tmp_path / "teammate")
-    if backend == "poetry":
-        assert cli.run("lock", cwd=project).code == 0
-        done = teammate.run("--no-plugins", "install", cwd=project, program="poetry")
-    else:
-        assert uv_lock.lock(cli, project).code == 0
-        done = teammate.run("sync", cwd=project, program="uv", env=uv_lock.UV)
+    project = torch_project(tmp_path, own_server, backend)
+    assert lock(cli, project).code == 0
+    done = install(Cli(tmp_path / "teammate"), project, backend)
     assert done.code == 0, done.stderr
     assert (_site_packages(project) / "torch" / "__init__.py").is_file()
