@@ -57,16 +57,22 @@ def _project(application: Application) -> Path:
     return Path(directory) if directory else Path.cwd()
 
 
+def _managed_project(application: Application, command: str | None, *names: str) -> Path | None:
+    """The project, when `command` is one of `names` and the project has a cuda.lock."""
+    if command not in names:
+        return None
+    from poetry_cuda.hooks import is_managed
+
+    project = _project(application)
+    return project if is_managed(project) else None
+
+
 def _before_install(
     application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
 ) -> None:
     command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
-    if command_event.command.name not in INSTALLING:
-        return
-    from poetry_cuda.hooks import is_managed
-
-    project = _project(application)
-    if not is_managed(project):
+    project = _managed_project(application, command_event.command.name, *INSTALLING)
+    if project is None:
         return
     from poetry_cuda.hooks import install_warnings
 
@@ -79,12 +85,8 @@ def _before_run(
 ) -> None:
     """`poetry run` in a managed project runs with the project's CUDA environment."""
     command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
-    if command_event.command.name != "run":
-        return
-    from poetry_cuda.hooks import is_managed
-
-    project = _project(application)
-    if not is_managed(project):
+    project = _managed_project(application, command_event.command.name, "run")
+    if project is None:
         return
     from poetry_cuda.cudaenv import apply_for_poetry_run
 
@@ -101,12 +103,8 @@ def _before_add(
     dispatcher: EventDispatcher,
 ) -> None:
     command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
-    if command_event.command.name != "add":
-        return
-    from poetry_cuda.hooks import is_managed
-
-    project = _project(application)
-    if not is_managed(project):
+    project = _managed_project(application, command_event.command.name, "add")
+    if project is None:
         return
     from poetry_cuda.backends.poetry import add_pins
     from poetry_cuda.errors import PoetryCudaError

@@ -13,6 +13,7 @@ import pytest
 from tests.support.catalog import World
 from tests.support.catalog import WorldServer
 from tests.support.catalog import build_world
+from tests.support.example import torch_example
 from tests.support.fake_nvml import FakeNvml
 from tests.support.fake_nvml import FakeNvmlUnavailableError
 
@@ -102,3 +103,12 @@ def fake_nvml(tmp_path_factory: pytest.TempPathFactory) -> FakeNvml:
         return FakeNvml.build(tmp_path_factory.mktemp("fake-nvml"))
     except FakeNvmlUnavailableError as error:
         pytest.skip(str(error))
+
+
+@pytest.fixture
+def locked_example(cli: Cli, tmp_path: Path, server: WorldServer) -> Path:
+    """examples/torch_project, configured for the test world and locked by poetry-cuda."""
+    project = torch_example(tmp_path, server)
+    result = cli.run("lock", cwd=project)
+    assert result.code == 0, result.stderr
+    return project

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
@@ -85,7 +86,7 @@ content-hash = "0"
 """
 
 
-def planned(project: Path, pyproject: dict[str, object], *needs: SystemRequirement) -> Planned:
+def planned(project: Path, pyproject: dict[str, Any], *needs: SystemRequirement) -> Planned:
     plan = Plan("newest", ("this machine",), (), needs, ())
     return Planned(project, pyproject, parse_settings(pyproject), (), plan)
 

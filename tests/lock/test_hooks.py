@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 from typing import TYPE_CHECKING
@@ -11,10 +10,8 @@ import pytest
 
 from poetry_cuda.files import read_toml
 from tests.conftest import BIN
-from tests.conftest import EXAMPLES
-from tests.lock.test_lock_poetry import configure
-from tests.lock.test_lock_poetry import snapshot
-from tests.lock.test_lock_poetry import torch_entries
+from tests.support.example import snapshot
+from tests.support.example import torch_entries
 
 
 if TYPE_CHECKING:
@@ -27,16 +24,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def locked(cli: Cli, tmp_path: Path, server: WorldServer) -> Path:
-    project = tmp_path / "torch_project"
-    shutil.copytree(EXAMPLES / "torch_project", project)
-    configure(project, server)
-    result = cli.run("lock", cwd=project)
-    assert result.code == 0, result.stderr
-    return project
-
-
 def installed(project: Path, package: str) -> str:
     python = project / ".venv" / "bin" / "python"
     script = f"import importlib.metadata as m; print(m.version({package!r}))"
@@ -44,44 +31,44 @@ def installed(project: Path, package: str) -> str:
     return run.stdout.strip()
 
 
-def test_add_puts_a_family_member_on_the_familys_source(cli: Cli, locked: Path) -> None:
-    result = cli.run("add", "torchaudio==2.5.1", cwd=locked, program="poetry")
+def test_add_puts_a_family_member_on_the_familys_source(cli: Cli, locked_example: Path) -> None:
+    result = cli.run("add", "torchaudio==2.5.1", cwd=locked_example, program="poetry")
     assert result.code == 0, result.stderr
     # Installed from the CUDA index at once, not from PyPI and fixed later.
-    assert installed(locked, "torchaudio") == "2.5.1+cu124"
+    assert installed(locked_example, "torchaudio") == "2.5.1+cu124"
     assert "poetry-cuda: torchaudio 2.5.1+cu124 from pytorch-cu124-mirror-" in result.stdout
-    cuda_lock = read_toml(locked / "cuda.lock")
+    cuda_lock = read_toml(locked_example / "cuda.lock")
     audio = next(p for p in cuda_lock["packages"] if p["name"] == "torchaudio")
     torch = next(p for p in cuda_lock["packages"] if p["name"] == "torch")
     assert (audio["variant"], audio["source"]) == ("cu124", torch["source"])
-    assert cli.run("lock", "--check", cwd=locked).code == 0
+    assert cli.run("lock", "--check", cwd=locked_example).code == 0
 
 
-def test_a_failed_add_leaves_every_file_unchanged(cli: Cli, locked: Path) -> None:
-    before = snapshot(locked)
+def test_a_failed_add_leaves_every_file_unchanged(cli: Cli, locked_example: Path) -> None:
+    before = snapshot(locked_example)
     # torchaudio 2.4.1 pins torch 2.4.1, which the project's torch==2.5.1 excludes.
-    result = cli.run("add", "torchaudio==2.4.1", cwd=locked, program="poetry")
+    result = cli.run("add", "torchaudio==2.4.1", cwd=locked_example, program="poetry")
     assert result.code != 0
     assert "version solving failed" in result.stdout + result.stderr
-    assert snapshot(locked) == before
+    assert snapshot(locked_example) == before
 
 
-def test_plain_poetry_lock_keeps_the_cuda_builds(cli: Cli, locked: Path) -> None:
-    before = [e for e in torch_entries(locked) if str(e[1]).startswith("pytorch-")]
-    result = cli.run("lock", "--regenerate", cwd=locked, program="poetry")
+def test_plain_poetry_lock_keeps_the_cuda_builds(cli: Cli, locked_example: Path) -> None:
+    before = [e for e in torch_entries(locked_example) if str(e[1]).startswith("pytorch-")]
+    result = cli.run("lock", "--regenerate", cwd=locked_example, program="poetry")
     assert result.code == 0, result.stderr
-    assert [e for e in torch_entries(locked) if str(e[1]).startswith("pytorch-")] == before
+    assert [e for e in torch_entries(locked_example) if str(e[1]).startswith("pytorch-")] == before
 
 
 def test_install_warns_before_installing_a_variant_the_driver_cannot_run(
-    cli: Cli, locked: Path
+    cli: Cli, locked_example: Path
 ) -> None:
     # Driver 470 runs CUDA 11.4 at most; cu124 needs a 525+ driver for minor compatibility.
     env = {**cli.env, "POETRY_CUDA_DRIVER_VERSION": "470.239.06"}
     # One stream for both outputs, to see the order.
     run = subprocess.run(
         [str(BIN / "poetry"), "install"],
-        cwd=locked,
+        cwd=locked_example,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -98,10 +85,10 @@ def test_install_warns_before_installing_a_variant_the_driver_cannot_run(
     assert warning < installer
 
 
-def test_sync_warns_when_cuda_lock_is_stale(cli: Cli, locked: Path) -> None:
-    pyproject = locked / "pyproject.toml"
+def test_sync_warns_when_cuda_lock_is_stale(cli: Cli, locked_example: Path) -> None:
+    pyproject = locked_example / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace("torchvision==0.20.1", "torchvision"))
-    result = cli.run("sync", cwd=locked, program="poetry")
+    result = cli.run("sync", cwd=locked_example, program="poetry")
     assert "poetry-cuda: cuda.lock is stale" in result.stderr
 
 

@@ -21,6 +21,10 @@ from tests.conftest import BIN
 from tests.conftest import EXAMPLES
 from tests.support.catalog import WorldServer
 from tests.support.catalog import add_padded_torch
+from tests.support.example import configure
+from tests.support.example import snapshot
+from tests.support.example import torch_entries
+from tests.support.example import torch_example
 from tests.support.index import Fault
 
 
@@ -32,39 +36,11 @@ if TYPE_CHECKING:
 
 
 pytestmark = pytest.mark.slow
-FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
-
-
-def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
-    pyproject = project / "pyproject.toml"
-    text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
-    text += (
-        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
-        f'\n[[tool.poetry.source]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\n'
-        'priority = "primary"\n'
-    )
-    pyproject.write_text(text)
 
 
 @pytest.fixture
 def project(tmp_path: Path, server: WorldServer) -> Path:
-    project = tmp_path / "torch_project"
-    shutil.copytree(EXAMPLES / "torch_project", project)
-    configure(project, server)
-    return project
-
-
-def snapshot(project: Path) -> dict[str, bytes | None]:
-    return {n: (project / n).read_bytes() if (project / n).exists() else None for n in FILES}
-
-
-def torch_entries(project: Path) -> list[tuple[str, str | None, str | None]]:
-    lock = read_toml(project / "poetry.lock")
-    return sorted(
-        (str(p["version"]), (p.get("source") or {}).get("reference"), str(p.get("markers")))
-        for p in lock["package"]
-        if p["name"] == "torch"
-    )
+    return torch_example(tmp_path, server)
 
 
 def test_lock_install_and_idempotence(cli: Cli, project: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from poetry_cuda.files import read_toml
 from tests.conftest import EXAMPLES
 from tests.conftest import ROOT
-from tests.lock.test_lock_poetry import configure
+from tests.support.example import configure
 
 
 if TYPE_CHECKING:

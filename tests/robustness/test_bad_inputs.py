@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.conftest import EXAMPLES
-from tests.lock.test_lock_poetry import configure
 from tests.support.catalog import WorldServer
+from tests.support.example import configure
 
 
 if TYPE_CHECKING:

@@ -3,7 +3,6 @@ after the fault clears succeeds."""
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import time
@@ -13,9 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.conftest import BIN
-from tests.conftest import EXAMPLES
-from tests.lock.test_lock_poetry import configure
-from tests.lock.test_lock_poetry import snapshot
+from tests.support.example import snapshot
 from tests.support.index import Fault
 
 
@@ -30,15 +27,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def locked(cli: Cli, tmp_path: Path, server: WorldServer) -> Path:
-    project = tmp_path / "torch_project"
-    shutil.copytree(EXAMPLES / "torch_project", project)
-    configure(project, server)
-    assert cli.run("lock", cwd=project).code == 0
-    return project
-
-
 FAULTS = {
     "server-error": Fault.error(500),
     "not-found": Fault.error(404),
@@ -49,36 +37,36 @@ FAULTS = {
 
 @pytest.mark.parametrize("name", list(FAULTS))
 def test_an_index_fault_fails_cleanly_and_changes_nothing(
-    name: str, cli: Cli, locked: Path, server: WorldServer
+    name: str, cli: Cli, locked_example: Path, server: WorldServer
 ) -> None:
-    before = snapshot(locked)
+    before = snapshot(locked_example)
     server.inject("/whl/cu118/", FAULTS[name])
     # Poetry's own request timeout, short so that the stall outlasts it.
     env = {"POETRY_REQUESTS_TIMEOUT": "2"}
-    result = cli.run("lock", "--cuda", "cu118", cwd=locked, env=env)
+    result = cli.run("lock", "--cuda", "cu118", cwd=locked_example, env=env)
     assert result.code == 4, result.stdout + result.stderr
     assert "Poetry's resolution failed" in result.stderr
     assert "Fix:" in result.stderr
-    assert snapshot(locked) == before
+    assert snapshot(locked_example) == before
 
     server.clear_faults()
-    again = cli.run("lock", "--cuda", "cu118", cwd=locked)
+    again = cli.run("lock", "--cuda", "cu118", cwd=locked_example)
     assert again.code == 0, again.stderr
     assert "2.5.1+cu118" in again.stdout
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_interruption_while_detecting_the_host(
-    signum: int, cli: Cli, locked: Path, fake_nvml: FakeNvml
+    signum: int, cli: Cli, locked_example: Path, fake_nvml: FakeNvml
 ) -> None:
     """The earliest stage: NVML hangs in its worker while lock plans for this machine."""
-    pyproject = locked / "pyproject.toml"
+    pyproject = locked_example / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('targets = ["hosts/*.json"]', ""))
-    before = snapshot(locked)
+    before = snapshot(locked_example)
     env = {**cli.env, **fake_nvml.scenario(init_sleep=30)}
     process = subprocess.Popen(
         [str(BIN / "poetry-cuda"), "lock"],
-        cwd=locked,
+        cwd=locked_example,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -90,4 +78,4 @@ def test_an_interruption_while_detecting_the_host(
     assert process.returncode == 130, stderr
     assert "Interrupted" in stderr
     assert "Traceback" not in stderr
-    assert snapshot(locked) == before
+    assert snapshot(locked_example) == before

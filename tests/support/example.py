@@ -1,0 +1,52 @@
+"""The example torch project, pointed at the test world's indexes, and readers for its files."""
+
+from __future__ import annotations
+
+import shutil
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from poetry_cuda.files import read_toml
+
+
+if TYPE_CHECKING:
+    from tests.support.catalog import WorldServer
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
+
+
+def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
+    """PyPI is the local stand-in (a primary source) and the pytorch mirror the local one."""
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
+    text += (
+        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
+        f'\n[[tool.poetry.source]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\n'
+        'priority = "primary"\n'
+    )
+    pyproject.write_text(text)
+
+
+def torch_example(directory: Path, server: WorldServer) -> Path:
+    """A copy of examples/torch_project in `directory`, configured for `server`."""
+    project = directory / "torch_project"
+    shutil.copytree(EXAMPLES / "torch_project", project)
+    configure(project, server)
+    return project
+
+
+def snapshot(project: Path, names: tuple[str, ...] = FILES) -> dict[str, bytes | None]:
+    return {n: (project / n).read_bytes() if (project / n).exists() else None for n in names}
+
+
+def torch_entries(project: Path) -> list[tuple[str, str | None, str | None]]:
+    """(version, source reference, markers) of each torch entry in poetry.lock."""
+    lock = read_toml(project / "poetry.lock")
+    return sorted(
+        (str(p["version"]), (p.get("source") or {}).get("reference"), str(p.get("markers")))
+        for p in lock["package"]
+        if p["name"] == "torch"
+    )
