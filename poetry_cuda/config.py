@@ -7,11 +7,13 @@ traceback; they are `ConfigError` (exit code 2).
 from __future__ import annotations
 
 import ipaddress
+import re
 
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 from typing import Literal
+from urllib.parse import SplitResult
 from urllib.parse import urlsplit
 
 from packaging.specifiers import InvalidSpecifier
@@ -141,11 +143,16 @@ def is_loopback(host: str) -> bool:
 
 
 def check_index_url(url: str, key: str) -> str:
-    """Index URLs must be https; plain http is allowed for loopback hosts only."""
-    parts = urlsplit(url.replace("{variant}", "variant"))
-    if parts.scheme == "https" and parts.hostname:
+    """Index URLs must be https; plain http is allowed for loopback hosts only.
+
+    A URL with whitespace or control characters, or an authority that URL parsers may read
+    differently (a stray bracket, backslash or port), is refused whatever its scheme.
+    """
+    candidate = url.replace("{variant}", "variant")
+    parts = _well_formed(candidate)
+    if parts is not None and parts.scheme == "https":
         return url
-    if parts.scheme == "http" and parts.hostname and is_loopback(parts.hostname):
+    if parts is not None and parts.scheme == "http" and is_loopback(parts.hostname or ""):
         return url
     raise ConfigError(
         f"{key}: {url!r} is not an https URL",
@@ -154,6 +161,25 @@ def check_index_url(url: str, key: str) -> str:
         "localhost)",
         fix="use an https:// URL for the mirror",
     )
+
+
+# [userinfo@]host[:port], the host a bracketed IPv6 address or a name without delimiters.
+_AUTHORITY = re.compile(
+    r"(?:[^@/?#\[\]\\]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^@:/?#\[\]\\]+)(?::[0-9]{1,5})?"
+)
+
+
+def _well_formed(url: str) -> SplitResult | None:
+    if any(char.isspace() or not char.isprintable() for char in url):
+        return None
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # ValueError for a port that is not a number below 65536
+    except ValueError:
+        return None
+    if not parts.hostname or not _AUTHORITY.fullmatch(parts.netloc):
+        return None
+    return parts
 
 
 def parse_settings(pyproject: dict[str, Any]) -> Settings:
