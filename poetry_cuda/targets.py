@@ -116,6 +116,11 @@ def collect(
                     f"[tool.poetry-cuda] targets: {pattern!r} leaves the project",
                     fix="use a pattern relative to the project, such as 'hosts/*.json'",
                 )
+            if not Path(pattern).parts:  # '', '.', './': pathlib's glob fails on them
+                raise ConfigError(
+                    f"[tool.poetry-cuda] targets: {pattern!r} is not a file pattern",
+                    fix="name profile files, such as 'hosts/*.json'",
+                )
             matches = sorted(project.glob(pattern))
             if not matches:
                 raise ConfigError(
@@ -123,7 +128,8 @@ def collect(
                     fix="create the profile with `poetry-cuda detect --json > FILE` or fix the pattern",
                 )
             for match in matches:
-                _inside(project, match, "[tool.poetry-cuda] targets")
-                profiles.append(load_target(match, label=match.relative_to(project).as_posix()))
+                # Read the checked path itself, not the link that led to it.
+                inside = _inside(project, match, "[tool.poetry-cuda] targets")
+                profiles.append(load_target(inside, label=match.relative_to(project).as_posix()))
         return profiles
     return [detect()]
