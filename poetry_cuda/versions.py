@@ -19,9 +19,12 @@ from dataclasses import field
 from functools import total_ordering
 
 
-_DOTTED = re.compile(r"^(\d+)\.(\d+)$")
-_VARIANT = re.compile(r"^cu(\d{2,3})$")
-_SM = re.compile(r"^(?:sm|compute)_(\d{2,3})[af]?$")
+# ASCII digits only (`\d` and `str.isdigit` also take other scripts' digits and superscripts),
+# and few enough that no part is ever an absurdly large number.
+_NUMBER = re.compile(r"[0-9]{1,9}")
+_DOTTED = re.compile(r"^([0-9]{1,9})\.([0-9]{1,9})$")
+_VARIANT = re.compile(r"^cu([0-9]{2,3})$")
+_SM = re.compile(r"^(?:sm|compute)_([0-9]{2,3})[af]?$")
 
 
 @dataclass(frozen=True, order=True)
@@ -44,7 +47,7 @@ class CudaVersion:
             digits = variant.group(1)
             return cls(int(digits[:-1]), int(digits[-1]))
         parts = text.split(".")
-        if 2 <= len(parts) <= 4 and all(p.isdigit() for p in parts):
+        if 2 <= len(parts) <= 4 and all(_NUMBER.fullmatch(p) for p in parts):
             return cls(int(parts[0]), int(parts[1]))
         raise ValueError(f"not a CUDA version: {text!r} (expected e.g. '12.4' or 'cu124')")
 
@@ -109,7 +112,7 @@ class DriverVersion:
     def parse(cls, text: str) -> DriverVersion:
         text = text.strip()
         pieces = text.split(".")
-        if not 1 <= len(pieces) <= 4 or not all(p.isdigit() for p in pieces):
+        if not 1 <= len(pieces) <= 4 or not all(_NUMBER.fullmatch(p) for p in pieces):
             raise ValueError(f"not a driver version: {text!r} (expected e.g. '550.54.14')")
         return cls(text, tuple(int(p) for p in pieces))
 
