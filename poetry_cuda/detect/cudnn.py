@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 PROBE = "cudnn"
 LDCONFIG_PROBE = "ldconfig"
 HEADERS = ("cudnn_version.h", "cudnn_version_v*.h", "cudnn.h", "cudnn_v*.h")
-_DEFINE = re.compile(r"^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)\s*$", re.MULTILINE)
-_LIBRARY = re.compile(r"^(?:libcudnn\.so\.(\d+(?:\.\d+){0,2})|cudnn64_(\d+)\.dll)$")
+_DEFINE = re.compile(
+    r"^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+([0-9]{1,9})\s*$", re.MULTILINE
+)
+_LIBRARY = re.compile(
+    r"^(?:libcudnn\.so\.([0-9]{1,9}(?:\.[0-9]{1,9}){0,2})|cudnn64_([0-9]{1,9})\.dll)$"
+)
 _LDCONFIG = re.compile(r"^\s*(libcudnn\.so\.\d+)\s.*=>\s*(\S.*?)\s*$")
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 PROBE = "procfs"
-_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}$")
+_VERSION = re.compile(r"^[0-9]{1,9}(?:\.[0-9]{1,9}){1,3}$")
 
 
 def parse_sys_module_version(text: str) -> str | None:

@@ -35,9 +35,9 @@ PROBE = "nvidia-smi"
 FIELDS = ("index", "name", "uuid", "memory.total", "compute_cap", "driver_version")
 # Drivers before ~510 do not know compute_cap and reject the whole query.
 OLD_FIELDS = tuple(field for field in FIELDS if field != "compute_cap")
-_CUDA = re.compile(r"CUDA Version\s*:\s*(\d+\.\d+)")
+_CUDA = re.compile(r"CUDA Version\s*:\s*([0-9]{1,9}\.[0-9]{1,9})(?![0-9])")
 _NO_DRIVER = "couldn't communicate with the NVIDIA driver"
-_NUMBER = re.compile(r"^[0-9]+$")
+_NUMBER = re.compile(r"^[0-9]{1,9}$")
 
 
 def query_arguments(fields: tuple[str, ...]) -> list[str]:

@@ -31,19 +31,23 @@ if TYPE_CHECKING:
 
 
 PROBE = "toolkits"
-_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+){0,2}$")
-_VERSION_TXT = re.compile(r"CUDA Version\s+(\d+\.\d+(?:\.\d+)*)")
-_NVCC = re.compile(r"release (\d+\.\d+), V(\d+\.\d+\.\d+)|release (\d+\.\d+)")
+# ASCII digits, few enough per part to be a version number.
+_VERSION = re.compile(r"^[0-9]{1,9}\.[0-9]{1,9}(?:\.[0-9]{1,9}){0,2}$")
+_VERSION_TXT = re.compile(r"CUDA Version\s+([0-9]+\.[0-9]+(?:\.[0-9]+)*)")
+_NVCC = re.compile(
+    r"release ([0-9]{1,9}\.[0-9]{1,9}), V([0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9})(?![0-9])"
+    r"|release ([0-9]{1,9}\.[0-9]{1,9})(?![0-9.])"
+)
 # The wheels NVIDIA's redistributable toolkits record; nvcc's version is the
 # toolkit's, the runtime's is the next best.
-_DIST_INFO = re.compile(r"^nvidia_cuda_(nvcc|runtime)-(\d+\.\d+(?:\.\d+)*)\.dist-info$")
+_DIST_INFO = re.compile(r"^nvidia_cuda_(nvcc|runtime)-([0-9]+\.[0-9]+(?:\.[0-9]+)*)\.dist-info$")
 
 
 def parse_version_json(text: str) -> str | None:
     """``version.json`` (CUDA >= 11.1): ``{"cuda": {"version": "12.4.1"}, ...}``."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser goes
         return None
     cuda = data.get("cuda") if isinstance(data, dict) else None
     version = cuda.get("version") if isinstance(cuda, dict) else None
