@@ -56,6 +56,13 @@ def read_toml(
             f"{path}: not valid TOML ({error})",
             fix="correct the syntax at the position shown",
         ) from None
+    except (ValueError, RecursionError) as error:
+        # Valid syntax the parser still refuses: an integer of thousands of digits, or
+        # arrays and tables nested deeper than it recurses.
+        raise kind(
+            f"{path}: not readable TOML ({error.__class__.__name__}: {str(error)[:200]})",
+            fix="replace the value: no key poetry-cuda reads holds anything like it",
+        ) from None
 
 
 _PARSED: dict[tuple[str, bytes], dict[str, Any]] = {}

@@ -302,4 +302,12 @@ def load_target(path: Path, *, label: str | None = None) -> HostProfile:
             why="a target file is a host profile in JSON",
             fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
         ) from None
+    except (ValueError, RecursionError) as error:
+        # Valid JSON the parser still refuses: an integer of thousands of digits, or
+        # nesting deeper than it recurses.
+        raise InputFileError(
+            f"{name}: not a readable profile ({error.__class__.__name__}: {str(error)[:200]})",
+            why="a target file is a host profile in JSON",
+            fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
+        ) from None
     return profile_from_json(data, name)
