@@ -3,43 +3,57 @@
 Runs each command alternately with and without poetry-cuda's entry point, in the same
 interpreter and Poetry (a small runner drops our entry point from Poetry's plugin
 discovery on the "without" side, and runs identically otherwise), and prints the
-median wall times and their ratio. Also times `poetry-cuda detect`. Target: the plugin
-adds under 5% to `poetry --version`.
+median wall times and their ratio. The project has no CUDA packages: two ordinary
+dependencies, locked once against the PyPI stand-in on 127.0.0.1 so that `poetry show`
+has a poetry.lock to read (none of the timed commands touches an index). Target: the
+plugin adds under 5%.
 
-    .venv/bin/python benchmarks/plugin_overhead.py [--runs 15]
+    .venv/bin/python benchmarks/plugin_overhead.py [--runs 11]
 """
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 from pathlib import Path
 
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import BIN
+from benchmarks.common import Check
+from benchmarks.common import Table
+from benchmarks.common import alternate
+from benchmarks.common import arguments
+from benchmarks.common import load
+from benchmarks.common import ms
+from benchmarks.common import ratio
+from benchmarks.common import show
+from benchmarks.common import timer
+from benchmarks.common import tool_env
+from benchmarks.common import wall
+from tests.support.catalog import WorldServer
+from tests.support.catalog import build_world
+
+
+RUNS = 11
+QUICK_RUNS = 5
 PROJECT = """\
 [project]
 name = "plain"
 version = "0.1.0"
-requires-python = ">=3.10"
-dependencies = []
+requires-python = ">=3.11,<3.12"
+dependencies = ["filelock", "numpy"]
 
 [tool.poetry]
 package-mode = false
+
+[[tool.poetry.source]]
+name = "local-pypi"
+url = "{url}"
+priority = "primary"
 """
-
-
-def wall(command: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, capture_output=True)
-    return time.perf_counter() - start
-
-
 RUNNER = """
 import sys
 from poetry.plugins.plugin_manager import PluginManager
@@ -51,40 +65,48 @@ PluginManager.get_plugin_entry_points = entry_points
 from poetry.console.application import main
 sys.exit(main())
 """
+COMMANDS = (
+    ("poetry --version", ["--version"]),
+    ("poetry check", ["check"]),
+    ("poetry show", ["show"]),
+)
 
 
-def compare(name: str, args: list[str], cwd: Path, runs: int) -> tuple[str, float, float]:
-    poetry = [sys.executable, "-c", RUNNER]
-    with_plugin, without = [], []
-    wall([*poetry, "with", *args], cwd)  # warm the file cache
-    for _ in range(runs):
-        with_plugin.append(wall([*poetry, "with", *args], cwd))
-        without.append(wall([*poetry, "without", *args], cwd))
-    return name, statistics.median(with_plugin), statistics.median(without)
+def measure(runs: int) -> list[Table]:
+    table = Table(
+        "Plugin overhead on commands unrelated to CUDA",
+        ("command", "with plugin", "without", "ratio"),
+        target="ratio under 1.05",
+    )
+    before = load()
+    with tempfile.TemporaryDirectory() as temporary:
+        base = Path(temporary)
+        env = tool_env(base)
+        project = base / "plain"
+        project.mkdir()
+        with WorldServer(build_world(base / "world")) as server:
+            (project / "pyproject.toml").write_text(PROJECT.format(url=server.pypi_url))
+            wall([str(BIN / "poetry"), "--no-plugins", "lock"], project, env)
+        poetry = [sys.executable, "-c", RUNNER]
+        for name, args in COMMANDS:
+            times = alternate(
+                runs,
+                {
+                    "with": timer([*poetry, "with", *args], project, env),
+                    "without": timer([*poetry, "without", *args], project, env),
+                },
+            )
+            overhead = times["with"] / times["without"]
+            table.add(name, ms(times["with"]), ms(times["without"]), ratio(*times.values()))
+            table.checks.append(
+                Check(f"plugin overhead: `{name}`", f"{overhead:.2f}x", "< 1.05x", overhead < 1.05)
+            )
+    table.notes.append(f"median of {runs} alternating runs; {before} before, {load()} after")
+    return [table]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15)
-    runs = parser.parse_args().runs
-    with tempfile.TemporaryDirectory() as temporary:
-        project = Path(temporary)
-        (project / "pyproject.toml").write_text(PROJECT)
-        rows = [
-            compare("poetry --version", ["--version"], project, runs),
-            compare("poetry check", ["check"], project, runs),
-        ]
-        detect = statistics.median(
-            wall([str(BIN / "poetry-cuda"), "detect"], project) for _ in range(runs)
-        )
-    print(f"{'command':<22} {'with plugin':>12} {'without':>10} {'ratio':>7}")
-    for name, with_plugin, without in rows:
-        print(
-            f"{name:<22} {with_plugin * 1000:>10.0f}ms {without * 1000:>8.0f}ms "
-            f"{with_plugin / without:>7.3f}"
-        )
-    print(f"{'poetry-cuda detect':<22} {detect * 1000:>10.0f}ms")
-    return 0
+    return show(measure(arguments(__doc__ or "", RUNS)))
 
 
 if __name__ == "__main__":

@@ -2,118 +2,133 @@
 
 Two copies of the example torch project lock against the test world's indexes served on
 127.0.0.1: one through `poetry-cuda lock`, one with plain `uv lock` and the same uv
-tables already in its pyproject.toml (as if written by hand). Both run warm (same uv
-cache, one run each first), alternately, and the medians, their ratio and the
-milliseconds poetry-cuda adds are printed for an up-to-date lock and for a resolution
-from scratch (uv.lock removed before each run), with `poetry-cuda plan` (the planning
-every lock does first, without uv) for reference. Target: under 300 ms added.
+tables already in its pyproject.toml (as if written by hand). Runs alternate, and the
+medians, their ratio and the milliseconds poetry-cuda adds are printed for a cold cache
+(a fresh UV_CACHE_DIR every run, no uv.lock), a warm cache (uv.lock removed before each
+run) and an up-to-date lock, with `poetry-cuda plan` (the planning every lock does
+first, without uv) for reference. Target: under 300 ms added.
 
     .venv/bin/python benchmarks/uv_lock.py [--runs 9]
 """
 
 from __future__ import annotations
 
-import argparse
-import os
+import itertools
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the test world and its index server live in tests/support
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.common import BIN
+from benchmarks.common import EXAMPLES
+from benchmarks.common import Check
+from benchmarks.common import Table
+from benchmarks.common import alternate
+from benchmarks.common import arguments
+from benchmarks.common import load
+from benchmarks.common import ms
+from benchmarks.common import ratio
+from benchmarks.common import show
+from benchmarks.common import tool_env
+from benchmarks.common import wall
 from tests.support.catalog import WorldServer
 from tests.support.catalog import build_world
 
 
-BIN = Path(sys.executable).parent
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+RUNS = 9
+QUICK_RUNS = 3
 UV = str(BIN / "uv")
+POETRY_CUDA = str(BIN / "poetry-cuda")
 
 
-def configure(project: Path, server: WorldServer) -> None:
+def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
     """The example as a uv project whose default index is the PyPI stand-in."""
     pyproject = project / "pyproject.toml"
     text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
     text = text.replace("[tool.poetry]\npackage-mode = false\n", "[tool.uv]\npackage = false\n")
     text += (
-        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{server.pytorch_mirror}"\n'
+        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
         f'\n[[tool.uv.index]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\ndefault = true\n'
     )
     pyproject.write_text(text)
 
 
-def wall(command: list[str], cwd: Path, env: dict[str, str], *, fresh: bool) -> float:
-    if fresh:
-        (cwd / "uv.lock").unlink(missing_ok=True)
-    start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True)
-    return time.perf_counter() - start
+def runner(
+    command: list[str], project: Path, base: Path, *, cold: bool, fresh: bool
+) -> Callable[[], float]:
+    counter = itertools.count()
+
+    def run() -> float:
+        if fresh:
+            (project / "uv.lock").unlink(missing_ok=True)
+        extra = {}
+        if cold:
+            extra["UV_CACHE_DIR"] = str(base / f"cold-{project.name}-{next(counter)}")
+        return wall(command, project, tool_env(base, **extra))
+
+    return run
 
 
-def compare(
-    plugin: Path, plain: Path, env: dict[str, str], runs: int, *, fresh: bool
-) -> tuple[float, float]:
-    ours = [str(BIN / "poetry-cuda"), "lock"]
-    theirs = [UV, "lock"]
-    wall(ours, plugin, env, fresh=fresh)  # warm the cache and the file cache
-    wall(theirs, plain, env, fresh=fresh)
-    with_ours, with_uv = [], []
-    for _ in range(runs):
-        with_ours.append(wall(ours, plugin, env, fresh=fresh))
-        with_uv.append(wall(theirs, plain, env, fresh=fresh))
-    return statistics.median(with_ours), statistics.median(with_uv)
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9)
-    runs = parser.parse_args().runs
+def measure(runs: int) -> list[Table]:
+    table = Table(
+        "`poetry-cuda lock` (uv backend) against plain `uv lock` with the same tables",
+        ("lock", "poetry-cuda lock", "uv lock", "ratio", "added"),
+        target="under 300 ms added",
+    )
+    before = load()
     with tempfile.TemporaryDirectory() as temporary:
         base = Path(temporary)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "VIRTUAL_ENV"))}
-        env.update(
-            {
-                "UV_CACHE_DIR": str(base / "uv-cache"),
-                "UV_PYTHON": sys.executable,
-                "UV_PYTHON_DOWNLOADS": "never",
-            }
-        )
-        world = build_world(base / "world")
-        with WorldServer(world) as server:
+        with WorldServer(build_world(base / "world")) as server:
             plugin = base / "with-poetry-cuda"
-            shutil.copytree(ROOT / "examples" / "torch_project", plugin)
+            shutil.copytree(EXAMPLES / "torch_project", plugin)
             configure(plugin, server)
-            subprocess.run(
-                [str(BIN / "poetry-cuda"), "lock"],
-                cwd=plugin,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
+            wall([POETRY_CUDA, "lock"], plugin, tool_env(base))
             plain = base / "plain-uv"
             plain.mkdir()
             # The same tables poetry-cuda wrote, as a user would write them by hand.
             shutil.copy(plugin / "pyproject.toml", plain / "pyproject.toml")
-            rows = [
-                ("up to date", *compare(plugin, plain, env, runs, fresh=False)),
-                ("from scratch", *compare(plugin, plain, env, runs, fresh=True)),
-            ]
-            plan = [str(BIN / "poetry-cuda"), "plan"]
-            planning = statistics.median(wall(plan, plugin, env, fresh=False) for _ in range(runs))
-    print(f"{'lock':<14} {'poetry-cuda':>12} {'uv lock':>9} {'ratio':>7} {'added':>8}")
-    for name, ours, theirs in rows:
-        print(
-            f"{name:<14} {ours * 1000:>10.0f}ms {theirs * 1000:>7.0f}ms "
-            f"{ours / theirs:>7.2f} {(ours - theirs) * 1000:>6.0f}ms"
-        )
-    print(f"{'poetry-cuda plan':<14} {planning * 1000:>10.0f}ms")
-    return 0
+            ours, theirs = [POETRY_CUDA, "lock"], [UV, "lock"]
+            for name, cold, fresh in (
+                ("cold cache", True, True),
+                ("warm cache", False, True),
+                ("up to date", False, False),
+            ):
+                times = alternate(
+                    runs,
+                    {
+                        "ours": runner(ours, plugin, base, cold=cold, fresh=fresh),
+                        "theirs": runner(theirs, plain, base, cold=cold, fresh=fresh),
+                    },
+                )
+                ours_s, theirs_s = times["ours"], times["theirs"]
+                added = ours_s - theirs_s
+                table.add(name, ms(ours_s), ms(theirs_s), ratio(ours_s, theirs_s), ms(added))
+                table.checks.append(
+                    Check(
+                        f"`poetry-cuda lock` (uv) added, {name}",
+                        f"{ms(added)} ({ours_s / theirs_s:.2f}x)",
+                        "< 300 ms",
+                        added < 0.3,
+                    )
+                )
+            plan = runner([POETRY_CUDA, "plan"], plugin, base, cold=False, fresh=False)
+            table.add("poetry-cuda plan", ms(alternate(runs, {"plan": plan})["plan"]), "", "", "")
+    table.notes.append("the same example project as for Poetry, with `[tool.uv]` tables")
+    table.notes.append(f"median of {runs} alternating runs; {before} before, {load()} after")
+    return [table]
+
+
+def main() -> int:
+    return show(measure(arguments(__doc__ or "", RUNS)))
 
 
 if __name__ == "__main__":

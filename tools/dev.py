@@ -2,6 +2,7 @@
 
     python3 tools/dev.py demo    # lock the bundled torch example against a local mirror
     python3 tools/dev.py test    # ruff, mypy and the whole test suite
+    python3 tools/dev.py bench   # the benchmarks; rewrites their table in README.md (--quick)
 
 Only Python >= 3.10 and git are needed: the script creates `.venv`, installs the
 project with its `dev` dependency group, and reinstalls only when pyproject.toml changes.
@@ -55,8 +56,13 @@ def demo(args: list[str]) -> int:
     return run(PYTHON, ROOT / "tools" / "demo.py", *args, check=False)
 
 
+def bench(args: list[str]) -> int:
+    ensure_venv()
+    return run(PYTHON, ROOT / "benchmarks" / "run_all.py", *args, check=False)
+
+
 def main() -> int:
-    jobs = {"test": test, "demo": demo}
+    jobs = {"test": test, "demo": demo, "bench": bench}
     if len(sys.argv) < 2 or sys.argv[1] not in jobs:
         print(__doc__)
         return 2
