@@ -88,7 +88,7 @@ def _before_run(
     project = _managed_project(application, command_event.command.name, "run")
     if project is None:
         return
-    from poetry_cuda.cudaenv import apply_for_poetry_run
+    from poetry_cuda.cudaenv.gather import apply_for_poetry_run
 
     warning = apply_for_poetry_run(project, os.environ)
     if warning:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.config import parse_settings
+from poetry_cuda.cudaenv.tree import assemble
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.managed import Managed
 from poetry_cuda.managed import Pin
@@ -22,7 +23,6 @@ from poetry_cuda.toolkit_wheels import additions
 from poetry_cuda.toolkit_wheels import for_major
 from poetry_cuda.toolkit_wheels import parse
 from poetry_cuda.toolkit_wheels import table
-from poetry_cuda.venvtree import assemble
 from poetry_cuda.versions import CudaVersion
 
 

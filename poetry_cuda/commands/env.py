@@ -47,11 +47,11 @@ class EnvCommand(CudaCommand):
     ]
 
     def run_command(self) -> int:
-        from poetry_cuda.cudaenv import project_environment
-        from poetry_cuda.environment import changes
-        from poetry_cuda.shells import SHELLS
-        from poetry_cuda.shells import render
-        from poetry_cuda.shells import to_json
+        from poetry_cuda.cudaenv.decide import changes
+        from poetry_cuda.cudaenv.gather import project_environment
+        from poetry_cuda.cudaenv.shells import SHELLS
+        from poetry_cuda.cudaenv.shells import render
+        from poetry_cuda.cudaenv.shells import to_json
 
         shell = self.option("shell") or ("powershell" if sys.platform == "win32" else "sh")
         if shell not in SHELLS:

@@ -75,8 +75,8 @@ class RunCommand(CudaCommand):
     ]
 
     def run_command(self) -> int:
-        from poetry_cuda.cudaenv import project_environment
-        from poetry_cuda.environment import apply
+        from poetry_cuda.cudaenv.decide import apply
+        from poetry_cuda.cudaenv.gather import project_environment
 
         argv = list(self.argument("cmd") or [])
         if not argv:

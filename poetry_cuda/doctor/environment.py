@@ -17,10 +17,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.cudaenv.decide import Contradiction
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Distribution
     from poetry_cuda.doctor.installed import Environment
-    from poetry_cuda.environment import Contradiction
     from poetry_cuda.lockfile import CudaLock
     from poetry_cuda.lockfile import LockedPackage
     from poetry_cuda.targets import Target

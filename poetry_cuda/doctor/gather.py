@@ -35,9 +35,9 @@ from poetry_cuda.targets import settle
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from poetry_cuda.cudaenv.decide import Contradiction
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
-    from poetry_cuda.environment import Contradiction
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.targets import Target
 
@@ -155,8 +155,8 @@ def shell_contradictions(
 ) -> tuple[Contradiction, ...] | None:
     if project is None or not (project / lockfile.FILENAME).is_file():
         return None
-    from poetry_cuda.cudaenv import project_environment
-    from poetry_cuda.environment import contradictions
+    from poetry_cuda.cudaenv.decide import contradictions
+    from poetry_cuda.cudaenv.gather import project_environment
 
     try:
         wanted = project_environment(project, environ, build_tree=False)

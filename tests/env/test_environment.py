@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from poetry_cuda.environment import ProjectEnv
-from poetry_cuda.environment import Tree
-from poetry_cuda.environment import apply
-from poetry_cuda.environment import changes
-from poetry_cuda.environment import compose
-from poetry_cuda.environment import contradictions
+from poetry_cuda.cudaenv.decide import ProjectEnv
+from poetry_cuda.cudaenv.decide import Tree
+from poetry_cuda.cudaenv.decide import apply
+from poetry_cuda.cudaenv.decide import changes
+from poetry_cuda.cudaenv.decide import compose
+from poetry_cuda.cudaenv.decide import contradictions
 from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.host import Cudnn
 from poetry_cuda.plan import SystemRequirement

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.environment import Tree
+from poetry_cuda.cudaenv.decide import Tree
 
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The project's CUDA environment: which toolkit, which libraries, in which order.
 
-Pure decisions over what `poetry_cuda.cudaenv` found on disk: the CUDA version and the
+Pure decisions over what `poetry_cuda.cudaenv.gather` found on disk: the CUDA version and the
 hidden system requirements from cuda.lock, the toolkits installed side by side, the
 cuDNN copies, and the CUDA trees of the project's virtual environment. The result, a
 `ProjectEnv`, becomes variables with `changes` (what `env` prints) or `apply` (what

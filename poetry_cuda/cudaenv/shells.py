@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
-    from poetry_cuda.environment import ProjectEnv
+    from poetry_cuda.cudaenv.decide import ProjectEnv
 
 
 SCHEMA = 1

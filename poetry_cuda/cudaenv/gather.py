@@ -1,4 +1,4 @@
-"""From a project folder to its `ProjectEnv`: the I/O around `poetry_cuda.environment`.
+"""From a project folder to its `ProjectEnv`: the I/O around `poetry_cuda.cudaenv.decide`.
 
 Reads pyproject.toml and cuda.lock, finds the project's virtual environment the way
 its package manager does, lists the CUDA libraries of its nvidia-* wheels (assembling
@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda import lockfile
 from poetry_cuda.config import parse_settings
-from poetry_cuda.environment import ProjectEnv
-from poetry_cuda.environment import Tree
-from poetry_cuda.environment import compose
+from poetry_cuda.cudaenv.decide import ProjectEnv
+from poetry_cuda.cudaenv.decide import Tree
+from poetry_cuda.cudaenv.decide import compose
+from poetry_cuda.cudaenv.tree import library_folders
+from poetry_cuda.cudaenv.tree import site_packages
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.planner import find_project
-from poetry_cuda.venvtree import library_folders
-from poetry_cuda.venvtree import site_packages
 from poetry_cuda.versions import CudaVersion
 
 
@@ -134,7 +134,7 @@ def as_tree(toolkit: Toolkit, os_name: str) -> Tree:
 def project_environment(
     start: Path, environ: Mapping[str, str] | None = None, *, build_tree: bool = True
 ) -> ProjectEnv:
-    """The environment of the project at or above `start` (see `poetry_cuda.environment`).
+    """The environment of the project at or above `start` (see `poetry_cuda.cudaenv.decide`).
 
     With `toolkit = "wheels"` this builds ``<venv>/cuda`` unless `build_tree` is False.
     """
@@ -200,8 +200,8 @@ def _venv_bin(venv: Path | None, os_name: str) -> str | None:
 def _wheel_tree(
     venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str, *, build: bool
 ) -> Tree | None:
+    from poetry_cuda.cudaenv.tree import assemble
     from poetry_cuda.toolkit_wheels import for_major
-    from poetry_cuda.venvtree import assemble
 
     row = for_major(cuda.major)
     if row is None or os_name == "windows":
@@ -241,7 +241,7 @@ def apply_for_poetry_run(project: Path, environ: MutableMapping[str, str]) -> st
     Returns a warning instead of raising: `poetry run` then goes on unchanged. Nothing
     changes when `poetry-run-environment = false` is set in [tool.poetry-cuda].
     """
-    from poetry_cuda.environment import changes
+    from poetry_cuda.cudaenv.decide import changes
     from poetry_cuda.errors import PoetryCudaError
 
     try:
