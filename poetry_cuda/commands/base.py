@@ -26,12 +26,16 @@ if TYPE_CHECKING:
     from cleo.io.io import IO
 
 
-def _exit_code_help() -> str:
-    return (
-        "Exit codes: 0 success; 1 doctor found a failure or lock --check found the lock "
-        "stale; 2 bad usage, configuration or input file; 3 no variant satisfies the "
-        "constraints; 4 the package manager's resolution failed."
-    )
+EXIT_CODES_HELP = (
+    "Exit codes: 0 success; 1 doctor found a failure or lock --check found the lock "
+    "stale; 2 bad usage, configuration or input file; 3 no variant satisfies the "
+    "constraints; 4 the package manager's resolution failed; 130 interrupted."
+)
+
+
+def literal_help(text: str) -> str:
+    """`text` shown as written in `--help`, which cleo passes through str.format and tags."""
+    return Formatter.escape(text).replace("{", "{{").replace("}", "}}")
 
 
 TARGET_OPTION = option(
@@ -51,7 +55,7 @@ JSON_OPTION = option("json", None, "Print JSON instead of the report.")
 class CudaCommand(Command):
     """A command whose expected failures print one message and return their exit code."""
 
-    help = _exit_code_help()
+    help = EXIT_CODES_HELP
     options: ClassVar[list[Any]] = []
 
     def run(self, io: IO) -> int:

@@ -11,9 +11,10 @@ from typing import ClassVar
 from cleo.formatters.formatter import Formatter
 from cleo.helpers import option
 
+from poetry_cuda.commands.base import EXIT_CODES_HELP
 from poetry_cuda.commands.base import JSON_OPTION
 from poetry_cuda.commands.base import CudaCommand
-from poetry_cuda.commands.base import _exit_code_help
+from poetry_cuda.commands.base import literal_help
 
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ STATUS = {
 class DoctorCommand(CudaCommand):
     name = "doctor"
     description = "Check host, locks, installed environment and system libraries; hint each fix."
-    help = JSON_HELP.strip() + "\n\n" + _exit_code_help()
+    help = literal_help(JSON_HELP.strip()) + "\n\n" + EXIT_CODES_HELP
     options: ClassVar[list[Any]] = [
         JSON_OPTION,
         option("deep", None, "Also import the locked packages inside the environment."),
