@@ -9,6 +9,7 @@ CUDA build.
 from __future__ import annotations
 
 import difflib
+import json
 import shutil
 import signal
 import subprocess
@@ -299,3 +300,33 @@ def test_a_pypi_choice_is_verified_against_the_default_index(
     [paddle] = read_toml(project / "cuda.lock")["packages"]
     assert (paddle["source"], paddle["version"]) == ("pypi", "2.6.2")
     assert entries(project, "paddlepaddle-gpu") == {"2.6.2": (server.pypi_url, [])}
+
+
+def test_doctor_env_and_run_on_a_synced_uv_project(cli: Cli, project: Path) -> None:
+    assert lock(cli, project).code == 0
+    assert cli.run("sync", cwd=project, program="uv", env=UV).code == 0
+    driver = {**UV, "POETRY_CUDA_DRIVER_VERSION": "550.54.14"}
+
+    doctor = cli.run("doctor", "--json", cwd=project, env=driver)
+    report = json.loads(doctor.stdout)
+    by_check = {(f["area"], f["check"], f["subject"]): f for f in report["findings"]}
+    locks = [f for f in report["findings"] if f["area"] == "locks"]
+    assert locks and all(f["status"] == "ok" for f in locks), locks
+    assert any("uv.lock" in f["message"] for f in locks)
+    installed = [f for (area, _, subject), f in by_check.items() if subject == "torch"]
+    assert any(f["area"] == "environment" and f["status"] == "ok" for f in installed), installed
+
+    env = cli.run("env", "--shell", "json", cwd=project, env=UV)
+    assert env.code == 0, env.stderr
+    variables = json.loads(env.stdout)
+    assert variables["cuda"] == "12.4"
+    site = project / ".venv" / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    first = variables["set"]["LD_LIBRARY_PATH"].split(":")[0]
+    assert first.startswith(str(site / "site-packages" / "nvidia"))  # the venv's wheels first
+    assert variables["set"]["PATH"].startswith(str(project / ".venv" / "bin"))
+
+    run = cli.run(
+        "run", "--", "python", "-c", "import torch; print(torch.__version__)", cwd=project, env=UV
+    )
+    assert run.code == 0, run.stderr
+    assert run.stdout.strip() == "2.5.1+cu124"
