@@ -30,8 +30,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import poetry_lock
-from benchmarks import uv_lock
 from benchmarks.common import BIN
 from benchmarks.common import EXAMPLES
 from benchmarks.common import Check
@@ -44,13 +42,15 @@ from benchmarks.common import wall
 from tests.support.catalog import WorldServer
 from tests.support.catalog import add_padded_torch
 from tests.support.catalog import build_world
+from tests.support.example import configure
+from tests.support.example import configure_uv
 
 
 RUNS = 1
 QUICK_RUNS = 1
 PADDED = "/padded/"
 MODES = ("metadata", "ranges", "neither")
-BACKENDS = {"Poetry": poetry_lock.configure, "uv": uv_lock.configure}
+BACKENDS = {"Poetry": configure, "uv": configure_uv}
 
 
 def fraction(part: int, whole: int) -> str:

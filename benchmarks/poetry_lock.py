@@ -43,6 +43,7 @@ from benchmarks.common import tool_env
 from benchmarks.common import wall
 from tests.support.catalog import WorldServer
 from tests.support.catalog import build_world
+from tests.support.example import configure
 
 
 if TYPE_CHECKING:
@@ -52,18 +53,6 @@ if TYPE_CHECKING:
 RUNS = 5
 QUICK_RUNS = 2
 POETRY = str(BIN / "poetry")
-
-
-def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
-    """The example with the PyPI stand-in as Poetry's primary source."""
-    pyproject = project / "pyproject.toml"
-    text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
-    text += (
-        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
-        f'\n[[tool.poetry.source]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\n'
-        'priority = "primary"\n'
-    )
-    pyproject.write_text(text)
 
 
 def runner(

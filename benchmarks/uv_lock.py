@@ -38,6 +38,7 @@ from benchmarks.common import tool_env
 from benchmarks.common import wall
 from tests.support.catalog import WorldServer
 from tests.support.catalog import build_world
+from tests.support.example import configure_uv
 
 
 if TYPE_CHECKING:
@@ -48,18 +49,6 @@ RUNS = 9
 QUICK_RUNS = 3
 UV = str(BIN / "uv")
 POETRY_CUDA = str(BIN / "poetry-cuda")
-
-
-def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
-    """The example as a uv project whose default index is the PyPI stand-in."""
-    pyproject = project / "pyproject.toml"
-    text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
-    text = text.replace("[tool.poetry]\npackage-mode = false\n", "[tool.uv]\npackage = false\n")
-    text += (
-        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
-        f'\n[[tool.uv.index]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\ndefault = true\n'
-    )
-    pyproject.write_text(text)
 
 
 def runner(
@@ -90,7 +79,7 @@ def measure(runs: int) -> list[Table]:
         with WorldServer(build_world(base / "world")) as server:
             plugin = base / "with-poetry-cuda"
             shutil.copytree(EXAMPLES / "torch_project", plugin)
-            configure(plugin, server)
+            configure_uv(plugin, server)
             wall([POETRY_CUDA, "lock"], plugin, tool_env(base))
             plain = base / "plain-uv"
             plain.mkdir()

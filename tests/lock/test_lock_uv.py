@@ -24,6 +24,7 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.managed import CUDA_PLATFORMS
 from tests.conftest import BIN
 from tests.conftest import EXAMPLES
+from tests.support.example import configure_uv
 from tests.support.index import Fault
 from tests.support.index import refused_url
 
@@ -42,23 +43,11 @@ FILES = ("pyproject.toml", "uv.lock", "cuda.lock")
 UV = {"UV_PYTHON": sys.executable, "UV_PYTHON_DOWNLOADS": "never", "UV_HTTP_RETRIES": "0"}
 
 
-def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
-    """Make the example a uv project whose default index is the PyPI stand-in."""
-    pyproject = project / "pyproject.toml"
-    text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
-    text = text.replace("[tool.poetry]\npackage-mode = false\n", "[tool.uv]\npackage = false\n")
-    text += (
-        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
-        f'\n[[tool.uv.index]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\ndefault = true\n'
-    )
-    pyproject.write_text(text)
-
-
 @pytest.fixture
 def project(tmp_path: Path, server: WorldServer) -> Path:
     project = tmp_path / "torch_project"
     shutil.copytree(EXAMPLES / "torch_project", project)
-    configure(project, server)
+    configure_uv(project, server)
     return project
 
 
@@ -290,7 +279,7 @@ def test_a_pypi_choice_is_verified_against_the_default_index(
     # in for PyPI, and uv.lock records only its URL.
     project = tmp_path / "paddle_project"
     shutil.copytree(EXAMPLES / "paddle_project", project)
-    configure(project, server)
+    configure_uv(project, server)
     target = EXAMPLES / "torch_project" / "hosts" / "workstation-rtx4090.json"
     result = lock(cli, project, "--target", str(target))
     assert result.code == 0, result.stderr

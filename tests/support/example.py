@@ -30,6 +30,18 @@ def configure(project: Path, server: WorldServer, mirror: str | None = None) -> 
     pyproject.write_text(text)
 
 
+def configure_uv(project: Path, server: WorldServer, mirror: str | None = None) -> None:
+    """The example as a uv project whose default index is the PyPI stand-in."""
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
+    text = text.replace("[tool.poetry]\npackage-mode = false\n", "[tool.uv]\npackage = false\n")
+    text += (
+        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
+        f'\n[[tool.uv.index]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\ndefault = true\n'
+    )
+    pyproject.write_text(text)
+
+
 def torch_example(directory: Path, server: WorldServer) -> Path:
     """A copy of examples/torch_project in `directory`, configured for `server`."""
     project = directory / "torch_project"
