@@ -151,3 +151,24 @@ def test_toolkit_wheels_show_as_additions(cli: Cli, torch_project: Path) -> None
     text = cli.run("plan", cwd=torch_project).stdout
     assert "Added to the poetry-cuda group (from PyPI):" in text
     assert "nvidia-cuda-cccl-cu12==12.4.*" in text
+
+
+def test_paddle_2_6_on_windows_is_pypis_cuda_11_8_build(cli: Cli, tmp_path: Path) -> None:
+    project = tmp_path / "paddle_project"
+    shutil.copytree(EXAMPLES / "paddle_project", project)
+    host = {
+        "schema": 1,
+        "os": "windows",
+        "machine": "x86_64",
+        "driver": {"version": "551.61"},
+        "gpus": [{"index": 0, "compute_capability": "8.6"}],
+    }
+    (project / "windows.json").write_text(json.dumps(host))
+    result = cli.run("plan", "--target", "windows.json", "--json", cwd=project)
+    assert result.code == 0, result.stderr
+    document = json.loads(result.stdout)
+    [paddle] = document["packages"]
+    assert (paddle["variant"], paddle["source"]["name"]) == ("cu118", "pypi")
+    needs = {r["kind"]: r for r in document["system_requirements"]}
+    assert needs["cudnn"]["spec"] == ">=8.6.0,<9"
+    assert "Windows:" in needs["cudnn"]["satisfy"]

@@ -142,8 +142,10 @@ def test_ptx_entries() -> None:
 def test_paddle_2_6_needs_a_system_cuda_runtime_and_cudnn() -> None:
     rel = release("paddle", "2.6")
     assert rel.version_form == "post"
-    assert rel.pypi == {"linux-x86_64": "cu118"}
+    # PyPI's 2.6.2 wheels for Linux and Windows are both the CUDA 11.8 build.
+    assert rel.pypi == {"linux-x86_64": "cu118", "windows-x86_64": "cu118"}
     cu118 = variant("paddle", "2.6", "cu118")
+    assert cu118.platforms == ("linux-x86_64", "windows-x86_64")
     specs = {r.kind: r.spec for r in cu118.requirements}
     assert specs == {"cuda-runtime": ">=11.8,<12", "cudnn": ">=8.6.0,<9"}
     assert {r.kind: r.spec for r in variant("paddle", "2.6", "cu120").requirements} == {
@@ -151,6 +153,7 @@ def test_paddle_2_6_needs_a_system_cuda_runtime_and_cudnn() -> None:
         "cudnn": ">=8.9.1,<9",
     }
     assert all("Paddle 3.x" in r.satisfy for r in cu118.requirements)
+    assert all("Windows:" in r.satisfy for r in cu118.requirements)
 
 
 def test_paddle_3_needs_only_the_driver() -> None:
