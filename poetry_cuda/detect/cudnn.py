@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.detect._run import run
+from poetry_cuda.detect.paths import ldconfig_libraries
 from poetry_cuda.host import Cudnn
 from poetry_cuda.host import ProbeReport
 
@@ -35,7 +36,7 @@ _DEFINE = re.compile(
 _LIBRARY = re.compile(
     r"^(?:libcudnn\.so\.([0-9]{1,9}(?:\.[0-9]{1,9}){0,2})|cudnn64_([0-9]{1,9})\.dll)$"
 )
-_LDCONFIG = re.compile(r"^\s*(libcudnn\.so\.\d+)\s.*=>\s*(\S.*?)\s*$")
+_SONAME = re.compile(r"libcudnn\.so\.\d+")
 
 
 def parse_header(text: str) -> str | None:
@@ -58,12 +59,7 @@ def parse_library_name(name: str) -> str | None:
 
 def parse_ldconfig(text: str) -> list[tuple[str, str]]:
     """The ``(soname, path)`` of every libcudnn in ``ldconfig -p`` output."""
-    found = []
-    for line in text.splitlines():
-        match = _LDCONFIG.match(line)
-        if match:
-            found.append((match.group(1), match.group(2)))
-    return found
+    return [(name, path) for name, path in ldconfig_libraries(text) if _SONAME.fullmatch(name)]
 
 
 def _major(version: str) -> str:

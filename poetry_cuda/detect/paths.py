@@ -2,8 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from pathlib import Path
+
+
+# One library of ``ldconfig -p``: "\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/.../libcudnn.so.8".
+_LDCONFIG_ENTRY = re.compile(r"^\s*(lib\S+\.so\.\S+)\s.*=>\s*(\S.*?)\s*$")
+
+
+def ldconfig_libraries(text: str) -> list[tuple[str, str]]:
+    """The ``(soname, path)`` of every versioned library in ``ldconfig -p`` output."""
+    found = []
+    for line in text.splitlines():
+        match = _LDCONFIG_ENTRY.match(line)
+        if match:
+            found.append((match.group(1), match.group(2)))
+    return found
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.detect._run import run
+from poetry_cuda.detect.paths import ldconfig_libraries
 
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 # Requirement kind -> the library's stem (lib<stem>.so.<version>, <stem>64_<major>.dll).
 STEMS = {"cuda-runtime": "cudart", "nccl": "nccl", "tensorrt": "nvinfer", "cudnn": "cudnn"}
-_LDCONFIG = re.compile(r"^\s*(lib\S+\.so\.\S+)\s.*=>\s*(\S.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -43,16 +43,6 @@ def parse_name(name: str, stem: str) -> str | None:
         rf"^{stem}64_(\d+)(?:_\d+)?\.dll$", name
     )
     return match.group(1) if match else None
-
-
-def parse_ldconfig(text: str) -> list[tuple[str, str]]:
-    """(name, path) of every versioned library in ``ldconfig -p`` output."""
-    found = []
-    for line in text.splitlines():
-        match = _LDCONFIG.match(line)
-        if match:
-            found.append((match.group(1), match.group(2)))
-    return found
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -108,7 +98,7 @@ def from_ldconfig(
     if completed.returncode != 0:
         return []
     found = []
-    for name, path in parse_ldconfig(completed.stdout):
+    for name, path in ldconfig_libraries(completed.stdout):
         for kind in kinds:
             stem = STEMS.get(kind)
             version = parse_name(name, stem) if stem else None
