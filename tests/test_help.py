@@ -29,3 +29,7 @@ def test_help_of_every_command(name: str, cli: Cli, tmp_path: Path) -> None:
 def test_doctor_help_shows_its_json_as_written(cli: Cli, tmp_path: Path) -> None:
     text = cli.run("doctor", "--help", cwd=tmp_path).stdout
     assert '{"schema": 1, "project": "<folder or null>"' in text
+
+
+def test_the_script_names_itself(cli: Cli, tmp_path: Path) -> None:
+    assert cli.run("--version", cwd=tmp_path).stdout.startswith("poetry-cuda (version ")

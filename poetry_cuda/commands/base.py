@@ -33,6 +33,14 @@ EXIT_CODES_HELP = (
 )
 
 
+def write_error(io: IO, error: PoetryCudaError) -> None:
+    """The error's what (in the error style), then its why and fix, on stderr."""
+    lines = error.render().splitlines()
+    io.write_error_line(f"<error>{Formatter.escape(lines[0])}</error>")
+    for line in lines[1:]:
+        io.write_error_line(Formatter.escape(line))
+
+
 def literal_help(text: str) -> str:
     """`text` shown as written in `--help`, which cleo passes through str.format and tags."""
     return Formatter.escape(text).replace("{", "{{").replace("}", "}}")
@@ -84,10 +92,7 @@ class CudaCommand(Command):
         raise NotImplementedError
 
     def report_error(self, error: PoetryCudaError) -> None:
-        lines = error.render().splitlines()
-        self.line_error(f"<error>{Formatter.escape(lines[0])}</error>")
-        for line in lines[1:]:
-            self.line_error(Formatter.escape(line))
+        write_error(self.io, error)
 
     def project_start(self) -> Path:
         """Where to look for the project: Poetry's --project/--directory, else the cwd."""

@@ -178,6 +178,8 @@ CASES = [
         args=("lock", "--target", "missing.json"),
     ),
     Case("option-unknown", nothing, ("--frobnicate",), args=("lock", "--frobnicate")),
+    Case("unknown-command", nothing, ("nonsense", "poetry-cuda list"), args=("nonsense",)),
+    Case("unknown-global-option", nothing, ("--frobnicate",), args=("--frobnicate", "lock")),
     # target files
     Case(
         "target-not-json",
