@@ -10,6 +10,7 @@ with every table, because this machine may be shared.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import subprocess
@@ -132,6 +133,34 @@ def alternate(runs: int, cases: Mapping[str, Callable[[], float]]) -> dict[str, 
         for name, case in cases.items():
             times[name].append(case())
     return {name: statistics.median(values) for name, values in times.items()}
+
+
+def lock_runner(
+    command: list[str],
+    project: Path,
+    base: Path,
+    *,
+    lockfile: str,
+    cache_variable: str,
+    cold: bool,
+    fresh: bool,
+) -> Callable[[], float]:
+    """A timed run of a lock `command` in `project`.
+
+    `fresh` removes the lock file first; `cold` gives every run an empty cache folder
+    through `cache_variable` (POETRY_CACHE_DIR, UV_CACHE_DIR).
+    """
+    counter = itertools.count()
+
+    def run() -> float:
+        if fresh:
+            (project / lockfile).unlink(missing_ok=True)
+        extra = {}
+        if cold:
+            extra[cache_variable] = str(base / f"cold-{project.name}-{next(counter)}")
+        return wall(command, project, tool_env(base, **extra))
+
+    return run
 
 
 def tool_env(home: Path, **extra: str) -> dict[str, str]:

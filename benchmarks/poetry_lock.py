@@ -18,7 +18,6 @@ Target: under 10% added.
 
 from __future__ import annotations
 
-import itertools
 import shutil
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from benchmarks.common import Table
 from benchmarks.common import alternate
 from benchmarks.common import arguments
 from benchmarks.common import load
+from benchmarks.common import lock_runner
 from benchmarks.common import ms
 from benchmarks.common import ratio
 from benchmarks.common import show
@@ -58,17 +58,15 @@ POETRY = str(BIN / "poetry")
 def runner(
     command: list[str], project: Path, base: Path, *, cold: bool, fresh: bool
 ) -> Callable[[], float]:
-    counter = itertools.count()
-
-    def run() -> float:
-        if fresh:
-            (project / "poetry.lock").unlink(missing_ok=True)
-        extra = {}
-        if cold:
-            extra["POETRY_CACHE_DIR"] = str(base / f"cold-{project.name}-{next(counter)}")
-        return wall(command, project, tool_env(base, **extra))
-
-    return run
+    return lock_runner(
+        command,
+        project,
+        base,
+        lockfile="poetry.lock",
+        cache_variable="POETRY_CACHE_DIR",
+        cold=cold,
+        fresh=fresh,
+    )
 
 
 def measure(runs: int) -> list[Table]:

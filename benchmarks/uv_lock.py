@@ -13,7 +13,6 @@ first, without uv) for reference. Target: under 300 ms added.
 
 from __future__ import annotations
 
-import itertools
 import shutil
 import sys
 import tempfile
@@ -31,6 +30,7 @@ from benchmarks.common import Table
 from benchmarks.common import alternate
 from benchmarks.common import arguments
 from benchmarks.common import load
+from benchmarks.common import lock_runner
 from benchmarks.common import ms
 from benchmarks.common import ratio
 from benchmarks.common import show
@@ -54,17 +54,15 @@ POETRY_CUDA = str(BIN / "poetry-cuda")
 def runner(
     command: list[str], project: Path, base: Path, *, cold: bool, fresh: bool
 ) -> Callable[[], float]:
-    counter = itertools.count()
-
-    def run() -> float:
-        if fresh:
-            (project / "uv.lock").unlink(missing_ok=True)
-        extra = {}
-        if cold:
-            extra["UV_CACHE_DIR"] = str(base / f"cold-{project.name}-{next(counter)}")
-        return wall(command, project, tool_env(base, **extra))
-
-    return run
+    return lock_runner(
+        command,
+        project,
+        base,
+        lockfile="uv.lock",
+        cache_variable="UV_CACHE_DIR",
+        cold=cold,
+        fresh=fresh,
+    )
 
 
 def measure(runs: int) -> list[Table]:
