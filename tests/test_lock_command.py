@@ -119,5 +119,8 @@ def test_uv_projects_lock_with_uv_and_the_plugin_asks_which_manager(
     result = cli.run("lock", cwd=project, env={"UV_HTTP_RETRIES": "0", **UV_OFFLINE})
     assert result.code == 4, result.stderr
     assert "uv's resolution failed" in result.stderr
-    assert offline.rstrip("/").split("//")[1] in result.stderr  # uv's own message
+    # uv's own message, naming the unreachable server (it may ask the PyPI stand-in or the
+    # pytorch mirror first: both live there).
+    assert "Failed to fetch" in result.stderr
+    assert offline.split("//")[1].split("/")[0] in result.stderr
     assert snapshot(project, files) == before
