@@ -163,6 +163,25 @@ def lock_runner(
     return run
 
 
+LOCK_CASES = (("cold cache", True, True), ("warm cache", False, True), ("up to date", False, False))
+
+
+def compare_locks(
+    runs: int, ours: Callable[..., Callable[[], float]], theirs: Callable[..., Callable[[], float]]
+) -> list[tuple[str, float, float]]:
+    """(case, our median, their median) for a cold cache, a warm one and an up-to-date lock.
+
+    `ours` and `theirs` make a timed run from `cold=` and `fresh=` (see `lock_runner`).
+    """
+    found = []
+    for name, cold, fresh in LOCK_CASES:
+        times = alternate(
+            runs, {"ours": ours(cold=cold, fresh=fresh), "theirs": theirs(cold=cold, fresh=fresh)}
+        )
+        found.append((name, times["ours"], times["theirs"]))
+    return found
+
+
 def tool_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment for Poetry and uv with their config, caches and data under `home`,
     offline from PyPI (every index a project uses is on 127.0.0.1)."""

@@ -22,6 +22,7 @@ import shutil
 import sys
 import tempfile
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,8 @@ from benchmarks.common import BIN
 from benchmarks.common import EXAMPLES
 from benchmarks.common import Check
 from benchmarks.common import Table
-from benchmarks.common import alternate
 from benchmarks.common import arguments
+from benchmarks.common import compare_locks
 from benchmarks.common import load
 from benchmarks.common import lock_runner
 from benchmarks.common import ms
@@ -88,19 +89,9 @@ def measure(runs: int) -> list[Table]:
             shutil.copy(plugin / "pyproject.toml", plain / "pyproject.toml")
             ours = [POETRY, "cuda", "lock"]
             theirs = [POETRY, "--no-plugins", "lock"]
-            for name, cold, fresh in (
-                ("cold cache", True, True),
-                ("warm cache", False, True),
-                ("up to date", False, False),
+            for name, ours_s, theirs_s in compare_locks(
+                runs, partial(runner, ours, plugin, base), partial(runner, theirs, plain, base)
             ):
-                times = alternate(
-                    runs,
-                    {
-                        "ours": runner(ours, plugin, base, cold=cold, fresh=fresh),
-                        "theirs": runner(theirs, plain, base, cold=cold, fresh=fresh),
-                    },
-                )
-                ours_s, theirs_s = times["ours"], times["theirs"]
                 added = ours_s / theirs_s - 1
                 table.add(
                     name, ms(ours_s), ms(theirs_s), ratio(ours_s, theirs_s), ms(ours_s - theirs_s)

@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from benchmarks.common import Check
 from benchmarks.common import Table
 from benchmarks.common import alternate
 from benchmarks.common import arguments
+from benchmarks.common import compare_locks
 from benchmarks.common import load
 from benchmarks.common import lock_runner
 from benchmarks.common import ms
@@ -84,19 +86,9 @@ def measure(runs: int) -> list[Table]:
             # The same tables poetry-cuda wrote, as a user would write them by hand.
             shutil.copy(plugin / "pyproject.toml", plain / "pyproject.toml")
             ours, theirs = [POETRY_CUDA, "lock"], [UV, "lock"]
-            for name, cold, fresh in (
-                ("cold cache", True, True),
-                ("warm cache", False, True),
-                ("up to date", False, False),
+            for name, ours_s, theirs_s in compare_locks(
+                runs, partial(runner, ours, plugin, base), partial(runner, theirs, plain, base)
             ):
-                times = alternate(
-                    runs,
-                    {
-                        "ours": runner(ours, plugin, base, cold=cold, fresh=fresh),
-                        "theirs": runner(theirs, plain, base, cold=cold, fresh=fresh),
-                    },
-                )
-                ours_s, theirs_s = times["ours"], times["theirs"]
                 added = ours_s - theirs_s
                 table.add(name, ms(ours_s), ms(theirs_s), ratio(ours_s, theirs_s), ms(added))
                 table.checks.append(
