@@ -105,7 +105,7 @@ class Settings:
     packages: tuple[PackageRule, ...] = ()
 
 
-_KEYS = {
+KEYS = {  # every key of [tool.poetry-cuda]
     "cuda",
     "policy",
     "allow-cpu-fallback",
@@ -188,12 +188,12 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
     table = tool.get("poetry-cuda", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{TABLE} must be a table", fix=f"write it as a {TABLE} section")
-    unknown = sorted(set(table) - _KEYS)
+    unknown = sorted(set(table) - KEYS)
     if unknown:
         raise _bad(
             unknown[0],
             "unknown key",
-            f"remove it; the known keys are {', '.join(sorted(_KEYS))}",
+            f"remove it; the known keys are {', '.join(sorted(KEYS))}",
         )
 
     cuda = table.get("cuda", "auto")

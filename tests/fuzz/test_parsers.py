@@ -23,6 +23,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from poetry_cuda import lockfile
+from poetry_cuda.config import KEYS
 from poetry_cuda.config import CudaRequest
 from poetry_cuda.config import parse_settings
 from poetry_cuda.detect.cudnn import parse_header
@@ -271,20 +272,7 @@ setting_values = st.one_of(
 @FAST
 @given(
     st.dictionaries(
-        st.sampled_from(
-            [
-                "cuda",
-                "policy",
-                "allow-cpu-fallback",
-                "targets",
-                "backend",
-                "toolkit",
-                "poetry-run-environment",
-                "mirrors",
-                "packages",
-                "other",
-            ]
-        ),
+        st.sampled_from([*sorted(KEYS), "other"]),
         st.one_of(
             setting_values,
             st.dictionaries(st.sampled_from(["pytorch", "paddle", "x"]), setting_values),
