@@ -39,7 +39,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float) -> Compl
     """Run `argv` and capture its output.
 
     Raises `OSError` when it cannot start and `subprocess.TimeoutExpired` when it ran
-    past `timeout`; the program and everything it started are killed first.
+    past `timeout`. On every way out other than its own exit (a timeout, an interruption,
+    any exception) the program and everything it started are killed first, and reaped.
     """
     with subprocess.Popen(
         list(argv),
@@ -56,7 +57,9 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float) -> Compl
     ) as process:
         try:
             stdout, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except BaseException:
+            # In its own session the program never sees our SIGINT or SIGTERM: without
+            # this, Popen.__exit__ would wait for it as long as it runs.
             _kill(process)
             process.communicate()
             raise

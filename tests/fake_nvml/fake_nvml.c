@@ -9,6 +9,7 @@
  *   gpu=NAME|UUID|MIB|MAJ|MIN   one GPU (repeatable, in index order)
  *   init_error=18               nvmlInit* returns this code
  *   init_sleep=30               nvmlInit* sleeps this many seconds first (a hang)
+ *   init_marker=PATH            nvmlInit* creates PATH on entry (a test waits for it)
  *   init_crash=1                nvmlInit* raises SIGSEGV
  *   fail_call=NAME:CODE         the entry point NAME returns CODE (repeatable)
  *
@@ -67,6 +68,7 @@ static fake_gpu gpus[MAX_GPUS];
 static unsigned int gpu_count;
 static int init_error;
 static int init_sleep;
+static char init_marker[512];
 static int init_crash;
 static char fail_names[MAX_FAILS][FIELD];
 static int fail_codes[MAX_FAILS];
@@ -128,6 +130,8 @@ static void load_config(void) {
             init_error = atoi(value);
         else if (!strcmp(line, "init_sleep"))
             init_sleep = atoi(value);
+        else if (!strcmp(line, "init_marker"))
+            snprintf(init_marker, sizeof init_marker, "%s", value);
         else if (!strcmp(line, "init_crash"))
             init_crash = atoi(value);
         else if (!strcmp(line, "fail_call"))
@@ -170,6 +174,11 @@ static nvmlReturn_t check_device(const char *name, nvmlDevice_t device) {
 nvmlReturn_t nvmlInitWithFlags(unsigned int flags) {
     (void)flags;
     load_config();
+    if (init_marker[0]) {
+        FILE *marker = fopen(init_marker, "w");
+        if (marker)
+            fclose(marker);
+    }
     if (init_sleep > 0)
         sleep((unsigned int)init_sleep);
     if (init_crash)

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import time
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -17,8 +18,6 @@ from tests.support.index import Fault
 
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from tests.conftest import Cli
     from tests.support.catalog import WorldServer
     from tests.support.fake_nvml import FakeNvml
@@ -57,13 +56,19 @@ def test_an_index_fault_fails_cleanly_and_changes_nothing(
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_interruption_while_detecting_the_host(
-    signum: int, cli: Cli, locked_example: Path, fake_nvml: FakeNvml
+    signum: int, cli: Cli, locked_example: Path, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
-    """The earliest stage: NVML hangs in its worker while lock plans for this machine."""
+    """The earliest stage: NVML hangs in its worker while lock plans for this machine.
+
+    The signal reaches poetry-cuda, never the worker (a session of its own), so the
+    worker must be ended by poetry-cuda itself, at once: its hang is far longer than
+    the time this test allows.
+    """
     pyproject = locked_example / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('targets = ["hosts/*.json"]', ""))
     before = snapshot(locked_example)
-    env = {**cli.env, **fake_nvml.scenario(init_sleep=30)}
+    marker = tmp_path / "in-nvml-init"
+    env = {**cli.env, **fake_nvml.scenario(init_sleep=3600, init_marker=marker)}
     process = subprocess.Popen(
         [str(BIN / "poetry-cuda"), "lock"],
         cwd=locked_example,
@@ -72,10 +77,34 @@ def test_an_interruption_while_detecting_the_host(
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)  # the worker is waiting in nvmlInit by now
-    process.send_signal(signum)
-    _, stderr = process.communicate(timeout=30)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():  # the worker is inside nvmlInit, so detection is under way
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the NVML worker never reached nvmlInit"
+            time.sleep(0.05)
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+        process.communicate()
     assert process.returncode == 130, stderr
     assert "Interrupted" in stderr
     assert "Traceback" not in stderr
     assert snapshot(locked_example) == before
+    assert not _processes_with(env["FAKE_NVML_CONFIG"]), "the NVML worker outlived poetry-cuda"
+
+
+def _processes_with(text: str) -> list[int]:
+    """Live processes whose environment holds `text` (this scenario's fake NVML)."""
+    found = []
+    needle = text.encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

@@ -169,6 +169,7 @@ class FakeNvml:
         gpus: Sequence[FakeGpu] = (RTX_4090,),
         init_error: int | None = None,
         init_sleep: int | None = None,
+        init_marker: Path | None = None,
         init_crash: bool = False,
         fail_calls: Mapping[str, int] | None = None,
         old_driver: bool = False,
@@ -192,6 +193,8 @@ class FakeNvml:
             lines.append(f"init_error={init_error}")
         if init_sleep is not None:
             lines.append(f"init_sleep={init_sleep}")
+        if init_marker is not None:
+            lines.append(f"init_marker={init_marker}")
         if init_crash:
             lines.append("init_crash=1")
         lines += [f"fail_call={name}:{code}" for name, code in (fail_calls or {}).items()]
