@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import sys
 import tempfile
 
@@ -36,15 +37,104 @@ def parse_toml(text: str) -> dict[str, Any]:
     return _parse(text)
 
 
+MiB = 1024 * 1024
+# Far above any real file of each kind, far below what would exhaust the memory. Host
+# profiles are a few KiB (`detect --json`); cuda.lock grows with packages and distinct
+# targets, a few KiB each. poetry.lock and uv.lock of a torch project list hundreds of
+# wheel hashes and reach several MiB; pyproject.toml shares their cap.
+PROFILE_LIMIT = 4 * MiB
+CUDA_LOCK_LIMIT = 8 * MiB
+TOML_LIMIT = 64 * MiB
+
+_FILE_TYPES = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_bounded(
+    path: Path,
+    *,
+    limit: int,
+    name: str | None = None,
+    kind: type[ConfigError | InputFileError] = InputFileError,
+) -> bytes:
+    """The bytes of `path`, which must be a regular file (after links) of at most `limit` bytes.
+
+    A pipe would block the read and a device (/dev/zero) never ends: the type is checked
+    before opening, opening never blocks, and the opened file is checked again.
+    `name` is how messages call the file (default: the path).
+    """
+    shown = name or str(path)
+    try:
+        _check_regular(path.stat(), shown, limit, kind)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        descriptor = os.open(path, flags)
+    except FileNotFoundError:
+        raise kind(f"{shown}: file not found") from None
+    except OSError as error:
+        raise kind(
+            f"{shown}: cannot read the file ({error.strerror or error})",
+            fix="make the file readable",
+        ) from None
+    with os.fdopen(descriptor, "rb") as handle:
+        _check_regular(os.fstat(handle.fileno()), shown, limit, kind)
+        try:
+            data = handle.read(limit + 1)
+        except OSError as error:
+            raise kind(
+                f"{shown}: cannot read the file ({error.strerror or error})",
+                fix="make the file readable",
+            ) from None
+    if len(data) > limit:  # grew while being read
+        raise _too_large(shown, limit, kind)
+    return data
+
+
+def _check_regular(
+    info: os.stat_result, name: str, limit: int, kind: type[ConfigError | InputFileError]
+) -> None:
+    for test, description in _FILE_TYPES:
+        if test(info.st_mode):
+            raise kind(
+                f"{name}: not a regular file but {description}",
+                why="poetry-cuda reads its input only from regular files, so that a pipe or "
+                "a device cannot block it or fill the memory",
+                fix="point it at the file itself (a link to a regular file is fine)",
+            )
+    if info.st_size > limit:
+        raise _too_large(name, limit, kind)
+
+
+def _too_large(name: str, limit: int, kind: type[ConfigError | InputFileError]) -> Exception:
+    return kind(
+        f"{name}: larger than {limit // MiB} MiB",
+        why=f"no file of this kind comes near {limit // MiB} MiB; reading it whole could "
+        "exhaust the memory",
+        fix="check that the path names the right file",
+    )
+
+
 def read_toml(
-    path: Path, *, kind: type[ConfigError | InputFileError] = ConfigError
+    path: Path,
+    *,
+    kind: type[ConfigError | InputFileError] = ConfigError,
+    limit: int = TOML_LIMIT,
 ) -> dict[str, Any]:
     """Parse a TOML file into plain Python values, with errors that name the file."""
+    return _parse_file(path, read_bounded(path, limit=limit, kind=kind), kind)
+
+
+def _parse_file(
+    path: Path, data: bytes, kind: type[ConfigError | InputFileError]
+) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise kind(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
+        # Newlines as text mode reads them, so that values parse as they always did.
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as error:
         raise kind(
             f"{path}: cannot read the file ({error.__class__.__name__}: {error})",
             fix="make the file readable UTF-8 text",
@@ -75,13 +165,10 @@ def read_toml_once(path: Path) -> dict[str, Any]:
     which for a torch project hold thousands of lines: reading and hashing the bytes
     is cheap, parsing them is not.
     """
-    try:
-        digest = hashlib.sha256(path.read_bytes()).digest()
-    except OSError:
-        return read_toml(path)  # the same error read_toml gives
-    key = (str(path), digest)
+    data = read_bounded(path, limit=TOML_LIMIT, kind=ConfigError)
+    key = (str(path), hashlib.sha256(data).digest())
     if key not in _PARSED:
-        _PARSED[key] = read_toml(path)
+        _PARSED[key] = _parse_file(path, data, ConfigError)
     return _PARSED[key]
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from typing import Literal
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import PROFILE_LIMIT
+from poetry_cuda.files import read_bounded
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -282,20 +284,21 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
 def load_target(path: Path, *, label: str | None = None) -> HostProfile:
     """Read and validate a target profile file."""
     name = label or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         raise InputFileError(
             f"{name}: target file not found",
             fix="check the path given to --target, `targets` or POETRY_CUDA_TARGET",
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
+        )
+    data = read_bounded(path, limit=PROFILE_LIMIT, name=name)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise InputFileError(
             f"{name}: cannot read the target file ({error.__class__.__name__}: {error})",
             fix="make the file readable UTF-8 JSON",
         ) from None
     try:
-        data = json.loads(text)
+        document = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputFileError(
             f"{name}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})",
@@ -310,4 +313,4 @@ def load_target(path: Path, *, label: str | None = None) -> HostProfile:
             why="a target file is a host profile in JSON",
             fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
         ) from None
-    return profile_from_json(data, name)
+    return profile_from_json(document, name)

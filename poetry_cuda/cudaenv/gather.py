@@ -145,7 +145,7 @@ def project_environment(
     pyproject = read_toml(project / "pyproject.toml")
     settings = parse_settings(pyproject)
     lock_path = project / lockfile.FILENAME
-    if not lock_path.is_file():
+    if not lock_path.exists():  # a pipe or a device is for lockfile.read to refuse
         raise UsageError(
             f"{project} has no {lockfile.FILENAME}",
             why="the project's CUDA environment follows the CUDA version and the system "
