@@ -18,12 +18,21 @@ from typing import Any
 
 import tomlkit
 
+from packaging.specifiers import SpecifierSet
+
+from poetry_cuda.config import CudaRequest
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import CUDA_LOCK_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.plan import SystemRequirement
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Iterable
     from pathlib import Path
 
@@ -189,11 +198,36 @@ class _Reader:
             raise self.fail(f"{where}{key}", f"expected {kind.__name__}, got {value!r}")
         return value
 
-    def strings(self, table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    def strings(
+        self, table: dict[str, Any], key: str, where: str, parser: Callable[[str], object] = str
+    ) -> tuple[str, ...]:
         values = self.value(table, key, where, list, optional=True) or []
         if not all(isinstance(v, str) for v in values):
             raise self.fail(f"{where}{key}", "expected a list of strings")
+        for value in values:
+            self.check(value, f"{where}{key}", parser)
         return tuple(values)
+
+    def version(
+        self,
+        table: dict[str, Any],
+        key: str,
+        where: str,
+        parser: Callable[[str], object],
+        *,
+        optional: bool = False,
+    ) -> Any:
+        """A string value that `parser` (e.g. CudaVersion.parse) must accept."""
+        value = self.value(table, key, where, str, optional=optional)
+        if value is not None:
+            self.check(value, f"{where}{key}", parser)
+        return value
+
+    def check(self, value: str, key: str, parser: Callable[[str], object]) -> None:
+        try:
+            parser(value)
+        except ValueError as error:
+            raise self.fail(key, str(error)) from None
 
     def rows(self, data: dict[str, Any], key: str) -> list[tuple[str, dict[str, Any]]]:
         rows = self.value(data, key, "", list, optional=True) or []
@@ -203,9 +237,22 @@ class _Reader:
         return [(f"{key}[{i}].", row) for i, row in enumerate(rows)]
 
 
+def _specifier(text: str) -> object:
+    return SpecifierSet(text) if text.strip() else None
+
+
+def _cuda_request(text: str) -> object:
+    try:
+        return CudaRequest.parse(text)
+    except ConfigError:
+        raise ValueError(
+            f"{text!r} is not a CUDA request ('auto', 'cpu', a version or a range)"
+        ) from None
+
+
 def read(path: Path) -> CudaLock:
     """Parse and validate `cuda.lock`; every error names the bad key."""
-    data = read_toml(path, kind=InputFileError)
+    data = read_toml(path, kind=InputFileError, limit=CUDA_LOCK_LIMIT)
     r = _Reader(path)
     version = r.value(data, "version", "", int)
     if version != VERSION:
@@ -219,16 +266,18 @@ def read(path: Path) -> CudaLock:
         content_hash=s(data, "content-hash", "", str),
         backend=s(data, "backend", "", str),
         policy=s(data, "policy", "", str),
-        cuda=s(data, "cuda", "", str),
+        cuda=r.version(data, "cuda", "", _cuda_request),
         managed_sources=r.strings(data, "managed-sources", ""),
         targets=tuple(
             TargetFacts(
                 label=s(t, "label", w, str),
                 os=s(t, "os", w, str),
                 machine=s(t, "machine", w, str),
-                driver=s(t, "driver", w, str, optional=True),
-                cuda=s(t, "cuda", w, str, optional=True),
-                compute_capabilities=r.strings(t, "compute-capabilities", w),
+                driver=r.version(t, "driver", w, DriverVersion.parse, optional=True),
+                cuda=r.version(t, "cuda", w, CudaVersion.parse, optional=True),
+                compute_capabilities=r.strings(
+                    t, "compute-capabilities", w, ComputeCapability.parse
+                ),
             )
             for w, t in r.rows(data, "targets")
         ),
@@ -236,7 +285,7 @@ def read(path: Path) -> CudaLock:
             LockedPackage(
                 name=s(p, "name", w, str),
                 variant=s(p, "variant", w, str),
-                cuda=s(p, "cuda", w, str, optional=True),
+                cuda=r.version(p, "cuda", w, CudaVersion.parse, optional=True),
                 source=s(p, "source", w, str),
                 url=s(p, "url", w, str),
                 version=s(p, "version", w, str, optional=True),
@@ -249,7 +298,7 @@ def read(path: Path) -> CudaLock:
             SystemRequirement(
                 package=s(q, "package", w, str),
                 kind=s(q, "kind", w, str),
-                spec=s(q, "spec", w, str),
+                spec=r.version(q, "spec", w, _specifier),
                 reason=s(q, "reason", w, str),
                 satisfy=s(q, "satisfy", w, str),
                 satisfied_by=s(q, "satisfied-by", w, str, optional=True) or "",

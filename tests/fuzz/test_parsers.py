@@ -292,20 +292,24 @@ def test_settings_are_settings_or_config_errors(table: dict[str, Any]) -> None:
 # --- cuda.lock ---------------------------------------------------------------------------------
 
 texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=20)
+# The keys whose values other code parses hold what poetry-cuda writes there.
+cuda_versions = st.sampled_from(["11.8", "12.4", "12.6", "13.0"])
 target_facts = st.builds(
     TargetFacts,
     label=texts,
     os=st.sampled_from(["linux", "windows", "macos"]),
     machine=texts,
-    driver=st.none() | texts,
-    cuda=st.none() | texts,
-    compute_capabilities=st.lists(texts, max_size=3).map(tuple),
+    driver=st.none() | st.sampled_from(["550.54.14", "470.256.02", "580.65.06"]),
+    cuda=st.none() | cuda_versions,
+    compute_capabilities=st.lists(st.sampled_from(["7.5", "8.6", "8.9", "9.0"]), max_size=3).map(
+        tuple
+    ),
 )
 locked_packages = st.builds(
     LockedPackage,
     name=texts,
     variant=texts,
-    cuda=st.none() | texts,
+    cuda=st.none() | cuda_versions,
     source=texts,
     url=texts,
     version=st.none() | texts,
@@ -313,14 +317,19 @@ locked_packages = st.builds(
     reason=texts,
 )
 requirements = st.builds(
-    SystemRequirement, package=texts, kind=texts, spec=texts, reason=texts, satisfy=texts
+    SystemRequirement,
+    package=texts,
+    kind=texts,
+    spec=st.sampled_from(["", ">=8.6,<9", ">=12.1"]),
+    reason=texts,
+    satisfy=texts,
 )
 locks = st.builds(
     CudaLock,
     content_hash=texts,
     backend=texts,
     policy=texts,
-    cuda=texts,
+    cuda=st.sampled_from(["auto", "cpu", "cu124", "12.4", ">=12.1,<12.7"]),
     targets=st.lists(target_facts, max_size=2).map(tuple),
     packages=st.lists(locked_packages, max_size=3).map(tuple),
     system_requirements=st.lists(requirements, max_size=2).map(tuple),
@@ -338,7 +347,10 @@ def test_cuda_lock_round_trips(tmp_path: Path, lock: CudaLock) -> None:
 
 
 @FILES
-@given(locks, st.sampled_from(["version", "backend", "packages", "targets", "managed-sources"]))
+@given(
+    locks,
+    st.sampled_from(["version", "backend", "cuda", "packages", "targets", "managed-sources"]),
+)
 def test_a_damaged_cuda_lock_is_read_or_refused(tmp_path: Path, lock: CudaLock, key: str) -> None:
     document = tomlkit.parse(lock.dumps())
     for replacement in (None, 1.5, True, [1], {"a": 1}, "x"):
