@@ -19,6 +19,7 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.project import read_dependencies
 from poetry_cuda.select import make_plan
 from poetry_cuda.targets import collect
+from poetry_cuda.targets import distinct
 from poetry_cuda.targets import settle
 from poetry_cuda.toolkit_wheels import additions as toolkit_additions
 
@@ -92,7 +93,10 @@ def load_targets(
     settings: Settings,
     options: Sequence[str],
     environ: Mapping[str, str],
+    *,
+    collapse: bool = True,
 ) -> tuple[tuple[Target, ...], list[str]]:
+    """The settled targets and their warnings; `collapse`: one target per set of facts."""
     from poetry_cuda.knowledge import load
 
     profiles = collect(
@@ -103,12 +107,13 @@ def load_targets(
         detect=lambda: detect_this_machine(environ),
     )
     nvidia = load().nvidia
-    targets, warnings = [], []
-    for profile in profiles:
-        target, found = settle(profile, nvidia)
-        targets.append(target)
-        warnings.extend(found)
-    return tuple(targets), warnings
+    settled = [settle(profile, nvidia) for profile in profiles]
+    targets = tuple(target for target, _ in settled)
+    if collapse:
+        targets = distinct(targets)
+    kept = {id(target) for target in targets}
+    warnings = [w for target, found in settled if id(target) in kept for w in found]
+    return targets, warnings
 
 
 def plan_project(

@@ -1,10 +1,11 @@
 """The hosts a plan is made for, with the driver's CUDA version settled.
 
-Targets come, first match wins, from `--target FILE` options, the
-`POETRY_CUDA_TARGET` environment variable (one path), `targets = [...]` globs in
-`[tool.poetry-cuda]`, and otherwise detection of this machine. A profile that gives
-only a driver version gets its CUDA version from NVIDIA's table; one that gives only
-a CUDA version is assumed to run the oldest driver of that CUDA version.
+Targets come, first match wins, from `--target FILE` options, `targets = [...]` globs
+in `[tool.poetry-cuda]`, the `POETRY_CUDA_TARGET` environment variable (one path), and
+otherwise detection of this machine. A profile that gives only a driver version gets
+its CUDA version from NVIDIA's table; one that gives only a CUDA version is assumed to
+run the oldest driver of that CUDA version. Targets with the same facts are one target,
+however many files describe them.
 """
 
 from __future__ import annotations
@@ -84,9 +85,18 @@ def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
     return Target(profile, cuda, version), warnings
 
 
-def _inside(project: Path, path: Path, origin: str) -> Path:
+def distinct(targets: Sequence[Target]) -> tuple[Target, ...]:
+    """The targets with the first of each set of identical facts: a path is not a fact."""
+    first: dict[tuple[object, ...], Target] = {}
+    for target in targets:
+        facts = (target.os, target.platform, target.driver, target.cuda)
+        first.setdefault((*facts, target.profile.capabilities), target)
+    return tuple(first.values())
+
+
+def _inside(resolved_project: Path, path: Path, origin: str) -> Path:
     resolved = path.resolve()
-    if not resolved.is_relative_to(project.resolve()):
+    if not resolved.is_relative_to(resolved_project):
         raise ConfigError(
             f"{origin}: {path} is outside the project",
             why="target globs in pyproject.toml may only name files inside the project",
@@ -106,30 +116,51 @@ def collect(
     """The host profiles to plan for, from the first place that names any."""
     if options:
         return [load_target(Path(option)) for option in options]
+    if configured and project is not None:
+        return _configured(project, configured)
     if environ_target:
         return [load_target(Path(environ_target), label=environ_target)]
-    if configured and project is not None:
-        profiles = []
-        for pattern in configured:
-            if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-                raise ConfigError(
-                    f"[tool.poetry-cuda] targets: {pattern!r} leaves the project",
-                    fix="use a pattern relative to the project, such as 'hosts/*.json'",
-                )
-            if not Path(pattern).parts:  # '', '.', './': pathlib's glob fails on them
-                raise ConfigError(
-                    f"[tool.poetry-cuda] targets: {pattern!r} is not a file pattern",
-                    fix="name profile files, such as 'hosts/*.json'",
-                )
-            matches = sorted(project.glob(pattern))
-            if not matches:
-                raise ConfigError(
-                    f"[tool.poetry-cuda] targets: {pattern!r} matches no file",
-                    fix="create the profile with `poetry-cuda detect --json > FILE` or fix the pattern",
-                )
-            for match in matches:
-                # Read the checked path itself, not the link that led to it.
-                inside = _inside(project, match, "[tool.poetry-cuda] targets")
-                profiles.append(load_target(inside, label=match.relative_to(project).as_posix()))
-        return profiles
     return [detect()]
+
+
+def _configured(project: Path, patterns: Sequence[str]) -> list[HostProfile]:
+    resolved_project = project.resolve()
+    profiles = []
+    for pattern in patterns:
+        matches = sorted(project.glob(_checked_pattern(pattern)))
+        if not matches:
+            raise ConfigError(
+                f"{TARGETS_KEY}: {pattern!r} matches no file",
+                fix="create the profile with `poetry-cuda detect --json > FILE` or fix the pattern",
+            )
+        for match in matches:
+            # Read the checked path itself, not the link that led to it.
+            inside = _inside(resolved_project, match, TARGETS_KEY)
+            profiles.append(load_target(inside, label=match.relative_to(project).as_posix()))
+    return profiles
+
+
+TARGETS_KEY = "[tool.poetry-cuda] targets"
+
+
+def _checked_pattern(pattern: str) -> str:
+    parts = Path(pattern).parts
+    if Path(pattern).is_absolute() or ".." in parts:
+        raise ConfigError(
+            f"{TARGETS_KEY}: {pattern!r} leaves the project",
+            fix="use a pattern relative to the project, such as 'hosts/*.json'",
+        )
+    if not parts:  # '', '.', './': pathlib's glob fails on them
+        raise ConfigError(
+            f"{TARGETS_KEY}: {pattern!r} is not a file pattern",
+            fix="name profile files, such as 'hosts/*.json'",
+        )
+    if "\0" in pattern or any("**" in part and part != "**" for part in parts):
+        raise ConfigError(
+            f"{TARGETS_KEY}: {pattern!r} is not a valid pattern",
+            why="'**' (any folders, recursively) must be a whole part of the path, and a "
+            "pattern holds no NUL character",
+            fix="write 'hosts/**/*.json' for profiles in hosts/ and its subfolders, or "
+            "'hosts/*.json' for hosts/ alone",
+        )
+    return pattern

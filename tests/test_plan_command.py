@@ -129,6 +129,8 @@ def test_no_project_is_exit_2(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_target_from_the_environment(cli: Cli, torch_project: Path) -> None:
+    pyproject = torch_project / "pyproject.toml"  # the variable counts only without `targets`
+    pyproject.write_text(pyproject.read_text().replace('targets = ["hosts/*.json"]', ""))
     result = cli.run(
         "plan",
         "--json",

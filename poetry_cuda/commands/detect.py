@@ -38,7 +38,7 @@ class DetectCommand(CudaCommand):
         from poetry_cuda.planner import load_targets
 
         options = self.option("target")
-        targets, warnings = load_targets(None, Settings(), options, os.environ)
+        targets, warnings = load_targets(None, Settings(), options, os.environ, collapse=False)
         profiles = [target.profile for target in targets]
         if self.option("json"):
             documents = [profile.to_json() for profile in profiles]
