@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +16,9 @@ from cleo.exceptions import CleoError
 from cleo.formatters.formatter import Formatter
 from cleo.helpers import option
 from cleo.io.outputs.output import Type as OutputType
+from cleo.io.outputs.output import Verbosity
 
+from poetry_cuda.display import shown
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.interrupts import INTERRUPTED_EXIT
@@ -26,6 +30,8 @@ if TYPE_CHECKING:
     from cleo.io.io import IO
 
 
+NORMAL = Verbosity.NORMAL
+BROKEN_PIPE_EXIT = 141  # the shell's 128 + SIGPIPE
 EXIT_CODES_HELP = (
     "Exit codes: 0 success; 1 doctor found a failure or lock --check found the lock "
     "stale; 2 bad usage, configuration or input file; 3 no variant satisfies the "
@@ -35,7 +41,7 @@ EXIT_CODES_HELP = (
 
 def write_error(io: IO, error: PoetryCudaError) -> None:
     """The error's what (in the error style), then its why and fix, on stderr."""
-    lines = error.render().splitlines()
+    lines = shown(error.render()).splitlines()
     io.write_error_line(f"<error>{Formatter.escape(lines[0])}</error>")
     for line in lines[1:]:
         io.write_error_line(Formatter.escape(line))
@@ -69,6 +75,14 @@ class CudaCommand(Command):
     def run(self, io: IO) -> int:
         try:
             return super().run(io)
+        except BrokenPipeError:
+            # The reader went away (`plan | head -1`): stop quietly, with the code of a
+            # pipeline member that SIGPIPE stopped, and send the rest of the output (and
+            # the flush at exit) nowhere.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            return BROKEN_PIPE_EXIT
         except CleoError as error:
             # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
             self._io = io
@@ -100,8 +114,23 @@ class CudaCommand(Command):
         directory = getattr(application, "project_directory", None)
         return Path(directory) if directory else Path.cwd()
 
+    # The output edge: every line a command prints passes `shown`, which escapes terminal
+    # control characters and redacts credentials in whatever the line quotes.
+
+    def line(self, text: str, style: str | None = None, verbosity: Verbosity = NORMAL) -> None:
+        super().line(shown(text), style, verbosity)
+
+    def line_error(
+        self, text: str, style: str | None = None, verbosity: Verbosity = NORMAL
+    ) -> None:
+        super().line_error(shown(text), style, verbosity)
+
+    def write(self, text: str, style: str | None = None) -> None:
+        super().write(shown(text), style)
+
     def print_json(self, data: object) -> None:
-        self.io.output.write_line(json.dumps(data, indent=2), type=OutputType.RAW)
+        # json.dumps escapes every control and non-ASCII character (ensure_ascii).
+        self.io.output.write_line(shown(json.dumps(data, indent=2)), type=OutputType.RAW)
 
     def warn(self, message: str) -> None:
         self.line_error(f"<comment>Warning: {Formatter.escape(message)}</comment>")

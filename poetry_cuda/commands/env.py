@@ -12,6 +12,7 @@ from cleo.helpers import option
 from cleo.io.outputs.output import Type as OutputType
 
 from poetry_cuda.commands.base import CudaCommand
+from poetry_cuda.display import shown
 from poetry_cuda.errors import UsageError
 
 
@@ -67,5 +68,5 @@ class EnvCommand(CudaCommand):
         self.io.output.write_line(render(shell, values, unset, env), type=OutputType.RAW)
         if self.io.is_verbose():
             for note in env.notes:
-                self.io.error_output.write_line(f"poetry-cuda: {note}", type=OutputType.RAW)
+                self.io.error_output.write_line(f"poetry-cuda: {shown(note)}", type=OutputType.RAW)
         return 0
