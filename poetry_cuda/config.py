@@ -146,10 +146,31 @@ def check_index_url(url: str, key: str) -> str:
     """Index URLs must be https; plain http is allowed for loopback hosts only.
 
     A URL with whitespace or control characters, or an authority that URL parsers may read
-    differently (a stray bracket, backslash or port), is refused whatever its scheme.
+    differently (a stray bracket, backslash or port), is refused whatever its scheme; so is
+    one with credentials or a query, which would be committed with it.
     """
     candidate = url.replace("{variant}", "variant")
     parts = _well_formed(candidate)
+    if parts is not None and "@" in parts.netloc:
+        raise ConfigError(
+            f"{key}: the URL holds credentials (user name or password before '@')",
+            why="pyproject.toml and cuda.lock are committed, and poetry-cuda copies the mirror "
+            "URL into both",
+            fix="remove them from the URL and give them to the package manager, for the source "
+            "name that `poetry cuda plan` prints: Poetry: `poetry config "
+            "http-basic.<source-name> <user> <token>`; uv: the environment variables "
+            "UV_INDEX_<NAME>_USERNAME and UV_INDEX_<NAME>_PASSWORD, NAME being the source name "
+            "in upper case with '-' as '_'",
+        )
+    if parts is not None and (parts.query or parts.fragment or "?" in url or "#" in url):
+        raise ConfigError(
+            f"{key}: the URL has a query string or a fragment ('?' or '#')",
+            why="a package index is a base URL that the variant and package names extend; "
+            "a token in a query would be committed, and the variant would land in the query",
+            fix="use the index's base URL; give a token as credentials to the package manager "
+            "(`poetry config http-basic.<source-name> ...`, or uv's "
+            "UV_INDEX_<NAME>_USERNAME / UV_INDEX_<NAME>_PASSWORD)",
+        )
     if parts is not None and parts.scheme == "https":
         return url
     if parts is not None and parts.scheme == "http" and is_loopback(parts.hostname or ""):
