@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -13,6 +16,7 @@ from poetry_cuda import __version__
 from poetry_cuda.commands import COMMANDS
 from poetry_cuda.commands import load_command
 from poetry_cuda.commands.base import write_error
+from poetry_cuda.display import shown
 from poetry_cuda.errors import UsageError
 
 
@@ -46,4 +50,23 @@ def create_application() -> Application:
 
 
 def main() -> int:
+    if sys.stderr is None:  # started with stderr closed (`2>&-`): messages go nowhere
+        _reopen_devnull(2)
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        closed = UsageError(
+            "standard output is closed",
+            why="poetry-cuda prints its result on standard output",
+            fix="run it with standard output open: redirect it to a file, or to /dev/null",
+        )
+        sys.stderr.write(shown(closed.render()) + "\n")
+        return closed.exit_code
     return create_application().run()
+
+
+def _reopen_devnull(descriptor: int) -> None:
+    """`descriptor` open on the null device, so that no file opened later takes its number."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    if devnull != descriptor:
+        os.dup2(devnull, descriptor)
+        os.close(devnull)
