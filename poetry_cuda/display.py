@@ -15,7 +15,7 @@ import re
 # controls (0x9b is a CSI of its own), and the invisible characters that reorder or hide
 # text: bidirectional marks, overrides and isolates, zero-width ones, line and paragraph
 # separators, the byte order mark.
-_CONTROL = re.compile(
+CONTROL = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
 )
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s<>\"'`]+")
@@ -27,7 +27,7 @@ REDACTED = "***"
 def shown(text: str) -> str:
     """`text` with credentials in URLs redacted and control characters escaped."""
     redacted = _USER_PASSWORD.sub(f"{REDACTED}@", _URL.sub(_redact, text))
-    return _CONTROL.sub(_escape, redacted)
+    return CONTROL.sub(_escape, redacted)
 
 
 def redact_url(url: str) -> str:

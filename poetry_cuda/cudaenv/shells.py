@@ -7,8 +7,12 @@ Values are quoted for the shell they are meant for, so `eval "$(poetry-cuda env)
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 from typing import Any
+
+from poetry_cuda.display import CONTROL
 
 
 if TYPE_CHECKING:
@@ -22,16 +26,55 @@ SCHEMA = 1
 SHELLS = ("sh", "bash", "zsh", "fish", "powershell", "pwsh", "json")
 
 
+# Characters that would act on a terminal if `env` is run without `eval` to look at it:
+# they are written as escapes the shell turns back into the same character.
+_CONTROL = re.compile(f"({CONTROL.pattern})")
+# Every character PowerShell's tokenizer ends a single-quoted string at: the apostrophe and
+# the four typographic single quotes (left, right, low-9, high-reversed-9).
+_PS_QUOTES = re.compile("(['\u2018\u2019\u201a\u201b])")
+
+
+def _pieces(value: str) -> list[tuple[bool, str]]:
+    """`value` as (is_control, text) runs, so each shell can quote the two kinds apart."""
+    return [(i % 2 == 1, part) for i, part in enumerate(_CONTROL.split(value)) if part]
+
+
 def _sh_quote(value: str) -> str:
-    return "'" + value.replace("'", "'\"'\"'") + "'"
+    # Single quotes keep everything literal but a single quote, which is closed, escaped
+    # and reopened; a control character comes from printf, octal bytes being POSIX.
+    quoted = []
+    for control, text in _pieces(value) or [(False, "")]:
+        if control:
+            octal = "".join(f"\\{byte:03o}" for byte in text.encode())
+            quoted.append(f"\"$(printf '{octal}')\"")
+        else:
+            quoted.append("'" + text.replace("'", "'\\''") + "'")
+    return "".join(quoted)
 
 
 def _fish_quote(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    # In fish's single quotes only \\ and \' are escapes; adjacent parts form one word.
+    quoted = []
+    for control, text in _pieces(value) or [(False, "")]:
+        if control:
+            quoted.append("".join(f"\\u{ord(char):04x}" for char in text))
+        else:
+            quoted.append("'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
+    return "".join(quoted)
 
 
 def _ps_quote(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+    # In a single-quoted string a doubled quote character stands for itself; control
+    # characters are added as [char] values (Windows PowerShell 5.1 has no `e).
+    quoted = []
+    for control, text in _pieces(value) or [(False, "")]:
+        if control:
+            quoted.extend(f"[char]0x{ord(char):04x}" for char in text)
+        else:
+            quoted.append("'" + _PS_QUOTES.sub(r"\1\1", text) + "'")
+    if not quoted[0].startswith("'"):
+        quoted.insert(0, "''")  # a string first, so that + joins strings
+    return quoted[0] if len(quoted) == 1 else "(" + " + ".join(quoted) + ")"
 
 
 def render(shell: str, values: Mapping[str, str], unset: Sequence[str], env: ProjectEnv) -> str:
