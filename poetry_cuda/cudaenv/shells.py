@@ -42,7 +42,7 @@ def _pieces(value: str) -> list[tuple[bool, str]]:
 def _sh_quote(value: str) -> str:
     # Single quotes keep everything literal but a single quote, which is closed, escaped
     # and reopened; a control character comes from printf, octal bytes being POSIX.
-    quoted = []
+    quoted: list[str] = []
     for control, text in _pieces(value) or [(False, "")]:
         if control:
             octal = "".join(f"\\{byte:03o}" for byte in text.encode())
@@ -54,7 +54,7 @@ def _sh_quote(value: str) -> str:
 
 def _fish_quote(value: str) -> str:
     # In fish's single quotes only \\ and \' are escapes; adjacent parts form one word.
-    quoted = []
+    quoted: list[str] = []
     for control, text in _pieces(value) or [(False, "")]:
         if control:
             quoted.append("".join(f"\\u{ord(char):04x}" for char in text))
@@ -66,7 +66,7 @@ def _fish_quote(value: str) -> str:
 def _ps_quote(value: str) -> str:
     # In a single-quoted string a doubled quote character stands for itself; control
     # characters are added as [char] values (Windows PowerShell 5.1 has no `e).
-    quoted = []
+    quoted: list[str] = []
     for control, text in _pieces(value) or [(False, "")]:
         if control:
             quoted.extend(f"[char]0x{ord(char):04x}" for char in text)
