@@ -68,29 +68,29 @@ def read_bounded(
     before opening, opening never blocks, and the opened file is checked again.
     `name` is how messages call the file (default: the path).
     """
-    shown = name or str(path)
+    called = name or str(path)
     try:
-        _check_regular(path.stat(), shown, limit, kind)
+        _check_regular(path.stat(), called, limit, kind)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
         descriptor = os.open(path, flags)
     except FileNotFoundError:
-        raise kind(f"{shown}: file not found") from None
+        raise kind(f"{called}: file not found") from None
     except OSError as error:
         raise kind(
-            f"{shown}: cannot read the file ({error.strerror or error})",
+            f"{called}: cannot read the file ({error.strerror or error})",
             fix="make the file readable",
         ) from None
     with os.fdopen(descriptor, "rb") as handle:
-        _check_regular(os.fstat(handle.fileno()), shown, limit, kind)
+        _check_regular(os.fstat(handle.fileno()), called, limit, kind)
         try:
             data = handle.read(limit + 1)
         except OSError as error:
             raise kind(
-                f"{shown}: cannot read the file ({error.strerror or error})",
+                f"{called}: cannot read the file ({error.strerror or error})",
                 fix="make the file readable",
             ) from None
     if len(data) > limit:  # grew while being read
-        raise _too_large(shown, limit, kind)
+        raise _too_large(called, limit, kind)
     return data
 
 
@@ -109,7 +109,9 @@ def _check_regular(
         raise _too_large(name, limit, kind)
 
 
-def _too_large(name: str, limit: int, kind: type[ConfigError | InputFileError]) -> Exception:
+def _too_large(
+    name: str, limit: int, kind: type[ConfigError | InputFileError]
+) -> ConfigError | InputFileError:
     return kind(
         f"{name}: larger than {limit // MiB} MiB",
         why=f"no file of this kind comes near {limit // MiB} MiB; reading it whole could "

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import DriverVersion
 
 
+TARGETS_KEY = "[tool.poetry-cuda] targets"
 _MACHINES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
 
 
@@ -138,9 +139,6 @@ def _configured(project: Path, patterns: Sequence[str]) -> list[HostProfile]:
             inside = _inside(resolved_project, match, TARGETS_KEY)
             profiles.append(load_target(inside, label=match.relative_to(project).as_posix()))
     return profiles
-
-
-TARGETS_KEY = "[tool.poetry-cuda] targets"
 
 
 def _checked_pattern(pattern: str) -> str:

@@ -33,12 +33,12 @@ PAYLOADS = [
 ]
 
 
-def _lock(payload: str) -> str:
+def _lock(payload: str, cuda: str = "auto") -> str:
     text = lockfile.CudaLock(
         content_hash=payload,
         backend="poetry",
         policy="newest",
-        cuda=payload,
+        cuda=cuda,
         targets=(lockfile.TargetFacts(payload, "linux", "x86_64", "550.54.14", "12.4", ("8.9",)),),
         packages=(
             lockfile.LockedPackage(
@@ -66,10 +66,22 @@ def test_payloads_are_read_back_as_strings(
     path = tmp_path / "cuda.lock"
     path.write_text(_lock(payload), encoding="utf-8")
     lock = lockfile.read(path)
-    assert lock.cuda == lock.content_hash == payload
+    assert lock.content_hash == payload
     [package] = lock.packages
     assert (package.source, package.url, package.version, package.reason) == (payload,) * 4
     assert lock.managed_sources == (payload,)
+    assert not (tmp_path / MARKER).exists()
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_payloads_where_a_cuda_request_belongs_are_refused(
+    tmp_path: Path, payload: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "cuda.lock"
+    path.write_text(_lock(payload, cuda=payload), encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"cuda\.lock: cuda: .* is not a CUDA request"):
+        lockfile.read(path)
     assert not (tmp_path / MARKER).exists()
 
 
