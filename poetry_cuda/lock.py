@@ -250,6 +250,8 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
     predicted = build_lock(planned, backend.name, {})
     if check or dry_run:
         stale = tuple(staleness(current, predicted, text, new_text)) if check else ()
+        problem = backend.lockfile_problem(project) if check else None
+        stale += (problem,) if problem else ()
         return Outcome(planned, predicted, diff, stale)
 
     with transaction(pyproject, project / backend.lockfile, cuda_lock_path):
