@@ -470,3 +470,10 @@ def test_a_uv_that_prints_no_utf8_fails_with_its_message(tmp_path: Path) -> None
     with pytest.raises(UsageError) as version:
         check_version(str(script))
     assert "not a uv version" in version.value.what
+
+
+def test_a_layout_without_our_entries_is_left_alone() -> None:
+    text = (
+        '[project]\nname = "x"\n\n[tool]\nuv = { sources = { helper = { path = "../helper" } } }\n'
+    )
+    assert rewrite(text, Managed((), ()), previous=("pytorch-cu124",)) == text

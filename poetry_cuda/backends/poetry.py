@@ -26,6 +26,7 @@ import tomlkit
 from tomlkit.items import Array
 
 from poetry_cuda.backends import LockedEntry
+from poetry_cuda.backends import foreign_entry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import toml_edit
@@ -259,18 +260,6 @@ def _is_ours(entry: Any) -> bool:
     )
 
 
-def not_ours(kind: str, name: str, url: object) -> ConfigError:
-    """cuda.lock lists `name` as managed, but the entry in pyproject.toml is not poetry-cuda's."""
-    return ConfigError(
-        f"cuda.lock lists {name!r} among its managed-sources, but the {kind} {name!r} "
-        f"(url = {url!r}) in pyproject.toml is not one poetry-cuda writes",
-        why="poetry-cuda removes only the explicit sources whose name and URL it produces "
-        "itself; a cuda.lock alone is no proof, since anyone can commit one",
-        fix=f"if {name!r} is yours, delete cuda.lock (or the {name!r} line of its "
-        "managed-sources) and lock again; poetry-cuda then leaves it alone",
-    )
-
-
 def _apply_sources(poetry: Any, wanted: dict[str, str], previous: Collection[str]) -> None:
     """Keep every user source; add the managed ones, drop those the plan no longer needs."""
     current = toml_edit.entries(poetry, "source", SOURCES)
@@ -287,7 +276,7 @@ def _apply_sources(poetry: Any, wanted: dict[str, str], previous: Collection[str
             del wanted[name]
         elif name in previous:
             if not _is_ours(entry):
-                raise not_ours("[[tool.poetry.source]]", name, entry.get("url"))
+                raise foreign_entry("[[tool.poetry.source]]", name, entry.get("url"))
             dropped.add(name)  # a source an earlier plan needed and this one does not
     existing = poetry.get("source")
     if not dropped and not wanted:

@@ -33,10 +33,10 @@ from packaging.utils import canonicalize_name
 from tomlkit.items import Array
 
 from poetry_cuda.backends import LockedEntry
+from poetry_cuda.backends import foreign_entry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import toml_edit
-from poetry_cuda.backends.poetry import not_ours
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
@@ -267,7 +267,7 @@ def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -
             del wanted[name]
         elif name in previous:
             if not _is_ours(entry):
-                raise not_ours("[[tool.uv.index]]", name, entry.get("url"))
+                raise foreign_entry("[[tool.uv.index]]", name, entry.get("url"))
             dropped.add(name)  # an index an earlier plan needed and this one does not
     existing = uv.get("index")
     if not dropped and not wanted:
@@ -425,8 +425,12 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     found = toml_edit.mapping(toml_edit.mapping(document, "tool", "tool"), "uv", "tool.uv")
     indexes = toml_edit.entries(found, "index", INDEXES)
     ours = {*wanted, *(entry.get("name") for entry in indexes if _is_ours(entry))}
-    touched = wanted or any(entry.get("name") in previous for entry in indexes)
-    if touched or toml_edit.mapping(found, "sources", "tool.uv.sources"):
+    sources = toml_edit.mapping(found, "sources", "tool.uv.sources").values()
+    if (
+        wanted
+        or any(entry.get("name") in previous for entry in indexes)
+        or any(_is_managed_source(value, ours) for value in sources)
+    ):  # otherwise nothing of ours is there to change, whatever the layout
         uv = toml_edit.table(toml_edit.table(document, "tool", "tool"), "uv", "tool.uv")
         _apply_indexes(uv, wanted, previous)
         _apply_sources(uv, managed, ours)
