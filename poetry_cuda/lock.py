@@ -18,6 +18,7 @@ from typing import Any
 
 from poetry_cuda import backends
 from poetry_cuda import lockfile
+from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import write_atomic
 from poetry_cuda.interrupts import interruptible
@@ -122,6 +123,17 @@ def staleness(current: CudaLock | None, wanted: CudaLock, text: str, new_text: s
     for name, variant, source, _ in sorted(recorded - chosen):
         reasons.append(f"{name}: {lockfile.FILENAME} records {variant} from {source}")
     return reasons
+
+
+def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | None:
+    """Why the backend's lock file does not hold what `lock` would leave there, if it does not."""
+    problem = backend.lockfile_problem(project)
+    if problem is None:
+        try:
+            verify(plan, project, backend)
+        except PoetryCudaError as error:
+            problem = error.what
+    return problem
 
 
 # The wheel that carries the CUDA runtime: nvidia-cuda-runtime-cu11/-cu12, and from
@@ -250,6 +262,8 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
     predicted = build_lock(planned, backend.name, {})
     if check or dry_run:
         stale = tuple(staleness(current, predicted, text, new_text)) if check else ()
+        problem = lockfile_staleness(planned.plan, project, backend) if check else None
+        stale += (problem,) if problem else ()
         return Outcome(planned, predicted, diff, stale)
 
     with transaction(pyproject, project / backend.lockfile, cuda_lock_path):

@@ -4,9 +4,16 @@ Each backend writes them in its own configuration (`poetry_cuda.backends`): one
 explicit index per chosen source, and one pin per CUDA-flavoured package that puts it
 on that index on the CUDA platforms (Linux and Windows; other platforms keep PyPI),
 plus the PyPI packages a plan adds, such as a per-project nvcc.
+
+What poetry-cuda may rewrite or delete is decided by the file, never by cuda.lock alone
+(a committed cuda.lock is input from anyone): an index is ours only when its name and
+URL are ones poetry-cuda produces (`is_our_source`), a group only when it carries the
+marker comment poetry-cuda writes in it.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,6 +25,7 @@ if TYPE_CHECKING:
 
 CUDA_PLATFORMS = "sys_platform == 'linux' or sys_platform == 'win32'"
 GROUP_COMMENT = "Managed by poetry-cuda: `poetry cuda lock` rewrites this group."
+MIRROR_INFIX = "-mirror-"
 
 
 @dataclass(frozen=True)
@@ -47,3 +55,39 @@ class Managed:
     @property
     def source_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.sources)
+
+
+def source_name(prefix: str, variant: str, url: str, *, mirrored: bool) -> str:
+    """The name of the index poetry-cuda adds for `variant` of a family (`prefix`)."""
+    name = f"{prefix}-{variant}"
+    if mirrored:
+        # Poetry caches pages and hashes per source name: a mirror must never share one.
+        # The digest also ties the name to its URL (see is_our_source).
+        name += MIRROR_INFIX + hashlib.sha256(url.encode()).hexdigest()[:8]
+    return name
+
+
+def is_our_source(name: object, url: object) -> bool:
+    """Whether poetry-cuda itself names an index `name` with this `url`.
+
+    The name vouches for the URL: `pytorch-cu124` is only ever the family's own index of
+    cu124, and a mirror's name ends with the digest of the mirror's URL; so a user's
+    source of any other name, or of our name with another URL, is never taken for ours.
+    """
+    from poetry_cuda.knowledge import load
+
+    if not isinstance(name, str) or not isinstance(url, str):
+        return False
+    for family in load().families:
+        head = f"{family.source_prefix}-"
+        if family.index is None or not name.startswith(head):
+            continue
+        variant, mirrored, _ = name[len(head) :].partition(MIRROR_INFIX)
+        if not variant:
+            continue
+        if mirrored:
+            if family.mirror_key is not None and variant in url:
+                return source_name(family.source_prefix, variant, url, mirrored=True) == name
+        elif family.index_url(variant) == url:
+            return True
+    return False

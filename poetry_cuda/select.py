@@ -11,8 +11,6 @@ are checked rather than chosen. Hidden system requirements are collected last.
 
 from __future__ import annotations
 
-import hashlib
-
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +18,7 @@ from poetry_cuda import constraints
 from poetry_cuda.compat import judge
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.managed import source_name
 from poetry_cuda.plan import PYPI
 from poetry_cuda.plan import Choice
 from poetry_cuda.plan import Plan
@@ -134,11 +133,7 @@ def source_for(
     url = family.index_url(variant.name, mirror)
     if url is None:
         return PYPI
-    name = f"{family.source_prefix}-{variant.name}"
-    if mirror:
-        # Poetry caches pages and hashes per source name: a mirror must never share one.
-        name += "-mirror-" + hashlib.sha256(url.encode()).hexdigest()[:8]
-    return Source(name, url)
+    return Source(source_name(family.source_prefix, variant.name, url, mirrored=bool(mirror)), url)
 
 
 def _describe(target: Target, verdict: Verdict, several: bool) -> str:

@@ -8,6 +8,8 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.managed import Managed
 from poetry_cuda.managed import Pin
+from poetry_cuda.managed import is_our_source
+from poetry_cuda.managed import source_name
 
 
 PYPROJECT = """\
@@ -122,3 +124,141 @@ def test_add_pins_adds_to_the_group_and_keeps_everything_else() -> None:
         == text
     )
     assert add_pins(PYPROJECT, [Pin("torchaudio", "pytorch-cu118")]) == PYPROJECT
+
+
+MIRROR_URL = "https://mirror.example/whl/cu124"
+MIRROR = source_name("pytorch", "cu124", MIRROR_URL, mirrored=True)
+OWN_SOURCE = '\n[[tool.poetry.source]]\nname = "internal"\nurl = "https://pkg.example/simple"\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "url", "ours"),
+    [
+        ("pytorch-cu124", "https://download.pytorch.org/whl/cu124", True),
+        ("paddle-cu118", "https://www.paddlepaddle.org.cn/packages/stable/cu118/", True),
+        (MIRROR, MIRROR_URL, True),
+        ("pytorch-cu124", "https://download.pytorch.org/whl/cu118", False),
+        ("pytorch-cu124", MIRROR_URL, False),  # a mirror always carries its digest
+        (MIRROR, "https://mirror.example/whl/cu124/", False),
+        (MIRROR.replace("cu124", "cu118"), MIRROR_URL, False),
+        ("internal", "https://pkg.example/simple", False),
+        ("pytorch-", "https://download.pytorch.org/whl/", False),
+        ("pytorch-cu124", None, False),
+    ],
+)
+def test_a_source_is_ours_only_with_a_name_and_url_poetry_cuda_produces(
+    name: str, url: str | None, ours: bool
+) -> None:
+    assert is_our_source(name, url) is ours
+
+
+@pytest.mark.parametrize("priority", ['priority = "explicit"\n', 'priority = "primary"\n'])
+def test_a_source_cuda_lock_names_is_never_deleted_unless_it_is_ours(priority: str) -> None:
+    """A committed cuda.lock listing the user's own source (here their PyPI mirror)."""
+    text = PYPROJECT + OWN_SOURCE + priority
+    for managed in (CU124, Managed((), ())):
+        with pytest.raises(ConfigError) as raised:
+            rewrite(text, managed, previous=("internal",))
+        assert "'internal'" in raised.value.what and "cuda.lock" in raised.value.what
+        assert "delete cuda.lock" in raised.value.fix
+
+
+def test_our_name_with_another_url_is_not_ours_even_when_cuda_lock_says_so() -> None:
+    text = PYPROJECT + (
+        '\n[[tool.poetry.source]]\nname = "pytorch-cu124"\nurl = "https://other.example"\n'
+        'priority = "explicit"\n'
+    )
+    with pytest.raises(ConfigError, match="already exists"):
+        rewrite(text, CU124, previous=("pytorch-cu124",))
+    with pytest.raises(ConfigError, match="not one poetry-cuda writes"):
+        rewrite(text, CU118, previous=("pytorch-cu124",))
+
+
+def test_an_earlier_release_s_mirror_source_is_adopted_and_dropped() -> None:
+    """Entries written before this release carry no marker: their name and URL vouch for them."""
+    mirrored = Managed(((MIRROR, MIRROR_URL),), (Pin("torch", MIRROR),))
+    once = rewrite(PYPROJECT + OWN_SOURCE, mirrored, previous=())
+    assert rewrite(once, mirrored, previous=()) == once
+    assert rewrite(once, mirrored, previous=(MIRROR,)) == once
+    switched = rewrite(once, CU118, previous=(MIRROR,))
+    names = [s["name"] for s in parse_toml(switched)["tool"]["poetry"]["source"]]
+    assert names == ["internal", "pytorch-cu118"]
+
+
+@pytest.mark.parametrize("plan", [CU124, Managed((), ())], ids=["plan", "empty-plan"])
+def test_a_group_of_our_name_without_the_marker_is_a_conflict(plan: Managed) -> None:
+    text = PYPROJECT + (
+        "\n[tool.poetry.group.poetry-cuda]\noptional = true\n\n"
+        '[tool.poetry.group.poetry-cuda.dependencies]\ntorchaudio = "2.5.1"\n'
+    )
+    with pytest.raises(ConfigError) as raised:
+        rewrite(text, plan, previous=())
+    assert "[tool.poetry.group.poetry-cuda]" in raised.value.what
+    assert "Managed by poetry-cuda" in raised.value.what
+    assert add_pins(text, [Pin("torch", "pytorch-cu124")]) == text
+
+
+INLINE_SOURCES = PYPROJECT.replace(
+    "package-mode = false\n",
+    "package-mode = false\n"
+    "source = [\n"
+    '    { name = "internal", url = "https://pkg.example/simple" },  # our PyPI mirror\n'
+    "]\n",
+)
+
+
+def test_an_inline_source_array_gets_inline_entries() -> None:
+    text = rewrite(INLINE_SOURCES, CU124, previous=())
+    sources = parse_toml(text)["tool"]["poetry"]["source"]
+    assert [s["name"] for s in sources] == ["internal", "pytorch-cu124"]
+    assert sources[1] == {
+        "name": "pytorch-cu124",
+        "url": "https://download.pytorch.org/whl/cu124",
+        "priority": "explicit",
+    }
+    assert '"https://pkg.example/simple" },  # our PyPI mirror\n' in text
+    assert rewrite(text, CU124, previous=("pytorch-cu124",)) == text
+    switched = rewrite(text, CU118, previous=("pytorch-cu124",))
+    names = [s["name"] for s in parse_toml(switched)["tool"]["poetry"]["source"]]
+    assert names == ["internal", "pytorch-cu118"]
+    cleared = rewrite(switched, Managed((), ()), previous=("pytorch-cu118",))
+    assert parse_toml(cleared) == parse_toml(INLINE_SOURCES)
+    assert cleared.startswith(INLINE_SOURCES.split("]\n")[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('tool = { poetry = { package-mode = false } }\n[project]\nname = "x"\n', "inline"),
+        ('[project]\nname = "x"\n\n[tool]\npoetry = { package-mode = false }\n', "inline"),
+        ("[tool.poetry]\ngroup = { dev = { dependencies = { pytest = '*' } } }\n", "inline"),
+        ("[tool]\npoetry.package-mode = false\n", "another table"),
+        ('[tool.poetry.group.dev]\ndependencies = "torch"\n', "dependencies must be a table"),
+        ('[tool.poetry.group]\ndev = "torch"\n', "tool.poetry.group.dev must be a table"),
+        ('[tool.poetry]\nsource = "internal"\n', "array of tables"),
+        ('[tool.poetry]\nsource = ["internal"]\n', "array of tables"),
+        ('tool = "poetry"\n', "tool must be a table"),
+    ],
+    ids=[
+        "inline-tool",
+        "inline-tool-poetry",
+        "inline-group",
+        "dotted-keys",
+        "group-dependencies-string",
+        "group-string",
+        "source-string",
+        "source-strings",
+        "tool-string",
+    ],
+)
+def test_a_layout_that_cannot_be_edited_faithfully_is_refused(text: str, says: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        rewrite(text, CU124, previous=())
+    assert raised.value.exit_code == 2
+    assert says in raised.value.render()
+    assert raised.value.fix
+
+
+def test_a_layout_without_our_entries_is_left_alone() -> None:
+    text = 'tool = { poetry = { package-mode = false } }\n[project]\nname = "x"\n'
+    assert rewrite(text, Managed((), ()), previous=("pytorch-cu124",)) == text

@@ -19,7 +19,9 @@ from poetry_cuda.backends.uv import default_index
 from poetry_cuda.backends.uv import environment
 from poetry_cuda.backends.uv import find_uv
 from poetry_cuda.backends.uv import rewrite
+from poetry_cuda.backends.uv import run_lock
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.managed import CUDA_PLATFORMS
@@ -339,3 +341,139 @@ def test_entries_of_an_earlier_lock_are_ours_without_cuda_lock() -> None:
         {"index": "pytorch-cu124-mirror", "marker": CUDA_PLATFORMS}
     ]
     assert data["dependency-groups"]["poetry-cuda"] == [f"torch; {CUDA_PLATFORMS}"]
+
+
+OWN_INDEX = '\n[[tool.uv.index]]\nname = "internal"\nurl = "https://pkg.example/simple"\n'
+
+
+@pytest.mark.parametrize("explicit", ["explicit = true\n", ""])
+def test_an_index_cuda_lock_names_is_never_deleted_unless_it_is_ours(explicit: str) -> None:
+    """A committed cuda.lock listing the user's own index (here their default PyPI mirror)."""
+    for text, name in ((PYPROJECT + OWN_INDEX + explicit, "internal"), (PYPROJECT, "corporate")):
+        for managed in (CU124, Managed((), ())):
+            with pytest.raises(ConfigError) as raised:
+                rewrite(text, managed, previous=(name,))
+            assert f"'{name}'" in raised.value.what and "cuda.lock" in raised.value.what
+
+
+def test_a_user_source_on_an_index_cuda_lock_names_is_kept() -> None:
+    """Shaped as poetry-cuda writes its sources, on an index of the user's (set in uv.toml)."""
+    own = PYPROJECT.replace(
+        'helper = { path = "../helper" }',
+        f'helper = [{{ index = "internal", marker = "{CUDA_PLATFORMS}" }}]',
+    )
+    for managed in (CU124, Managed((), ())):
+        data = parse_toml(rewrite(own, managed, previous=("internal",)))
+        assert data["tool"]["uv"]["sources"]["helper"] == [
+            {"index": "internal", "marker": CUDA_PLATFORMS}
+        ]
+    assert rewrite(own, Managed((), ()), previous=("internal",)) == own
+
+
+@pytest.mark.parametrize("plan", [CU124, Managed((), ())], ids=["plan", "empty-plan"])
+def test_a_dependency_group_of_our_name_without_the_marker_is_a_conflict(plan: Managed) -> None:
+    own = PYPROJECT.replace(
+        'dev = ["pytest>=8"]', 'dev = ["pytest>=8"]\npoetry-cuda = ["torchaudio==2.5.1"]'
+    )
+    with pytest.raises(ConfigError) as raised:
+        rewrite(own, plan, previous=("pytorch-cu124",))
+    assert "poetry-cuda" in raised.value.what and "Managed by poetry-cuda" in raised.value.what
+
+
+INLINE_INDEXES = PYPROJECT.replace(
+    '\n[[tool.uv.index]]\nname = "corporate"\nurl = "https://pypi.corp.example/simple"\n'
+    "default = true\n",
+    "",
+).replace(
+    "package = false\n",
+    "package = false\nindex = [\n"
+    '    { name = "mine", url = "https://pkg.example/simple" },  # kept\n'
+    '    { name = "corporate", url = "https://pypi.corp.example/simple", default = true },\n'
+    "]\n",
+)
+
+
+def test_an_inline_index_array_gets_inline_entries() -> None:
+    text = rewrite(INLINE_INDEXES, CU124, previous=())
+    indexes = parse_toml(text)["tool"]["uv"]["index"]
+    assert indexes[-1] == {"name": "pytorch-cu124", "url": CU124_URL, "explicit": True}
+    assert [i["name"] for i in indexes] == ["mine", "corporate", "pytorch-cu124"]
+    assert '"https://pkg.example/simple" },  # kept\n' in text
+    assert rewrite(text, CU124, previous=("pytorch-cu124",)) == text
+    switched = rewrite(text, CU118, previous=("pytorch-cu124",))
+    assert [i["name"] for i in parse_toml(switched)["tool"]["uv"]["index"]] == [
+        "mine",
+        "corporate",
+        "pytorch-cu118",
+    ]
+    cleared = rewrite(switched, Managed((), ()), previous=("pytorch-cu118",))
+    assert parse_toml(cleared) == parse_toml(INLINE_INDEXES)
+
+
+def test_an_inline_dependency_groups_table_gets_the_group_inside() -> None:
+    own = PYPROJECT.replace('[dependency-groups]\ndev = ["pytest>=8"]\n', "").replace(
+        "[project]\n", 'dependency-groups = { dev = ["pytest>=8"] }\n\n[project]\n'
+    )
+    text = rewrite(own, CU124, previous=())
+    groups = parse_toml(text)["dependency-groups"]
+    assert groups["dev"] == ["pytest>=8"]
+    assert groups["poetry-cuda"] == [f"torch; {CUDA_PLATFORMS}", f"torchvision; {CUDA_PLATFORMS}"]
+    assert rewrite(text, CU124, previous=("pytorch-cu124",)) == text
+    assert parse_toml(rewrite(text, Managed((), ()), previous=("pytorch-cu124",))) == parse_toml(
+        own
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('tool = { uv = { package = false } }\n[project]\nname = "x"\n', "inline"),
+        ('[project]\nname = "x"\n\n[tool]\nuv = { package = false }\n', "inline"),
+        ("[tool]\nuv.package = false\n", "another table"),
+        ('[tool.uv]\nindex = "internal"\n', "array of tables"),
+        ("[tool.uv]\nsources = 1\n", "tool.uv.sources must be a table"),
+        ('dependency-groups = "dev"\n', "dependency-groups must be a table"),
+    ],
+    ids=[
+        "inline-tool",
+        "inline-tool-uv",
+        "dotted-keys",
+        "index-string",
+        "sources-integer",
+        "groups-string",
+    ],
+)
+def test_a_layout_that_cannot_be_edited_faithfully_is_refused(text: str, says: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        rewrite(text, CU124, previous=())
+    assert raised.value.exit_code == 2
+    assert says in raised.value.render()
+    assert raised.value.fix
+
+
+NOT_UTF8 = "printf 'caf\\351 \\377\\376 broken\\n' >&2"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a shell-script uv")
+def test_a_uv_that_prints_no_utf8_fails_with_its_message(tmp_path: Path) -> None:
+    script = tmp_path / "uv"
+    script.write_text(
+        '#!/bin/sh\nif [ "$1" = --version ]; then echo "uv 0.6.0"; exit 0; fi\n'
+        f"{NOT_UTF8}\nexit 2\n"
+    )
+    script.chmod(0o755)
+    with pytest.raises(ResolutionError) as raised:
+        run_lock(str(script), tmp_path, regenerate=False)
+    assert "caf\ufffd \ufffd\ufffd broken" in raised.value.what
+
+    script.write_text(f"#!/bin/sh\n{NOT_UTF8}\nexit 1\n")
+    with pytest.raises(UsageError) as version:
+        check_version(str(script))
+    assert "not a uv version" in version.value.what
+
+
+def test_a_layout_without_our_entries_is_left_alone() -> None:
+    text = (
+        '[project]\nname = "x"\n\n[tool]\nuv = { sources = { helper = { path = "../helper" } } }\n'
+    )
+    assert rewrite(text, Managed((), ()), previous=("pytorch-cu124",)) == text

@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.files import read_toml_once
 
 
 if TYPE_CHECKING:
@@ -86,6 +90,10 @@ class Backend(Protocol):
         """The project's virtual environment, if one exists."""
         ...
 
+    def lockfile_problem(self, project: Path) -> str | None:
+        """Why the lock file is missing or no lock of this manager's; None when it reads as one."""
+        ...
+
 
 def choose(setting: str, project: Path, pyproject: Mapping[str, Any]) -> str:
     """The backend `setting` ("auto" | "poetry" | "uv") means for `project`."""
@@ -104,3 +112,48 @@ def load(name: str) -> Backend:
     module, attribute = BACKENDS[name]
     backend: Backend = getattr(importlib.import_module(module), attribute)()
     return backend
+
+
+def packages(path: Path) -> list[dict[str, Any]]:
+    """The `[[package]]` tables of a lock file; InputFileError (exit 2) naming it when unusable."""
+    try:
+        data = read_toml_once(path)
+    except PoetryCudaError as error:
+        raise InputFileError(
+            error.what,
+            why="poetry-cuda reads the lock file to check what it locked",
+            fix=f"restore {path.name} from version control, or delete it and lock again",
+        ) from None
+    found = data.get("package", [])
+    if not isinstance(found, list) or not all(isinstance(entry, dict) for entry in found):
+        raise InputFileError(
+            f"{path}: `package` is not an array of [[package]] tables",
+            why="that is no lock file a package manager wrote",
+            fix=f"restore {path.name} from version control, or delete it and lock again",
+        )
+    return found
+
+
+def lockfile_problem(path: Path, marker: str) -> str | None:
+    """Why `path` is not a readable lock file holding the top-level key `marker`, if it is not."""
+    if not path.exists():
+        return f"{path.name} does not exist"
+    try:
+        packages(path)
+    except InputFileError as error:
+        return f"{path.name} is not a readable lock file ({error.what})"
+    if marker not in read_toml_once(path):
+        return f"{path.name} is not a lock file: it has no `{marker}`"
+    return None
+
+
+def foreign_entry(kind: str, name: str, url: object) -> ConfigError:
+    """cuda.lock lists `name` as managed, but the entry in pyproject.toml is not poetry-cuda's."""
+    return ConfigError(
+        f"cuda.lock lists {name!r} among its managed-sources, but the {kind} {name!r} "
+        f"(url = {url!r}) in pyproject.toml is not one poetry-cuda writes",
+        why="poetry-cuda removes only the explicit sources whose name and URL it produces "
+        "itself; a cuda.lock alone is no proof, since anyone can commit one",
+        fix=f"if {name!r} is yours, delete cuda.lock (or remove {name!r} from its "
+        "managed-sources) and lock again; poetry-cuda then leaves it alone",
+    )

@@ -23,14 +23,21 @@ from typing import Any
 
 import tomlkit
 
+from tomlkit.items import Array
+
 from poetry_cuda.backends import LockedEntry
+from poetry_cuda.backends import foreign_entry
+from poetry_cuda.backends import lockfile_problem
+from poetry_cuda.backends import packages
+from poetry_cuda.backends import toml_edit
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
-from poetry_cuda.files import read_toml_once
 from poetry_cuda.files import write_atomic
 from poetry_cuda.managed import CUDA_PLATFORMS
 from poetry_cuda.managed import GROUP_COMMENT
+from poetry_cuda.managed import is_our_source
 from poetry_cuda.project import MANAGED_GROUP
 
 
@@ -63,7 +70,7 @@ class PoetryBackend:
         if not path.is_file():
             return []
         found = []
-        for package in read_toml_once(path).get("package", []):
+        for package in packages(path):
             if package.get("name") == name:
                 source = package.get("source") or {}
                 found.append(
@@ -76,6 +83,9 @@ class PoetryBackend:
                     )
                 )
         return found
+
+    def lockfile_problem(self, project: Path) -> str | None:
+        return lockfile_problem(project / self.lockfile, "metadata")
 
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
@@ -126,14 +136,15 @@ def forget_sources(lock_path: Path, names: Collection[str]) -> None:
     """
     if not names or not lock_path.exists():
         return
+    packages(lock_path)  # a clear error (exit 2, naming the file) for one that is no lock file
     document = tomlkit.parse(lock_path.read_text(encoding="utf-8"))
-    packages = document.get("package")
-    if packages is None:
+    entries = document.get("package")
+    if entries is None:
         return
-    kept = [p for p in packages if (p.get("source") or {}).get("reference") not in names]
-    if len(kept) != len(packages):
-        packages.clear()
-        packages.extend(kept)
+    kept = [p for p in entries if (p.get("source") or {}).get("reference") not in names]
+    if len(kept) != len(entries):
+        entries.clear()
+        entries.extend(kept)
         write_atomic(lock_path, tomlkit.dumps(document))
 
 
@@ -186,26 +197,43 @@ def _env_name(name: str, project: Path) -> str:
     return f"{sanitized}-{digest}"
 
 
+SOURCES = "tool.poetry.source"
+GROUP = f"tool.poetry.group.{MANAGED_GROUP}"
+MARKER = f"# {GROUP_COMMENT}"
+
+
 def _poetry_table(document: TOMLDocument) -> Any:
-    tool = document.get("tool")
-    if tool is None:
-        tool = tomlkit.table(is_super_table=True)
-        document["tool"] = tool
+    tool = toml_edit.table(document, "tool", "tool")
     poetry = tool.get("poetry")
     if poetry is None:
         poetry = tomlkit.table()
         tool["poetry"] = poetry
-    return poetry
+    return toml_edit.table(tool, "poetry", "tool.poetry")
 
 
-def _check_user_pins(document: TOMLDocument, managed: Managed) -> None:
+def _read_poetry(document: TOMLDocument) -> Any:
+    """`[tool.poetry]` to read, whatever its layout ({} when absent)."""
+    return toml_edit.mapping(toml_edit.mapping(document, "tool", "tool"), "poetry", "tool.poetry")
+
+
+def _check_user_pins(poetry: Any, managed: Managed) -> None:
     """A user's own `source = ...` for a managed package is a conflict, not ours to change."""
-    poetry = document.get("tool", {}).get("poetry", {})
-    places = [("[tool.poetry.dependencies]", poetry.get("dependencies", {}))]
-    for group, body in poetry.get("group", {}).items():
+    places = [
+        (
+            "[tool.poetry.dependencies]",
+            toml_edit.mapping(poetry, "dependencies", "tool.poetry.dependencies"),
+        )
+    ]
+    groups = toml_edit.mapping(poetry, "group", "tool.poetry.group")
+    for group in groups:
         if group != MANAGED_GROUP:
+            where = f"tool.poetry.group.{group}"
+            body = toml_edit.mapping(groups, group, where)
             places.append(
-                (f"[tool.poetry.group.{group}.dependencies]", body.get("dependencies", {}))
+                (
+                    f"[{where}.dependencies]",
+                    toml_edit.mapping(body, "dependencies", f"{where}.dependencies"),
+                )
             )
     chosen = {pin.package: pin.source for pin in managed.pins if pin.source}
     for origin, dependencies in places:
@@ -225,33 +253,48 @@ def _check_user_pins(document: TOMLDocument, managed: Managed) -> None:
                     )
 
 
-def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
-    """Rewrite the managed entries of `document` in place.
+def _is_ours(entry: Any) -> bool:
+    """A `[[tool.poetry.source]]` entry exactly as poetry-cuda writes it."""
+    return (
+        is_our_source(entry.get("name"), entry.get("url")) and entry.get("priority") == "explicit"
+    )
 
-    A source of a managed name that poetry-cuda did not write (not in `previous`) is
-    adopted when it points at the same URL and is explicit, and is a conflict otherwise.
-    """
-    _check_user_pins(document, managed)
-    poetry = _poetry_table(document)
-    wanted = dict(managed.sources)
-    existing = poetry.get("source")
-    kept = []
-    for entry in list(existing) if existing is not None else []:
+
+def _apply_sources(poetry: Any, wanted: dict[str, str], previous: Collection[str]) -> None:
+    """Keep every user source; add the managed ones, drop those the plan no longer needs."""
+    current = toml_edit.entries(poetry, "source", SOURCES)
+    dropped = set()
+    for entry in current:
         name = entry.get("name")
-        if name in previous and name not in wanted:
-            continue  # a source an earlier plan needed and this one does not
         if name in wanted:
-            if name not in previous and (
-                entry.get("url") != wanted[name] or entry.get("priority") != "explicit"
-            ):
+            if not _is_ours(entry):
                 raise ConfigError(
                     f"[[tool.poetry.source]] {name!r} already exists with another URL or priority",
                     why=f"poetry-cuda needs {name!r} to be the explicit source {wanted[name]}",
                     fix=f"rename or remove your source {name!r}",
                 )
-            entry["url"] = wanted.pop(name)
-            entry["priority"] = "explicit"
-        kept.append(entry)
+            del wanted[name]
+        elif name in previous:
+            if not _is_ours(entry):
+                raise foreign_entry("[[tool.poetry.source]]", name, entry.get("url"))
+            dropped.add(name)  # a source an earlier plan needed and this one does not
+    existing = poetry.get("source")
+    if not dropped and not wanted:
+        return
+    if isinstance(existing, Array):  # `source = [{ ... }]`: ours are written inline too
+        toml_edit.edit_inline_array(
+            existing,
+            lambda entry: entry.get("name") in dropped,
+            [
+                f"{{ name = {toml_edit.string(name)}, url = {toml_edit.string(url)}, "
+                'priority = "explicit" }'
+                for name, url in wanted.items()
+            ],
+        )
+        if not existing:
+            del poetry["source"]
+        return
+    kept = [entry for entry in current if entry.get("name") not in dropped]
     for name, url in wanted.items():
         table = tomlkit.table()
         table.update({"name": name, "url": url, "priority": "explicit"})
@@ -268,16 +311,46 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
         sources.extend(kept)
         poetry["source"] = sources
 
-    groups = poetry.get("group")
+
+def _managed_group(poetry: Any) -> Any:
+    """The managed group, if there is one; a group of that name without the marker is refused."""
+    group = toml_edit.mapping(poetry, "group", "tool.poetry.group").get(MANAGED_GROUP)
+    if group is not None and not toml_edit.has_comment(group, MARKER):
+        raise ConfigError(
+            f"[{GROUP}] is not the group poetry-cuda writes: it lacks the line `{MARKER}`",
+            why="poetry-cuda rewrites that group whole on every lock, and would drop "
+            "what you put in it",
+            fix=f"move your dependencies to a group of another name and delete [{GROUP}]; "
+            "poetry-cuda then writes its own",
+        )
+    return group
+
+
+def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+    """Rewrite the managed entries of `document` in place.
+
+    A source is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
+    name and URL poetry-cuda produces (`is_our_source`); the group only with its marker
+    comment. `previous` (cuda.lock's managed-sources) says which of ours to drop when the
+    plan no longer needs them; any other entry it or the plan names is a conflict.
+    """
+    found = _read_poetry(document)
+    _check_user_pins(found, managed)
+    group = _managed_group(found)
+    names = {entry.get("name") for entry in toml_edit.entries(found, "source", SOURCES)}
+    if not managed.sources and not managed.pins and group is None and not names & {*previous}:
+        return  # nothing of ours to write or remove: the layout is the user's business
+    poetry = _poetry_table(document)
+    _apply_sources(poetry, dict(managed.sources), previous)
+
     if not managed.pins:
-        if groups is not None and MANAGED_GROUP in groups:
+        if group is not None:
+            groups = poetry["group"]
             del groups[MANAGED_GROUP]
             if not groups:
                 del poetry["group"]
         return
-    if groups is None:
-        groups = tomlkit.table(is_super_table=True)
-        poetry["group"] = groups
+    groups = toml_edit.table(poetry, "group", "tool.poetry.group")
     group = tomlkit.table()
     group.add(tomlkit.comment(GROUP_COMMENT))
     group.add("optional", True)
@@ -298,26 +371,35 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
     """pyproject.toml's text with `pins` added to the managed group, the rest untouched.
 
     Used before `poetry add`, so the package is resolved and installed from its family's
-    source at once; the lock that follows rewrites the whole group from the plan.
+    source at once; the lock that follows rewrites the whole group from the plan, and
+    reports whatever keeps it from doing so (here, the text is then left as it is).
     """
-    document = tomlkit.parse(text)
-    group = document.get("tool", {}).get("poetry", {}).get("group", {}).get(MANAGED_GROUP)
-    if group is None:
+    try:
+        document = toml_edit.parse(text)
+        group = _managed_group(_read_poetry(document))
+        if group is None:
+            return text
+        dependencies = toml_edit.table(group, "dependencies", f"{GROUP}.dependencies")
+        for pin in pins:
+            if pin.package not in dependencies:
+                entry = tomlkit.inline_table()
+                entry.update(
+                    {"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS}
+                )
+                dependencies.add(pin.package, entry)
+        return toml_edit.render(document, GROUP)
+    except (PoetryCudaError, *toml_edit.EDIT_ERRORS):
         return text
-    dependencies = group.setdefault("dependencies", tomlkit.table())
-    for pin in pins:
-        if pin.package not in dependencies:
-            entry = tomlkit.inline_table()
-            entry.update({"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS})
-            dependencies.add(pin.package, entry)
-    return tomlkit.dumps(document)
 
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
-    document = tomlkit.parse(text)
-    apply(document, managed, previous)
-    result = tomlkit.dumps(document)
+    document = toml_edit.parse(text)
+    try:
+        apply(document, managed, previous)
+    except toml_edit.EDIT_ERRORS as error:
+        raise toml_edit.layout_error("tool.poetry", str(error)) from None
+    result = toml_edit.render(document, "tool.poetry")
     if result.endswith("\n\n") and not text.endswith("\n\n"):
         result = result.rstrip("\n") + "\n"  # the managed group came last
     if result == text:

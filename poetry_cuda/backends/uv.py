@@ -17,7 +17,6 @@ Everything else keeps its bytes, and an unchanged plan gives an unchanged file.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -30,16 +29,20 @@ from urllib.parse import unquote
 
 import tomlkit
 
-from packaging.requirements import InvalidRequirement
-from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from tomlkit.items import Array
 
 from poetry_cuda.backends import LockedEntry
+from poetry_cuda.backends import foreign_entry
+from poetry_cuda.backends import lockfile_problem
+from poetry_cuda.backends import packages
+from poetry_cuda.backends import toml_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
 from poetry_cuda.managed import CUDA_PLATFORMS
+from poetry_cuda.managed import is_our_source
 from poetry_cuda.project import MANAGED_GROUP
 
 
@@ -86,9 +89,12 @@ class UvBackend:
         wanted = canonicalize_name(name)
         return [
             _entry(package, default)
-            for package in read_toml_once(path).get("package", [])
+            for package in packages(path)
             if canonicalize_name(str(package.get("name", ""))) == wanted
         ]
+
+    def lockfile_problem(self, project: Path) -> str | None:
+        return lockfile_problem(project / self.lockfile, "version")
 
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
@@ -128,7 +134,8 @@ def check_version(uv: str) -> tuple[int, ...]:
         completed = subprocess.run(
             [uv, "--version"],
             capture_output=True,
-            text=True,
+            encoding="utf-8",
+            errors="replace",
             timeout=VERSION_TIMEOUT,
             check=False,
         )
@@ -164,7 +171,13 @@ def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
     argv = [uv, "lock", "--color", "never", *(["--upgrade"] if regenerate else [])]
     try:
         completed = subprocess.run(
-            argv, cwd=project, capture_output=True, text=True, timeout=LOCK_TIMEOUT, check=False
+            argv,
+            cwd=project,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",  # uv's messages are UTF-8, but a wrapper's may be anything
+            timeout=LOCK_TIMEOUT,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         raise ResolutionError(
@@ -227,27 +240,23 @@ def environment(project: Path, environ: Mapping[str, str]) -> Path | None:
     return path if path.is_dir() else None
 
 
-def _table(parent: Any, key: str) -> Any:
-    table = parent.get(key)
-    if table is None:
-        table = tomlkit.table(is_super_table=True)
-        parent[key] = table
-    return table
+INDEXES = "tool.uv.index"
+
+
+def _is_ours(entry: Any) -> bool:
+    """A `[[tool.uv.index]]` entry exactly as poetry-cuda writes it."""
+    return is_our_source(entry.get("name"), entry.get("url")) and entry.get("explicit") is True
 
 
 def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -> None:
-    """Keep every user index; add, update or drop the managed ones."""
-    existing = uv.get("index")
-    kept = []
-    for entry in list(existing) if existing is not None else []:
+    """Keep every user index; add the managed ones, drop those the plan no longer needs."""
+    current = toml_edit.entries(uv, "index", INDEXES)
+    dropped = set()
+    for entry in current:
         name = entry.get("name")
-        if name in previous and name not in wanted:
-            continue  # an index an earlier plan needed and this one does not
         if name in wanted:
-            url = wanted.pop(name)
-            if name not in previous and (
-                entry.get("url") != url or entry.get("explicit") is not True
-            ):
+            url = wanted[name]
+            if not _is_ours(entry):
                 explicit = "" if entry.get("explicit") is True else ", not explicit"
                 raise ConfigError(
                     f"[[tool.uv.index]] {name!r} already exists with url = "
@@ -255,11 +264,27 @@ def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -
                     why=f"poetry-cuda needs {name!r} to be the explicit index {url}",
                     fix=f"rename or remove your index {name!r}",
                 )
-            if entry.get("url") != url:
-                entry["url"] = url
-            if entry.get("explicit") is not True:
-                entry["explicit"] = True
-        kept.append(entry)
+            del wanted[name]
+        elif name in previous:
+            if not _is_ours(entry):
+                raise foreign_entry("[[tool.uv.index]]", name, entry.get("url"))
+            dropped.add(name)  # an index an earlier plan needed and this one does not
+    existing = uv.get("index")
+    if not dropped and not wanted:
+        return
+    if isinstance(existing, Array):  # `index = [{ ... }]`: ours are written inline too
+        toml_edit.edit_inline_array(
+            existing,
+            lambda entry: entry.get("name") in dropped,
+            [
+                f"{{ name = {_string(name)}, url = {_string(url)}, explicit = true }}"
+                for name, url in wanted.items()
+            ],
+        )
+        if not existing:
+            del uv["index"]
+        return
+    kept = [entry for entry in current if entry.get("name") not in dropped]
     for name, url in wanted.items():
         table = tomlkit.table()
         table.update({"name": name, "url": url, "explicit": True})
@@ -268,14 +293,11 @@ def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -
             table.trivia.indent = "\n"  # a blank line after the index before it
         kept.append(table)
     if existing is not None:
-        if len(kept) != len(existing) or any(
-            a is not b for a, b in zip(kept, existing, strict=True)
-        ):
-            existing.clear()
-            existing.extend(kept)
+        existing.clear()
+        existing.extend(kept)
         if not kept:
             del uv["index"]
-    elif kept:
+    else:
         indexes = tomlkit.aot()
         indexes.extend(kept)
         uv["index"] = indexes
@@ -285,11 +307,10 @@ def _plain(value: Any) -> Any:
     return value.unwrap() if hasattr(value, "unwrap") else value
 
 
-def _is_managed_source(value: Any, ours: Collection[str], grouped: bool) -> bool:
-    """A `[tool.uv.sources]` value poetry-cuda wrote: one index, on the CUDA platforms.
+def _is_managed_source(value: Any, ours: Collection[str]) -> bool:
+    """A `[tool.uv.sources]` value poetry-cuda wrote: one of our indexes, on the CUDA platforms.
 
-    It is ours when it names a managed index, or when its package is in our group (an
-    earlier lock wrote it, and cuda.lock, which names the indexes, is gone).
+    `ours` are the indexes pyproject.toml itself shows to be poetry-cuda's.
     """
     value = _plain(value)
     return (
@@ -298,30 +319,20 @@ def _is_managed_source(value: Any, ours: Collection[str], grouped: bool) -> bool
         and isinstance(value[0], dict)
         and set(value[0]) == {"index", "marker"}
         and value[0]["marker"] == CUDA_PLATFORMS
-        and (grouped or value[0]["index"] in ours)
+        and value[0]["index"] in ours
     )
 
 
-def _grouped(document: TOMLDocument) -> set[str]:
-    """The packages the managed dependency group lists."""
-    group = _plain((document.get("dependency-groups") or {}).get(MANAGED_GROUP)) or []
-    names: set[str] = set()
-    for entry in group:
-        with contextlib.suppress(InvalidRequirement, TypeError):
-            names.add(canonicalize_name(Requirement(entry).name))
-    return names
-
-
-def _apply_sources(uv: Any, managed: Managed, ours: Collection[str], grouped: set[str]) -> None:
+def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     pinned = {pin.package: pin.source for pin in managed.pins if pin.source is not None}
     urls = dict(managed.sources)
-    sources = uv.get("sources")
-    for key in list(sources) if sources is not None else []:
+    found = toml_edit.mapping(uv, "sources", "tool.uv.sources")
+    for key in list(found):
         name = canonicalize_name(key)
-        value = sources[key]
-        if _is_managed_source(value, ours, name in grouped):
+        value = found[key]
+        if _is_managed_source(value, ours):
             if name not in pinned:
-                del sources[key]  # a package an earlier plan pinned and this one does not
+                del uv["sources"][key]  # a package an earlier plan pinned and this one does not
         elif name in pinned:
             wanted = pinned[name]
             raise ConfigError(
@@ -332,6 +343,7 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str], grouped: se
                 fix=f"remove {key} from [tool.uv.sources] (poetry-cuda manages it), or remove "
                 'the package\'s CUDA choice with cuda = "cpu"',
             )
+    sources = uv.get("sources")
     if not pinned:
         if sources is not None and not sources:
             del uv["sources"]
@@ -340,7 +352,7 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str], grouped: se
     if sources is None:
         sources = tomlkit.table()
     for package, index in pinned.items():
-        value = _parse_value(
+        value = toml_edit.value(
             f"[{{ index = {_string(index)}, marker = {_string(CUDA_PLATFORMS)} }}]"
         )
         key = next((k for k in sources if canonicalize_name(k) == package), package)
@@ -351,10 +363,26 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str], grouped: se
         uv["sources"] = sources
 
 
-def _apply_group(document: TOMLDocument, managed: Managed) -> None:
-    groups = document.get("dependency-groups")
+def _managed_group(document: TOMLDocument) -> Any:
+    """The managed dependency group, if any; one of that name without the marker is refused."""
+    groups = toml_edit.mapping(document, "dependency-groups", "dependency-groups")
+    group = groups.get(MANAGED_GROUP)
+    if group is not None and not toml_edit.has_comment(group, GROUP_COMMENT):
+        raise ConfigError(
+            f"[dependency-groups] {MANAGED_GROUP} is not the group poetry-cuda writes: it lacks "
+            f"the line `{GROUP_COMMENT}`",
+            why="poetry-cuda rewrites that group whole on every lock, and would drop what you "
+            "put in it",
+            fix=f"move your requirements to a group of another name and delete "
+            f"{MANAGED_GROUP} from [dependency-groups]; poetry-cuda then writes its own",
+        )
+    return group
+
+
+def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
     if not managed.pins:
-        if groups is not None and MANAGED_GROUP in groups:
+        if group is not None:
+            groups = document["dependency-groups"]
             del groups[MANAGED_GROUP]
             if not groups:
                 del document["dependency-groups"]
@@ -363,10 +391,11 @@ def _apply_group(document: TOMLDocument, managed: Managed) -> None:
         f"{pin.package}{'' if pin.version == '*' else pin.version}; {CUDA_PLATFORMS}"
         for pin in managed.pins
     ]
-    if groups is not None and _plain(groups.get(MANAGED_GROUP)) == requirements:
+    if group is not None and _plain(group) == requirements:
         return
     lines = "".join(f"    {_string(r)},\n" for r in requirements)
-    array = _parse_value(f"[\n    {GROUP_COMMENT}\n{lines}]")
+    array = toml_edit.value(f"[\n    {GROUP_COMMENT}\n{lines}]")
+    groups = document.get("dependency-groups")
     if groups is None:
         groups = tomlkit.table()
         document["dependency-groups"] = groups
@@ -374,12 +403,7 @@ def _apply_group(document: TOMLDocument, managed: Managed) -> None:
 
 
 def _string(text: str) -> str:
-    return tomlkit.string(text).as_string()
-
-
-def _parse_value(text: str) -> Any:
-    # Parsed, not built, so the entries read as a person (or uv's guide) writes them.
-    return tomlkit.parse(f"v = {text}\n")["v"]
+    return toml_edit.string(text)
 
 
 def _toml(value: Any) -> str:
@@ -389,28 +413,38 @@ def _toml(value: Any) -> str:
 def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
     """Rewrite the managed entries of `document` in place.
 
-    An index of a managed name that poetry-cuda did not write (not in `previous`) is
-    adopted when it is explicit with the same URL, and is a conflict otherwise; so is a
-    source of a managed package that poetry-cuda did not write.
+    An index is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
+    name and URL poetry-cuda produces (`is_our_source`); a source only when it pins a
+    package to such an index on the CUDA platforms, as poetry-cuda writes it; the group
+    only with its marker comment. `previous` (cuda.lock's managed-sources) says which
+    indexes of ours to drop when the plan no longer needs them; any other entry it or the
+    plan names is a conflict.
     """
     wanted = dict(managed.sources)
-    ours = {*previous, *wanted}
-    tool = document.get("tool")
-    uv = tool.get("uv") if tool is not None else None
-    if uv is None and not wanted:
-        _apply_group(document, managed)
-        return
-    uv = _table(_table(document, "tool"), "uv")
-    _apply_indexes(uv, wanted, previous)
-    _apply_sources(uv, managed, ours, _grouped(document))
-    _apply_group(document, managed)
+    group = _managed_group(document)
+    found = toml_edit.mapping(toml_edit.mapping(document, "tool", "tool"), "uv", "tool.uv")
+    indexes = toml_edit.entries(found, "index", INDEXES)
+    ours = {*wanted, *(entry.get("name") for entry in indexes if _is_ours(entry))}
+    sources = toml_edit.mapping(found, "sources", "tool.uv.sources").values()
+    if (
+        wanted
+        or any(entry.get("name") in previous for entry in indexes)
+        or any(_is_managed_source(value, ours) for value in sources)
+    ):  # otherwise nothing of ours is there to change, whatever the layout
+        uv = toml_edit.table(toml_edit.table(document, "tool", "tool"), "uv", "tool.uv")
+        _apply_indexes(uv, wanted, previous)
+        _apply_sources(uv, managed, ours)
+    _apply_group(document, managed, group)
 
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
-    document = tomlkit.parse(text)
-    apply(document, managed, previous)
-    result = tomlkit.dumps(document)
+    document = toml_edit.parse(text)
+    try:
+        apply(document, managed, previous)
+    except toml_edit.EDIT_ERRORS as error:
+        raise toml_edit.layout_error("tool.uv", str(error)) from None
+    result = toml_edit.render(document, "tool.uv")
     if text.endswith("\n") and not text.endswith("\n\n"):
         result = result.rstrip("\n") + "\n"  # a table added or dropped at the end leaves a blank
     if result == text:
