@@ -15,7 +15,8 @@ _LDCONFIG_ENTRY = re.compile(r"^\s*(lib\S+\.so\.\S+)\s.*=>\s*(\S.*?)\s*$")
 def ldconfig_libraries(text: str) -> list[tuple[str, str]]:
     """The ``(soname, path)`` of every versioned library in ``ldconfig -p`` output."""
     found = []
-    for line in text.splitlines():
+    # Lines end at "\n" alone: splitlines() would also cut a path at "\r", "\x1c" or "\x85".
+    for line in text.split("\n"):
         match = _LDCONFIG_ENTRY.match(line)
         if match:
             found.append((match.group(1), match.group(2)))
