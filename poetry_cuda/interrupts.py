@@ -2,7 +2,9 @@
 
 Both signals raise `Interrupted`, which (unlike KeyboardInterrupt) Poetry's console
 application does not swallow while it resolves, and which the commands turn into exit
-130 after restoring what they changed.
+130 after undoing what they changed. The first signal decides that the run stops: the
+ones after it (a burst from an impatient user or a supervisor) are ignored, so they can
+interrupt neither the undo nor the message, nor kill the process by default action.
 """
 
 from __future__ import annotations
@@ -26,19 +28,65 @@ class Interrupted(BaseException):
     """SIGINT or SIGTERM arrived."""
 
 
-def _raise(signum: int, frame: object) -> None:
+def _ignore_from_now_on() -> None:
+    for signum in SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _stop(signum: int, frame: object) -> None:
+    _ignore_from_now_on()
     raise Interrupted(signum)
+
+
+def _main_thread() -> bool:
+    # Handlers can only be set from the main thread.
+    return threading.current_thread() is threading.main_thread()
 
 
 @contextmanager
 def interruptible() -> Iterator[None]:
     """Within the block, SIGINT and SIGTERM raise Interrupted."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # handlers can only be set from the main thread
+    if not _main_thread():
+        yield
         return
-    previous = {signum: signal.signal(signum, _raise) for signum in SIGNALS}
+    previous = {signum: signal.signal(signum, _stop) for signum in SIGNALS}
     try:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            # Once stopping, the signals stay ignored until the process exits.
+            if signal.getsignal(signum) is _stop:
+                signal.signal(signum, handler)
+
+
+@contextmanager
+def held() -> Iterator[list[int]]:
+    """Within the block, SIGINT and SIGTERM wait: the block runs to its end. The list it
+    gets holds the signals that arrived; once one has, they are ignored from then on."""
+    pending: list[int] = []
+    if not _main_thread() or all(signal.getsignal(s) == signal.SIG_IGN for s in SIGNALS):
+        yield pending  # already stopping: nothing can interrupt the block
+        return
+
+    def hold(signum: int, frame: object) -> None:
+        pending.append(signum)
+
+    previous = {signum: signal.signal(signum, hold) for signum in SIGNALS}
+    try:
+        yield pending
+    finally:
+        if pending:
+            _ignore_from_now_on()
+        else:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """`held`, then the first signal that arrived raises Interrupted (unless the block
+    raised already)."""
+    with held() as pending:
+        yield
+    if pending:
+        raise Interrupted(pending[0])
