@@ -80,3 +80,7 @@ class ResolutionError(PoetryCudaError):
 
 class DetectionError(PoetryCudaError):
     """A probe found a driver that is present but broken (e.g. a version mismatch)."""
+
+
+class ProjectBusyError(PoetryCudaError):
+    """Another poetry-cuda run holds the project and did not finish in time."""

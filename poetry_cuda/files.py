@@ -201,3 +201,18 @@ def write_atomic(path: Path, content: str) -> None:
                 fix=f"make {path.parent} writable, with space to spare",
             ) from None
         raise
+
+
+def encode_like(path: Path, content: str) -> bytes:
+    """`content` as `write_atomic` writes it to `path`."""
+    return content.encode("utf-8")
+
+
+def replace_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically (a restore, byte for byte)."""
+    write_atomic(path, data.decode("utf-8", errors="surrogateescape"))
+
+
+def read_text(path: Path) -> str:
+    """The text of a TOML file poetry-cuda edits."""
+    return read_bounded(path, limit=TOML_LIMIT, kind=ConfigError).decode("utf-8")

@@ -1,8 +1,9 @@
 """`lock`: plan, write the managed configuration, run the backend's lock, verify, record.
 
-The whole step is one transaction: pyproject.toml, the backend's lock file and
-cuda.lock are snapshotted first and restored byte for byte if planning, resolution or
-verification fails, or the process is interrupted (SIGINT, SIGTERM).
+The whole step is one transaction (see `transaction`): if resolution or verification
+fails, or the process is interrupted (SIGINT, SIGTERM), pyproject.toml, the backend's
+lock file and cuda.lock are put back as they were, where they still hold what this run
+wrote.
 """
 
 from __future__ import annotations
@@ -11,17 +12,15 @@ import dataclasses
 import difflib
 import re
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda import backends
 from poetry_cuda import lockfile
+from poetry_cuda import transaction
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
-from poetry_cuda.files import write_atomic
-from poetry_cuda.interrupts import interruptible
 from poetry_cuda.lockfile import CudaLock
 from poetry_cuda.lockfile import LockedPackage
 from poetry_cuda.lockfile import TargetFacts
@@ -30,8 +29,8 @@ from poetry_cuda.project import read_dependencies
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Collection
-    from collections.abc import Iterator
     from pathlib import Path
 
     from poetry_cuda.backends import Backend
@@ -225,23 +224,15 @@ def _major_minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
-@contextmanager
-def transaction(*paths: Path) -> Iterator[None]:
-    """Restore `paths` byte for byte unless the block completes."""
-    saved = {path: path.read_bytes() if path.exists() else None for path in paths}
-    try:
-        with interruptible():
-            yield
-    except BaseException:
-        for path, content in saved.items():
-            if content is None:
-                path.unlink(missing_ok=True)
-            elif not path.exists() or path.read_bytes() != content:
-                path.write_bytes(content)
-        raise
-
-
-def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> Outcome:
+def lock(
+    planned: Planned,
+    *,
+    regenerate: bool,
+    check: bool,
+    dry_run: bool,
+    notify: Callable[[str], None],
+) -> Outcome:
+    """Lock the planned project; call within `transaction.session` unless checking."""
     project = planned.project
     backend = backends.load(backends.choose(planned.settings.backend, project, planned.pyproject))
     pyproject = project / "pyproject.toml"
@@ -264,16 +255,25 @@ def lock(planned: Planned, *, regenerate: bool, check: bool, dry_run: bool) -> O
         stale = tuple(staleness(current, predicted, text, new_text)) if check else ()
         problem = lockfile_staleness(planned.plan, project, backend) if check else None
         stale += (problem,) if problem else ()
+        if check and transaction.pending(project):
+            stale += (
+                (
+                    f"a run that stopped before it finished left {transaction.JOURNAL}; "
+                    "`lock` undoes it"
+                ),
+            )
         return Outcome(planned, predicted, diff, stale)
 
-    with transaction(pyproject, project / backend.lockfile, cuda_lock_path):
+    names = ("pyproject.toml", backend.lockfile, lockfile.FILENAME)
+    with transaction.transaction(project, names, notify) as edits:
         if new_text != text:
-            write_atomic(pyproject, new_text)
-        backend.prepare(project, set(previous) - set(managed.source_names))
-        backend.run_lock(project, regenerate=regenerate)
+            edits.write("pyproject.toml", new_text)
+        with edits.tool_writes(backend.lockfile):
+            backend.prepare(project, set(previous) - set(managed.source_names))
+            backend.run_lock(project, regenerate=regenerate)
         versions = verify(planned.plan, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))
         content = result.dumps()
         if not cuda_lock_path.exists() or cuda_lock_path.read_text(encoding="utf-8") != content:
-            write_atomic(cuda_lock_path, content)
+            edits.write(lockfile.FILENAME, content)
     return Outcome(planned, result, diff)

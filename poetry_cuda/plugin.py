@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from poetry.plugins.application_plugin import ApplicationPlugin
 
 from poetry_cuda.commands import COMMANDS
 from poetry_cuda.commands import load_command
+from poetry_cuda.display import shown
 
 
 if TYPE_CHECKING:
@@ -27,7 +29,10 @@ if TYPE_CHECKING:
     from cleo.events.console_terminate_event import ConsoleTerminateEvent
     from cleo.events.event import Event
     from cleo.events.event_dispatcher import EventDispatcher
+    from cleo.io.io import IO
     from poetry.console.application import Application
+
+    from poetry_cuda.transaction import Transaction
 
 
 INSTALLING = ("install", "sync")
@@ -41,14 +46,12 @@ class CudaApplicationPlugin(ApplicationPlugin):
             )
         dispatcher = application.event_dispatcher
         if dispatcher is not None:
-            # pyproject.toml as it was before `add` pinned the requested packages.
-            before_add: dict[Path, str] = {}
+            # Each `poetry add` in a managed project, from its start to its end.
+            adds: dict[Path, _AddRun] = {}
             # Above Poetry's own listeners (priority 0): act before the installer runs.
             dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
-            dispatcher.add_listener(
-                COMMAND, partial(_before_add, application, before_add), priority=10
-            )
-            dispatcher.add_listener(TERMINATE, partial(_after_add, application, before_add))
+            dispatcher.add_listener(COMMAND, partial(_before_add, application, adds), priority=10)
+            dispatcher.add_listener(TERMINATE, partial(_after_add, application, adds))
             dispatcher.add_listener(COMMAND, partial(_before_run, application))
 
 
@@ -95,9 +98,17 @@ def _before_run(
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
 
 
+class _AddRun:
+    """What `poetry add` in a managed project holds from its start to its end."""
+
+    def __init__(self) -> None:
+        self.hold = ExitStack()
+        self.edits: Transaction | None = None
+
+
 def _before_add(
     application: Application,
-    before_add: dict[Path, str],
+    adds: dict[Path, _AddRun],
     event: Event,
     event_name: str,
     dispatcher: EventDispatcher,
@@ -106,26 +117,33 @@ def _before_add(
     project = _managed_project(application, command_event.command.name, "add")
     if project is None:
         return
+    from poetry_cuda import transaction
     from poetry_cuda.backends.poetry import add_pins
     from poetry_cuda.errors import PoetryCudaError
-    from poetry_cuda.files import write_atomic
+    from poetry_cuda.files import read_text
     from poetry_cuda.hooks import requested_pins
 
-    pyproject = project / "pyproject.toml"
+    io = command_event.io
+    run = _AddRun()
+    # The whole add, its re-lock included, is one run: no `lock` may interleave with it.
+    run.hold.enter_context(transaction.session(project, partial(_say, io)))
+    adds[project] = run
     try:
-        pins = requested_pins(project, command_event.io.input.argument("name"))
+        pins = requested_pins(project, io.input.argument("name"))
     except PoetryCudaError as error:
-        command_event.io.write_error_line(f"<warning>poetry-cuda: {error.what}</warning>")
+        io.write_error_line(f"<warning>poetry-cuda: {shown(error.what)}</warning>")
         return
     if pins:
-        text = pyproject.read_text(encoding="utf-8")
-        before_add[project] = text
-        write_atomic(pyproject, add_pins(text, pins))
+        names = ("pyproject.toml", "poetry.lock")
+        run.edits = transaction.Transaction(project, names)
+        text = read_text(project / "pyproject.toml")
+        run.edits.write("pyproject.toml", add_pins(text, pins))
+        run.edits.expect_writes(*names)  # Poetry's add writes both
 
 
 def _after_add(
     application: Application,
-    before_add: dict[Path, str],
+    adds: dict[Path, _AddRun],
     event: Event,
     event_name: str,
     dispatcher: EventDispatcher,
@@ -134,32 +152,52 @@ def _after_add(
     if terminate.command.name != "add":
         return
     project = _project(application)
-    original = before_add.pop(project, None)
+    run = adds.pop(project, None)
+    if run is None:
+        return
+    with run.hold:
+        _finish_add(project, run, terminate)
+
+
+def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -> None:
+    io = terminate.io
     if terminate.exit_code != 0:
-        if original is not None:
-            # Poetry restored pyproject.toml to what it read, our pins included.
-            from poetry_cuda.files import write_atomic
-
-            write_atomic(project / "pyproject.toml", original)
+        # Poetry put back pyproject.toml as it read it, our pins included.
+        if run.edits is not None:
+            for line in run.edits.undo()[0].lines():
+                _say(io, f"poetry-cuda: {line}")
         return
-    from poetry_cuda.hooks import is_managed
-
-    if not is_managed(project):
-        return
+    if run.edits is not None:
+        run.edits.writes_done("pyproject.toml", "poetry.lock")
+        run.edits.commit()
     from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.interrupts import INTERRUPTED_EXIT
+    from poetry_cuda.interrupts import Interrupted
+    from poetry_cuda.interrupts import interruptible
     from poetry_cuda.lock import lock
     from poetry_cuda.planner import Options
     from poetry_cuda.planner import plan_project
 
     try:
-        outcome = lock(
-            plan_project(project, Options()), regenerate=False, check=False, dry_run=False
-        )
+        with interruptible():
+            outcome = lock(
+                plan_project(project, Options()),
+                regenerate=False,
+                check=False,
+                dry_run=False,
+                notify=partial(_say, io),
+            )
     except PoetryCudaError as error:
-        terminate.io.write_error_line(f"<error>poetry-cuda: {error.what}</error>")
+        io.write_error_line(f"<error>poetry-cuda: {shown(error.what)}</error>")
         terminate.set_exit_code(error.exit_code)
         return
+    except (KeyboardInterrupt, Interrupted):
+        io.write_error_line("<error>poetry-cuda: Interrupted.</error>")
+        terminate.set_exit_code(INTERRUPTED_EXIT)
+        return
     for package in outcome.cuda_lock.packages:
-        terminate.io.write_line(
-            f"poetry-cuda: {package.name} {package.version} from {package.source}"
-        )
+        io.write_line(shown(f"poetry-cuda: {package.name} {package.version} from {package.source}"))
+
+
+def _say(io: IO, message: str) -> None:
+    io.write_error_line(shown(message))

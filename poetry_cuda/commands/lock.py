@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
@@ -20,9 +21,6 @@ if TYPE_CHECKING:
     from poetry_cuda.planner import Planned
 
 
-INTERRUPTED = 130
-
-
 class LockCommand(PlanCommand):
     name = "lock"
     description = (
@@ -37,23 +35,25 @@ class LockCommand(PlanCommand):
     ]
 
     def run_command(self) -> int:
-        from poetry_cuda.interrupts import Interrupted
+        from poetry_cuda import transaction
         from poetry_cuda.lock import lock
+        from poetry_cuda.planner import find_project
         from poetry_cuda.planner import plan_project
 
-        planned = plan_project(self.project_start(), self.planning_options())
-        backend = self.backend(planned)
         check, dry_run = self.option("check"), self.option("dry-run")
-        try:
+        project = find_project(self.project_start())
+        # Reading alone needs no turn; a lock holds the project from planning to cuda.lock,
+        # so that it plans on what the run before it left.
+        with nullcontext() if check or dry_run else transaction.session(project, self.notify):
+            planned = plan_project(project, self.planning_options())
+            self.backend(planned)
             outcome = lock(
-                planned, regenerate=self.option("regenerate"), check=check, dry_run=dry_run
+                planned,
+                regenerate=self.option("regenerate"),
+                check=check,
+                dry_run=dry_run,
+                notify=self.notify,
             )
-        except (KeyboardInterrupt, Interrupted):
-            self.line_error(
-                f"<error>Interrupted: pyproject.toml, {backend.lockfile} and cuda.lock were "
-                "restored.</error>"
-            )
-            return INTERRUPTED
         if check:
             if outcome.stale:
                 self.line_error("<error>cuda.lock is stale:</error>")
@@ -78,6 +78,9 @@ class LockCommand(PlanCommand):
             self.line(f"<info>Locked</info> {package.name} {package.version} from {package.source}")
         self.line("Wrote cuda.lock")
         return 0
+
+    def notify(self, message: str) -> None:
+        self.line_error(Formatter.escape(message))
 
     @property
     def invocation(self) -> str:

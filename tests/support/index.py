@@ -41,6 +41,7 @@ import re
 import socket
 import tarfile
 import threading
+import time
 import zipfile
 
 from collections import Counter
@@ -174,6 +175,7 @@ class IndexServer:
         self._file_info: dict[Path, tuple[tuple[int, int], _FileInfo]] = {}
         self._errors: list[BaseException] = []
         self._stopping = threading.Event()
+        self._released = threading.Event()  # ends the stalls under way
         self._httpd = _Server(self, max_connections)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -246,11 +248,18 @@ class IndexServer:
     def inject(self, prefix: str, fault: Fault) -> None:
         """Arm `fault` for request paths starting with `prefix` (first armed match wins)."""
         with self._lock:
+            self._released.clear()
             self._faults.append(_ArmedFault(prefix, fault, fault.times))
 
     def clear_faults(self) -> None:
         with self._lock:
             self._faults.clear()
+
+    def release_stalls(self) -> None:
+        """Disarm every fault and answer the stalled requests now."""
+        with self._lock:
+            self._faults.clear()
+            self._released.set()
 
     def _take_fault(self, path: str) -> Fault | None:
         with self._lock:
@@ -301,7 +310,12 @@ class IndexServer:
                 self._errors.append(error)
 
     def _stall(self, seconds: float) -> None:
-        self._stopping.wait(seconds)
+        deadline = time.monotonic() + seconds
+        while not (self._stopping.is_set() or self._released.is_set()):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._released.wait(min(left, 0.05))
 
     # --- resolution ------------------------------------------------------------------------------
 
