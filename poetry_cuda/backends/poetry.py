@@ -298,7 +298,7 @@ def _apply_sources(poetry: Any, wanted: dict[str, str], previous: Collection[str
     for name, url in wanted.items():
         table = tomlkit.table()
         table.update({"name": name, "url": url, "priority": "explicit"})
-        if kept:
+        if kept and not kept[-1].as_string().endswith("\n\n"):
             table.trivia.indent = "\n"  # a blank line after the source before it
         kept.append(table)
     if existing is not None:
