@@ -28,9 +28,15 @@ class Interrupted(BaseException):
     """SIGINT or SIGTERM arrived."""
 
 
+def _ignored(signum: int, frame: object) -> None:
+    """A handler that does nothing. Not SIG_IGN: CPython reports a signal that arrived
+    before the switch to SIG_IGN as an "ignored due to race condition" traceback, and
+    children would inherit SIG_IGN."""
+
+
 def _ignore_from_now_on() -> None:
     for signum in SIGNALS:
-        signal.signal(signum, signal.SIG_IGN)
+        signal.signal(signum, _ignored)
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -64,7 +70,7 @@ def held() -> Iterator[list[int]]:
     """Within the block, SIGINT and SIGTERM wait: the block runs to its end. The list it
     gets holds the signals that arrived; once one has, they are ignored from then on."""
     pending: list[int] = []
-    if not _main_thread() or all(signal.getsignal(s) == signal.SIG_IGN for s in SIGNALS):
+    if not _main_thread() or all(signal.getsignal(s) is _ignored for s in SIGNALS):
         yield pending  # already stopping: nothing can interrupt the block
         return
 
