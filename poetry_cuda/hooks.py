@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from poetry_cuda import lockfile
+from poetry_cuda import transaction
 from poetry_cuda.compat import judge
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
@@ -81,6 +82,11 @@ def install_warnings(project: Path) -> list[str]:
     except PoetryCudaError as error:
         return [error.what]
     warnings = []
+    if transaction.pending(project):
+        warnings.append(
+            f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
+            "run `poetry cuda lock` to undo it before installing"
+        )
     current = lockfile.content_hash(relevant_parts(pyproject, recorded_names(cuda_lock)))
     if current != cuda_lock.content_hash:
         warnings.append(

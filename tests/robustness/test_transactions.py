@@ -232,6 +232,8 @@ def test_a_run_killed_mid_lock_is_undone_by_the_next(
     assert check.code == 1
     assert JOURNAL in check.stderr
     assert (project / JOURNAL).is_file()  # --check writes nothing
+    install = cli.run("install", "--dry-run", cwd=project, program="poetry")
+    assert f"left {JOURNAL}; run `poetry cuda lock` to undo it" in install.stderr
 
     again = cli.run("lock", cwd=project)
     assert again.code == 0, again.stderr
