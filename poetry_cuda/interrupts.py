@@ -29,12 +29,15 @@ class Interrupted(BaseException):
 
 
 def _ignored(signum: int, frame: object) -> None:
-    """A handler that does nothing. Not SIG_IGN: CPython reports a signal that arrived
-    before the switch to SIG_IGN as an "ignored due to race condition" traceback, and
-    children would inherit SIG_IGN."""
+    """For a signal Python had already taken in when the run began to stop."""
 
 
 def _ignore_from_now_on() -> None:
+    # Blocked, not ignored: a signal handed to SIG_IGN while pending makes CPython print
+    # a traceback, and at exit CPython resets Python handlers to the default action, which
+    # a late signal of a burst would then carry out. A blocked signal is never delivered.
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     for signum in SIGNALS:
         signal.signal(signum, _ignored)
 

@@ -50,13 +50,21 @@ def project(tmp_path: Path, server: WorldServer, cli: Cli) -> Path:
 
 
 class Run:
-    """A `poetry-cuda lock` in the background, its stderr in a file to read as it grows."""
+    """A command in the background (`poetry-cuda lock ARGS` unless told), its stderr in a
+    file to read as it grows."""
 
-    def __init__(self, cli: Cli, project: Path, *args: str, env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        cli: Cli,
+        project: Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        command: tuple[str, ...] = ("poetry-cuda", "lock"),
+    ):
         self.log_path = project.parent / f"run-{time.monotonic_ns()}.log"
         self._log: IO[str] = self.log_path.open("w")
         self.process = subprocess.Popen(
-            [str(BIN / "poetry-cuda"), "lock", *args],
+            [str(BIN / command[0]), *command[1:], *args],
             cwd=project,
             env={**cli.env, **(env or {})},
             stdout=subprocess.DEVNULL,
@@ -241,5 +249,23 @@ def test_a_run_killed_mid_lock_is_undone_by_the_next(
     assert "restored: pyproject.toml" in again.stderr
     # Undone, then locked as before: no orphan cu118 source is left for --check to miss.
     assert snapshot(project) == before
+    assert leftovers(project) == []
+    assert cli.run("lock", "--check", cwd=project).code == 0
+
+
+def test_poetry_add_waits_for_a_running_lock_then_adds_on_its_result(
+    cli: Cli, project: Path, server: WorldServer, runs: list[Run]
+) -> None:
+    first = stalled_run(cli, project, server, runs)
+    add = Run(cli, project, "torchaudio==2.5.1", command=("poetry", "add"))
+    runs.append(add)
+    wait_until(lambda: "Waiting for another poetry-cuda run" in add.stderr, "the add waits")
+    server.release_stalls()
+    assert first.finish() == 0, first.stderr
+    assert add.finish() == 0, add.stderr
+    # The add ran after the lock and left torch and torchaudio on one build.
+    cuda_lock = read_toml(project / "cuda.lock")
+    variants = {p["name"]: p["variant"] for p in cuda_lock["packages"]}
+    assert variants["torchaudio"] == variants["torch"]
     assert leftovers(project) == []
     assert cli.run("lock", "--check", cwd=project).code == 0
