@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
+import re
+import secrets
 import stat
 import sys
-import tempfile
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,6 +52,8 @@ MiB = 1024 * 1024
 PROFILE_LIMIT = 4 * MiB
 CUDA_LOCK_LIMIT = 8 * MiB
 TOML_LIMIT = 64 * MiB
+
+_BINARY = getattr(os, "O_BINARY", 0)
 
 _FILE_TYPES = (
     (stat.S_ISDIR, "a folder"),
@@ -133,14 +142,7 @@ def read_toml(
 def _parse_file(
     path: Path, data: bytes, kind: type[ConfigError | InputFileError]
 ) -> dict[str, Any]:
-    try:
-        # Newlines as text mode reads them, so that values parse as they always did.
-        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-    except UnicodeDecodeError as error:
-        raise kind(
-            f"{path}: cannot read the file ({error.__class__.__name__}: {error})",
-            fix="make the file readable UTF-8 text",
-        ) from None
+    text = _decode(path, data, kind)
     try:
         return _parse(text)
     except _TomlError as error:
@@ -155,6 +157,33 @@ def _parse_file(
             f"{path}: not readable TOML ({error.__class__.__name__}: {str(error)[:200]})",
             fix="replace the value: no key poetry-cuda reads holds anything like it",
         ) from None
+
+
+# A UTF-8 byte order mark, which some Windows editors put at the start of every file.
+# Neither tomllib nor tomlkit parses it, and Poetry (2.5) cannot read such a
+# pyproject.toml ("Invalid TOML file ...: Empty key at line 1 col 0"); uv reads it.
+# poetry-cuda reads past it and writes it back: removing it is the user's call.
+BOM = b"\xef\xbb\xbf"
+
+
+def _decode(path: Path, data: bytes, kind: type[ConfigError | InputFileError]) -> str:
+    """The text of a file, without a BOM, with line breaks as text mode reads them (LF)."""
+    try:
+        text = data.removeprefix(BOM).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise kind(
+            f"{path}: cannot read the file ({error.__class__.__name__}: {error})",
+            fix="make the file readable UTF-8 text",
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_text(path: Path) -> str:
+    """pyproject.toml or a lock file as text to edit: no BOM, LF line breaks.
+
+    `write_atomic` writes such text back with the file's own line breaks and BOM.
+    """
+    return _decode(path, read_bounded(path, limit=TOML_LIMIT, kind=ConfigError), ConfigError)
 
 
 _PARSED: dict[tuple[str, bytes], dict[str, Any]] = {}
@@ -175,44 +204,206 @@ def read_toml_once(path: Path) -> dict[str, Any]:
 
 
 def write_atomic(path: Path, content: str) -> None:
-    """Write `content` to `path` through a temporary file in the same folder and a rename.
+    """Replace `path` with `content`, text with LF line breaks, in the style of the file there.
 
-    The file keeps its permission bits; readers see either the old or the new content.
+    When the file's first line break is CRLF every line break is written as CRLF, and a
+    file that starts with a BOM keeps it; a new file is LF without a BOM. The rest as
+    `replace_bytes`.
     """
+    _replace(path, lambda target: _styled(content, _first_line(target)))
+
+
+def write_toml_atomic(path: Path, content: str) -> None:
+    """`write_atomic` for a TOML file, once `content` parses: a broken edit is never written."""
+    check_toml(path, content)
+    write_atomic(path, content)
+
+
+def check_toml(path: Path, content: str) -> None:
+    """Raise ConfigError unless `content`, meant for the TOML file `path`, parses."""
+    try:
+        parse_toml(content.removeprefix("\ufeff"))
+    except (ValueError, RecursionError) as error:  # both parsers' errors are ValueErrors
+        raise ConfigError(
+            f"{path}: poetry-cuda's edit would not be valid TOML ({str(error)[:200]})",
+            why=f"poetry-cuda never writes a file that does not parse: {path.name} is left "
+            "unchanged",
+            fix="report this to poetry-cuda with the layout of the file, or write the table "
+            "poetry-cuda edits in the standard `[table]` form",
+        ) from None
+
+
+def replace_bytes(path: Path, data: bytes) -> None:
+    """Replace the file at `path` with `data`, so that no reader ever sees half a file.
+
+    The bytes go to a temporary file in the file's folder, synced to the disk and renamed
+    over the file; the folder is synced, so that the rename survives a crash. A symlink
+    stays a symlink and its target is replaced. An existing file keeps its permission
+    bits and, written by root, its owner and group. A new file gets the mode the umask
+    gives and, written by root, the owner and group of its folder. On failure the file
+    is unchanged and no temporary file is left.
+    """
+    _replace(path, lambda _: data)
+
+
+def adopt_owner(path: Path) -> None:
+    """Give a file that root created in another user's folder that folder's owner and group.
+
+    Poetry writes poetry.lock itself: run as root in a user's project, a poetry.lock it
+    creates is root's, and the user can no longer lock without root. (An existing
+    poetry.lock Poetry rewrites in place, so it keeps its owner.) Only a regular file,
+    not a link, owned by root in a folder that root does not own is changed.
+    """
+    if not _is_root():
+        return
+    try:
+        folder = path.parent.stat()
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:  # no such file, or a link
+        return
+    try:
+        info = os.fstat(descriptor)
+        if stat.S_ISREG(info.st_mode) and info.st_uid == 0 and folder.st_uid != 0:
+            _chown(descriptor, folder.st_uid, folder.st_gid)
+    finally:
+        os.close(descriptor)
+
+
+def _replace(path: Path, render: Callable[[Path], bytes]) -> None:
+    """The one way poetry-cuda replaces a file: `render` gives the bytes for the target."""
+    folder = path.parent
     temporary: Path | None = None
     try:
-        mode = path.stat().st_mode & 0o7777 if path.exists() else None
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        temporary = Path(name)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
+        target = _target(path)
+        folder = target.parent
+        try:
+            existing: os.stat_result | None = target.stat()
+        except FileNotFoundError:
+            existing = None
+        # A new file is created with 0o666 and the kernel applies the umask (and a default
+        # ACL) as for any new file. Reading the umask would mean setting it (os.umask),
+        # racing every thread that creates a file meanwhile.
+        descriptor, temporary = _create_beside(target, 0o666 if existing is None else 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            _take_owner_and_mode(handle.fileno(), temporary, existing, folder)
+            handle.write(render(target))
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            temporary.chmod(mode)
-        temporary.replace(path)
+        temporary.replace(target)
+        temporary = None
+        _sync_folder(folder)
     except BaseException as error:
         if temporary is not None:
-            temporary.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
         if isinstance(error, OSError):
             raise InputFileError(
                 f"{path}: cannot write the file ({error.strerror or error})",
                 why="poetry-cuda writes each file through a temporary file beside it",
-                fix=f"make {path.parent} writable, with space to spare",
+                fix=f"make {folder} writable, with space to spare",
             ) from None
         raise
 
 
+def _target(path: Path) -> Path:
+    """The file a write to `path` replaces: the last target of a symlink, or `path`."""
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():  # a loop, which realpath leaves as it is
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+    return target
+
+
+def _first_line(path: Path) -> bytes:
+    """The file's bytes up to its first LF (nothing for a new file or not a regular one)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _BINARY)
+    except FileNotFoundError:
+        return b""
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return b""
+        return handle.readline(TOML_LIMIT)
+
+
+def _styled(content: str, first_line: bytes) -> bytes:
+    """`content` with the line breaks and BOM of the file whose first line is `first_line`.
+
+    The first line break decides, as Poetry decides for poetry.lock: a file that mixes
+    CRLF and LF comes back all CRLF or all LF. A lone CR is not a CRLF line break.
+    """
+    data = content.encode("utf-8")
+    if first_line.endswith(b"\r\n") and b"\r" not in first_line[:-2]:
+        data = re.sub(rb"(?<!\r)\n", b"\r\n", data)
+    if first_line.startswith(BOM) and not data.startswith(BOM):
+        data = BOM + data
+    return data
+
+
+def _create_beside(target: Path, mode: int) -> tuple[int, Path]:
+    """A new temporary file in the folder of `target`, opened for writing, and its path."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY
+    for _ in range(100):
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(temporary, flags, mode), temporary
+        except FileExistsError:  # another writer's temporary file: draw another name
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(target.parent))
+
+
+def _take_owner_and_mode(
+    descriptor: int, temporary: Path, existing: os.stat_result | None, folder: Path
+) -> None:
+    """Give the temporary file the owner and mode of the file it replaces.
+
+    Only root can give a file away: it gives the replaced file's owner and group, or for
+    a new file the folder's, so that root locking a user's project leaves the user's
+    files. The descriptor, not the path, is changed: a user owning the folder cannot swap
+    the temporary file for a link to another file meanwhile. The owner comes first, as a
+    change of owner may clear the set-user-ID and set-group-ID bits.
+    """
+    if _is_root():
+        owner = existing if existing is not None else folder.stat()
+        own = os.fstat(descriptor)
+        if (own.st_uid, own.st_gid) != (owner.st_uid, owner.st_gid):
+            _chown(descriptor, owner.st_uid, owner.st_gid)
+    if existing is not None:
+        mode = stat.S_IMODE(existing.st_mode)
+        if os.chmod in os.supports_fd:
+            os.chmod(descriptor, mode)
+        else:  # pragma: no cover - Windows, where the mode is only the read-only flag
+            temporary.chmod(mode)
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _chown(descriptor: int, uid: int, gid: int) -> None:
+    # Root may still be refused: an NFS export that maps root to nobody, or a container
+    # whose user namespace maps no such user. The file is then root's (or nobody's), as
+    # it would be without poetry-cuda: not a reason to fail the write.
+    with contextlib.suppress(OSError):
+        os.fchown(descriptor, uid, gid)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Sync `folder` to the disk, so that a rename in it survives a crash (POSIX only)."""
+    if os.name != "posix":
+        return
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:  # a platform or file system that does not open folders
+        return
+    try:
+        with contextlib.suppress(OSError):  # one that refuses to sync them (EINVAL)
+            os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 def encode_like(path: Path, content: str) -> bytes:
-    """`content` as `write_atomic` writes it to `path`."""
-    return content.encode("utf-8")
-
-
-def replace_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically (a restore, byte for byte)."""
-    write_atomic(path, data.decode("utf-8", errors="surrogateescape"))
-
-
-def read_text(path: Path) -> str:
-    """The text of a TOML file poetry-cuda edits."""
-    return read_bounded(path, limit=TOML_LIMIT, kind=ConfigError).decode("utf-8")
+    """`content` as `write_atomic` would write it to `path` now (its line breaks and BOM)."""
+    return _styled(content, _first_line(_target(path)))
