@@ -19,8 +19,13 @@ from typing import Any
 from poetry_cuda import backends
 from poetry_cuda import lockfile
 from poetry_cuda import transaction
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
+from poetry_cuda.files import BOM
+from poetry_cuda.files import TOML_LIMIT
+from poetry_cuda.files import read_bounded
+from poetry_cuda.files import read_text
 from poetry_cuda.lockfile import CudaLock
 from poetry_cuda.lockfile import LockedPackage
 from poetry_cuda.lockfile import TargetFacts
@@ -239,7 +244,15 @@ def lock(
     cuda_lock_path = project / lockfile.FILENAME
     current = lockfile.read(cuda_lock_path) if cuda_lock_path.exists() else None
     previous = current.managed_sources if current else ()
-    text = pyproject.read_text(encoding="utf-8")
+    if backend.name == "poetry" and read_bounded(pyproject, limit=TOML_LIMIT).startswith(BOM):
+        raise ConfigError(
+            "pyproject.toml starts with a UTF-8 byte order mark (BOM)",
+            why="Poetry cannot read a pyproject.toml that starts with a BOM, so it could not "
+            "lock what poetry-cuda writes (uv can)",
+            fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
+            "'UTF-8 with BOM')",
+        )
+    text = read_text(pyproject)
     managed = Managed.of(planned.plan)
     new_text = backend.rewrite(text, managed, previous)
     diff = "".join(
@@ -274,6 +287,6 @@ def lock(
         versions = verify(planned.plan, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))
         content = result.dumps()
-        if not cuda_lock_path.exists() or cuda_lock_path.read_text(encoding="utf-8") != content:
+        if not cuda_lock_path.exists() or read_text(cuda_lock_path) != content:
             edits.write(lockfile.FILENAME, content)
     return Outcome(planned, result, diff)

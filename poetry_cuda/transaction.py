@@ -36,6 +36,8 @@ from typing import Any
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import ProjectBusyError
+from poetry_cuda.files import adopt_owner
+from poetry_cuda.files import check_toml
 from poetry_cuda.files import encode_like
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import replace_bytes
@@ -246,6 +248,7 @@ class Transaction:
     def write(self, name: str, content: str) -> None:
         """Write `content` to the file (atomically), recorded in the journal first."""
         path = self.project / name
+        check_toml(path, content)  # every file a run edits is TOML
         with deferred():
             data = encode_like(path, content)  # in the file's own line endings
             self.files[name].ours.add(_digest(data))
@@ -263,6 +266,7 @@ class Transaction:
         """The package manager has finished writing these files."""
         with deferred():
             for name in names:
+                adopt_owner(self.project / name)  # one it created, run by root
                 self.files[name].ours.add(_digest(_current(self.project / name)))
                 self.files[name].tool_writing = False
             self._flush(state="running")

@@ -33,8 +33,9 @@ from poetry_cuda.backends import toml_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
+from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
-from poetry_cuda.files import write_atomic
+from poetry_cuda.files import write_toml_atomic
 from poetry_cuda.managed import CUDA_PLATFORMS
 from poetry_cuda.managed import GROUP_COMMENT
 from poetry_cuda.managed import is_our_source
@@ -137,7 +138,7 @@ def forget_sources(lock_path: Path, names: Collection[str]) -> None:
     if not names or not lock_path.exists():
         return
     packages(lock_path)  # a clear error (exit 2, naming the file) for one that is no lock file
-    document = tomlkit.parse(lock_path.read_text(encoding="utf-8"))
+    document = tomlkit.parse(read_text(lock_path))
     entries = document.get("package")
     if entries is None:
         return
@@ -145,7 +146,7 @@ def forget_sources(lock_path: Path, names: Collection[str]) -> None:
     if len(kept) != len(entries):
         entries.clear()
         entries.extend(kept)
-        write_atomic(lock_path, tomlkit.dumps(document))
+        write_toml_atomic(lock_path, tomlkit.dumps(document))
 
 
 def environment(project: Path, environ: Mapping[str, str]) -> Path | None:
