@@ -22,7 +22,6 @@ from poetry_cuda.transaction import JOURNAL
 from tests.conftest import BIN
 from tests.support.example import snapshot
 from tests.support.example import torch_entries
-from tests.support.example import torch_example
 from tests.support.index import Fault
 
 
@@ -42,11 +41,8 @@ PATIENCE = 120.0  # seconds for a process to reach a point; far above any real r
 
 
 @pytest.fixture
-def project(tmp_path: Path, server: WorldServer, cli: Cli) -> Path:
-    project = torch_example(tmp_path, server)
-    locked = cli.run("lock", cwd=project)
-    assert locked.code == 0, locked.stderr
-    return project
+def project(locked_example: Path) -> Path:
+    return locked_example
 
 
 class Run:
