@@ -32,7 +32,22 @@ def _ignored(signum: int, frame: object) -> None:
     """For a signal Python had already taken in when the run began to stop."""
 
 
+_stopping = False
+
+
+def stopping() -> bool:
+    """Whether a signal has told this process to stop.
+
+    Code that catches every Exception can turn Interrupted into something else (Python
+    wraps an exception raised while a class is created in a RuntimeError; Poetry's
+    console turns that into exit 1): once stopping, any failure is the interruption.
+    """
+    return _stopping
+
+
 def _ignore_from_now_on() -> None:
+    global _stopping
+    _stopping = True
     # Blocked, not ignored: a signal handed to SIG_IGN while pending makes CPython print
     # a traceback, and at exit CPython resets Python handlers to the default action, which
     # a late signal of a burst would then carry out. A blocked signal is never delivered.

@@ -24,6 +24,7 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.interrupts import INTERRUPTED_EXIT
 from poetry_cuda.interrupts import Interrupted
 from poetry_cuda.interrupts import interruptible
+from poetry_cuda.interrupts import stopping
 
 
 if TYPE_CHECKING:
@@ -95,12 +96,17 @@ class CudaCommand(Command):
         try:
             with interruptible():
                 return self.run_command()
-        except PoetryCudaError as error:
-            self.report_error(error)
-            return error.exit_code
         except (KeyboardInterrupt, Interrupted):
-            self.line_error("<error>Interrupted.</error>")
-            return INTERRUPTED_EXIT
+            pass
+        except PoetryCudaError as error:
+            if not stopping():  # else the failure is what the interruption left
+                self.report_error(error)
+                return error.exit_code
+        except Exception:
+            if not stopping():
+                raise
+        self.line_error("<error>Interrupted.</error>")
+        return INTERRUPTED_EXIT
 
     def run_command(self) -> int:
         raise NotImplementedError
