@@ -84,26 +84,42 @@ def interruptible() -> Iterator[None]:
 
 
 @contextmanager
+def _masked() -> Iterator[None]:
+    """Signals arriving within the block wait at the kernel until it ends, so that
+    handlers for two signals change as one step (POSIX; elsewhere a plain block)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextmanager
 def held() -> Iterator[list[int]]:
     """Within the block, SIGINT and SIGTERM wait: the block runs to its end. The list it
     gets holds the signals that arrived; once one has, they are ignored from then on."""
     pending: list[int] = []
-    if not _main_thread() or all(signal.getsignal(s) is _ignored for s in SIGNALS):
+    if not _main_thread() or _stopping:
         yield pending  # already stopping: nothing can interrupt the block
         return
 
     def hold(signum: int, frame: object) -> None:
         pending.append(signum)
 
-    previous = {signum: signal.signal(signum, hold) for signum in SIGNALS}
+    with _masked():
+        previous = {signum: signal.signal(signum, hold) for signum in SIGNALS}
     try:
         yield pending
     finally:
         if pending:
-            _ignore_from_now_on()
+            _ignore_from_now_on()  # blocks them first: no mask to restore afterwards
         else:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+            with _masked():
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
 
 
 @contextmanager

@@ -305,11 +305,14 @@ def transaction(
     project: Path, names: Sequence[str], notify: Callable[[str], None]
 ) -> Iterator[Transaction]:
     """Run the block's edits as one transaction: undone (what is still ours) on any failure."""
-    with deferred():
-        edits = Transaction(project, names)
+    edits: Transaction | None = None
     try:
+        with deferred():  # a signal here arrives once the journal is whole, then undoes it
+            edits = Transaction(project, names)
         yield edits
     except BaseException as error:
+        if edits is None:  # the journal could not be written: nothing was changed
+            raise
         undo, signals = edits.undo()
         for number, line in enumerate(undo.lines()):
             notify(
