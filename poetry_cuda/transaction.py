@@ -65,7 +65,7 @@ _POLL = 0.05
 # -- one run per project ---------------------------------------------------------------
 
 
-_held: dict[str, tuple[int, int]] = {}  # real project path -> (descriptor, depth)
+_held: set[str] = set()  # real paths of the projects this process holds
 
 
 def wait_limit(environ: Mapping[str, str]) -> float:
@@ -94,21 +94,15 @@ def exclusive(project: Path, notify: Callable[[str], None]) -> Iterator[None]:
     operating system releases it when the process ends, however it ends.
     """
     key = str(project.resolve())
-    if key in _held:
-        descriptor, depth = _held[key]
-        _held[key] = (descriptor, depth + 1)
-        try:
-            yield
-        finally:
-            descriptor, depth = _held[key]
-            _held[key] = (descriptor, depth - 1)
+    if key in _held:  # an outer block holds it, and releases it
+        yield
         return
     descriptor = _acquire(project, key, notify)
-    _held[key] = (descriptor, 1)
+    _held.add(key)
     try:
         yield
     finally:
-        del _held[key]
+        _held.discard(key)
         os.close(descriptor)  # closing the descriptor releases the lock
 
 
