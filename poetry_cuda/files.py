@@ -404,6 +404,11 @@ def _sync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
+def starts_with_bom(path: Path) -> bool:
+    """Whether the file (after links) starts with a UTF-8 byte order mark."""
+    return _first_line(_target(path)).startswith(BOM)
+
+
 def encode_like(path: Path, content: str) -> bytes:
     """`content` as `write_atomic` would write it to `path` now (its line breaks and BOM)."""
     return _styled(content, _first_line(_target(path)))

@@ -22,10 +22,8 @@ from poetry_cuda import transaction
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
-from poetry_cuda.files import BOM
-from poetry_cuda.files import TOML_LIMIT
-from poetry_cuda.files import read_bounded
 from poetry_cuda.files import read_text
+from poetry_cuda.files import starts_with_bom
 from poetry_cuda.lockfile import CudaLock
 from poetry_cuda.lockfile import LockedPackage
 from poetry_cuda.lockfile import TargetFacts
@@ -244,7 +242,7 @@ def lock(
     cuda_lock_path = project / lockfile.FILENAME
     current = lockfile.read(cuda_lock_path) if cuda_lock_path.exists() else None
     previous = current.managed_sources if current else ()
-    if backend.name == "poetry" and read_bounded(pyproject, limit=TOML_LIMIT).startswith(BOM):
+    if backend.name == "poetry" and starts_with_bom(pyproject):
         raise ConfigError(
             "pyproject.toml starts with a UTF-8 byte order mark (BOM)",
             why="Poetry cannot read a pyproject.toml that starts with a BOM, so it could not "

@@ -46,7 +46,7 @@ class LockCommand(PlanCommand):
         # so that it plans on what the run before it left.
         with nullcontext() if check or dry_run else transaction.session(project, self.notify):
             planned = plan_project(project, self.planning_options())
-            self.backend(planned)
+            self.backend(planned)  # refuses to guess for a uv project inside Poetry
             outcome = lock(
                 planned,
                 regenerate=self.option("regenerate"),
