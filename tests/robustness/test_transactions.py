@@ -107,6 +107,20 @@ def stalled_run(cli: Cli, project: Path, server: WorldServer, runs: list[Run]) -
     return run
 
 
+def waiting_run(
+    cli: Cli,
+    project: Path,
+    runs: list[Run],
+    *args: str,
+    command: tuple[str, ...] = ("poetry-cuda", "lock"),
+) -> Run:
+    """A second run, once it says that it waits for the one holding the project."""
+    run = Run(cli, project, *args, command=command)
+    runs.append(run)
+    wait_until(lambda: "Waiting for another poetry-cuda run" in run.stderr, "the run waits")
+    return run
+
+
 def leftovers(project: Path) -> list[str]:
     return sorted(p.name for p in project.iterdir() if p.name.endswith(".tmp") or p.name == JOURNAL)
 
@@ -125,9 +139,7 @@ def test_a_second_lock_waits_for_the_first_then_plans_on_its_result(
     cli: Cli, project: Path, server: WorldServer, runs: list[Run]
 ) -> None:
     first = stalled_run(cli, project, server, runs)
-    second = Run(cli, project, "--cuda", "cu118")
-    runs.append(second)
-    wait_until(lambda: "Waiting for another poetry-cuda run" in second.stderr, "second waits")
+    second = waiting_run(cli, project, runs, "--cuda", "cu118")
     assert second.process.poll() is None
     server.release_stalls()
     assert first.finish() == 0, first.stderr
@@ -163,9 +175,7 @@ def test_interrupting_the_first_of_two_runs_loses_neither(
     cli: Cli, project: Path, server: WorldServer, runs: list[Run]
 ) -> None:
     first = stalled_run(cli, project, server, runs)
-    second = Run(cli, project, "--cuda", "cu118")
-    runs.append(second)
-    wait_until(lambda: "Waiting for another" in second.stderr, "second waits")
+    second = waiting_run(cli, project, runs, "--cuda", "cu118")
     first.process.send_signal(signal.SIGINT)
     assert first.finish() == 130, first.stderr
     # The second run waited through the first one's undo, then locked on its own.
@@ -253,9 +263,7 @@ def test_poetry_add_waits_for_a_running_lock_then_adds_on_its_result(
     cli: Cli, project: Path, server: WorldServer, runs: list[Run]
 ) -> None:
     first = stalled_run(cli, project, server, runs)
-    add = Run(cli, project, "torchaudio==2.5.1", command=("poetry", "add"))
-    runs.append(add)
-    wait_until(lambda: "Waiting for another poetry-cuda run" in add.stderr, "the add waits")
+    add = waiting_run(cli, project, runs, "torchaudio==2.5.1", command=("poetry", "add"))
     server.release_stalls()
     assert first.finish() == 0, first.stderr
     assert add.finish() == 0, add.stderr
