@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from poetry_cuda.compat import judge
-from poetry_cuda.host import Driver
-from poetry_cuda.host import Gpu
-from poetry_cuda.host import HostProfile
+from poetry_cuda.host.profiles import Driver
+from poetry_cuda.host.profiles import Gpu
+from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.knowledge.model import CompatFloor
 from poetry_cuda.knowledge.model import Nvidia
 from poetry_cuda.knowledge.model import ToolkitDriver
 from poetry_cuda.knowledge.model import Variant
-from poetry_cuda.targets import Target
+from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.targets import Target
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion

@@ -4,10 +4,10 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.config import CudaRequest
-from poetry_cuda.config import check_index_url
-from poetry_cuda.config import parse_settings
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.request.settings import CudaRequest
+from poetry_cuda.request.settings import check_index_url
+from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.versions import CudaVersion
 
 

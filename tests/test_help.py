@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.commands import COMMANDS
+from poetry_cuda.cli.commands import COMMANDS
 
 
 if TYPE_CHECKING:

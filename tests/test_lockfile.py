@@ -5,12 +5,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.lockfile import CudaLock
-from poetry_cuda.lockfile import LockedPackage
-from poetry_cuda.lockfile import TargetFacts
-from poetry_cuda.lockfile import content_hash
-from poetry_cuda.lockfile import read
-from poetry_cuda.plan import SystemRequirement
+from poetry_cuda.locking.lockfile import CudaLock
+from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.locking.lockfile import content_hash
+from poetry_cuda.locking.lockfile import read
+from poetry_cuda.planning.plan import SystemRequirement
 
 
 if TYPE_CHECKING:

@@ -6,10 +6,10 @@ from poetry_cuda.backends.poetry import add_pins
 from poetry_cuda.backends.poetry import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.managed import Managed
-from poetry_cuda.managed import Pin
-from poetry_cuda.managed import is_our_source
-from poetry_cuda.managed import source_name
+from poetry_cuda.locking.managed import Managed
+from poetry_cuda.locking.managed import Pin
+from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.locking.managed import source_name
 
 
 PYPROJECT = """\

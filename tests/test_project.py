@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.project import read_dependencies
+from poetry_cuda.request.dependencies import read_dependencies
 
 
 def test_reads_every_place_a_dependency_can_be_declared() -> None:

@@ -16,15 +16,15 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from poetry_cuda.config import CudaRequest
-from poetry_cuda.config import Settings
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
-from poetry_cuda.host import profile_from_json
+from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge import load
-from poetry_cuda.project import read_dependencies
-from poetry_cuda.select import make_plan
-from poetry_cuda.targets import settle
+from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.targets import settle
+from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.settings import CudaRequest
+from poetry_cuda.request.settings import Settings
 
 
 KB = load()
@@ -262,7 +262,7 @@ def _plan_or_none(deps: list[str], docs: list[dict[str, Any]], **changes: Any) -
     st.sampled_from(["newest", "native"]),
 )
 def test_selection_invariants(indices: list[int], constraint: str, policy: str) -> None:
-    from poetry_cuda.compat import judge
+    from poetry_cuda.planning.compat import judge
 
     docs = [HOSTS[i] for i in indices]
     plan = _plan_or_none([constraint], docs, policy=policy)

@@ -11,25 +11,25 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.config import parse_settings
 from poetry_cuda.cudaenv.tree import assemble
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.managed import Managed
-from poetry_cuda.managed import Pin
-from poetry_cuda.plan import PYPI
-from poetry_cuda.plan import Choice
-from poetry_cuda.plan import Plan
-from poetry_cuda.toolkit_wheels import additions
-from poetry_cuda.toolkit_wheels import for_major
-from poetry_cuda.toolkit_wheels import parse
-from poetry_cuda.toolkit_wheels import table
+from poetry_cuda.locking.managed import Managed
+from poetry_cuda.locking.managed import Pin
+from poetry_cuda.planning.plan import PYPI
+from poetry_cuda.planning.plan import Choice
+from poetry_cuda.planning.plan import Plan
+from poetry_cuda.planning.toolkit_wheels import additions
+from poetry_cuda.planning.toolkit_wheels import for_major
+from poetry_cuda.planning.toolkit_wheels import parse
+from poetry_cuda.planning.toolkit_wheels import table
+from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from poetry_cuda.config import Settings
+    from poetry_cuda.request.settings import Settings
     from tests.conftest import Cli
 
 
@@ -95,8 +95,8 @@ def test_nothing_added_for_system_mode_or_unpublished_versions() -> None:
 
 
 def test_plan_project_adds_them(tmp_path: Path) -> None:
-    from poetry_cuda.planner import Options
-    from poetry_cuda.planner import plan_project
+    from poetry_cuda.planning.planner import Options
+    from poetry_cuda.planning.planner import plan_project
 
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\nversion = "0"\ndependencies = []\n'

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda import transaction
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.transaction import JOURNAL
-from poetry_cuda.transaction import Transaction
-from poetry_cuda.transaction import Undo
+from poetry_cuda.locking import transaction
+from poetry_cuda.locking.transaction import JOURNAL
+from poetry_cuda.locking.transaction import Transaction
+from poetry_cuda.locking.transaction import Undo
 
 
 if TYPE_CHECKING:

@@ -24,11 +24,11 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.managed import CUDA_PLATFORMS
-from poetry_cuda.managed import Managed
-from poetry_cuda.managed import Pin
-from poetry_cuda.plan import PYPI
-from poetry_cuda.plan import Source
+from poetry_cuda.locking.managed import CUDA_PLATFORMS
+from poetry_cuda.locking.managed import Managed
+from poetry_cuda.locking.managed import Pin
+from poetry_cuda.planning.plan import PYPI
+from poetry_cuda.planning.plan import Source
 
 
 if TYPE_CHECKING:

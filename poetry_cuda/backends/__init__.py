@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from poetry_cuda.managed import Managed
-    from poetry_cuda.plan import Source
+    from poetry_cuda.locking.managed import Managed
+    from poetry_cuda.planning.plan import Source
 
 
 BACKENDS: dict[str, tuple[str, str]] = {

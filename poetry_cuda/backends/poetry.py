@@ -36,10 +36,10 @@ from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import write_toml_atomic
-from poetry_cuda.managed import CUDA_PLATFORMS
-from poetry_cuda.managed import GROUP_COMMENT
-from poetry_cuda.managed import is_our_source
-from poetry_cuda.project import MANAGED_GROUP
+from poetry_cuda.locking.managed import CUDA_PLATFORMS
+from poetry_cuda.locking.managed import GROUP_COMMENT
+from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 
     from tomlkit.toml_document import TOMLDocument
 
-    from poetry_cuda.managed import Managed
-    from poetry_cuda.managed import Pin
+    from poetry_cuda.locking.managed import Managed
+    from poetry_cuda.locking.managed import Pin
 
 
 class PoetryBackend:

@@ -41,9 +41,9 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
-from poetry_cuda.managed import CUDA_PLATFORMS
-from poetry_cuda.managed import is_our_source
-from poetry_cuda.project import MANAGED_GROUP
+from poetry_cuda.locking.managed import CUDA_PLATFORMS
+from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
     from tomlkit.toml_document import TOMLDocument
 
-    from poetry_cuda.managed import Managed
+    from poetry_cuda.locking.managed import Managed
 
 
 UV_ENV = "POETRY_CUDA_UV"  # the uv executable to run, where it is not the one found

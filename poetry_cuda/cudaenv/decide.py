@@ -1,6 +1,6 @@
 """The project's CUDA environment: which toolkit, which libraries, in which order.
 
-Pure decisions over what `poetry_cuda.cudaenv.gather` found on disk: the CUDA version and the
+Pure decisions over what `poetry_cuda.cudaenv.project_env` found on disk: the CUDA version and the
 hidden system requirements from cuda.lock, the toolkits installed side by side, the
 cuDNN copies, and the CUDA trees of the project's virtual environment. The result, a
 `ProjectEnv`, becomes variables with `changes` (what `env` prints) or `apply` (what
@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
-    from poetry_cuda.host import Cudnn
-    from poetry_cuda.plan import SystemRequirement
+    from poetry_cuda.host.profiles import Cudnn
+    from poetry_cuda.planning.plan import SystemRequirement
 
 
 __all__ = [

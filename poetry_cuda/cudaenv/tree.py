@@ -28,7 +28,7 @@ from poetry_cuda.cudaenv.decide import Tree
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from poetry_cuda.toolkit_wheels import ToolkitWheels
+    from poetry_cuda.planning.toolkit_wheels import ToolkitWheels
 
 
 FOLDER = "cuda"

@@ -1,7 +1,7 @@
 """`doctor`: check the host, the locks, the installed environment and the system
 libraries against each other, and say how to fix each problem.
 
-Gathering (`gather`) is the only I/O; every check is a pure function from those facts
+Gathering (`facts.gather`) is the only I/O; every check is a pure function from those facts
 to `Finding`s, and all findings are collected before anything is printed.
 """
 
@@ -13,12 +13,12 @@ from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks
 from poetry_cuda.doctor.environment import check_environment
 from poetry_cuda.doctor.environment import check_shell
+from poetry_cuda.doctor.facts import Facts
+from poetry_cuda.doctor.facts import gather
 from poetry_cuda.doctor.findings import Finding
 from poetry_cuda.doctor.findings import exit_code
 from poetry_cuda.doctor.findings import report_json
 from poetry_cuda.doctor.findings import warn
-from poetry_cuda.doctor.gather import Facts
-from poetry_cuda.doctor.gather import gather
 from poetry_cuda.doctor.system import check_system
 
 

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion
 from packaging.version import Version
 
-from poetry_cuda.compat import judge
-from poetry_cuda.compat import serves_gpu
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
-from poetry_cuda.lockfile import FILENAME
-from poetry_cuda.plan import Source
+from poetry_cuda.locking.lockfile import FILENAME
+from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.compat import serves_gpu
+from poetry_cuda.planning.plan import Source
 from poetry_cuda.versions import CudaVersion
 
 
@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.knowledge.model import Variant
-    from poetry_cuda.lockfile import CudaLock
-    from poetry_cuda.lockfile import LockedPackage
-    from poetry_cuda.targets import Target
+    from poetry_cuda.locking.lockfile import CudaLock
+    from poetry_cuda.locking.lockfile import LockedPackage
+    from poetry_cuda.planning.targets import Target
 
 
 LOCK_FIX = "run `poetry cuda lock` (or `poetry-cuda lock`)"

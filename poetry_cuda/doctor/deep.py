@@ -14,10 +14,10 @@ import subprocess
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.detect._run import run
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
+from poetry_cuda.host._run import run
 
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.doctor.findings import Finding
-    from poetry_cuda.lockfile import LockedPackage
+    from poetry_cuda.locking.lockfile import LockedPackage
 
 
 TIMEOUT = 120.0

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Distribution
     from poetry_cuda.doctor.installed import Environment
-    from poetry_cuda.lockfile import CudaLock
-    from poetry_cuda.lockfile import LockedPackage
-    from poetry_cuda.targets import Target
+    from poetry_cuda.locking.lockfile import CudaLock
+    from poetry_cuda.locking.lockfile import LockedPackage
+    from poetry_cuda.planning.targets import Target
 
 
 INSTALL = {"poetry": "poetry install", "uv": "uv sync"}

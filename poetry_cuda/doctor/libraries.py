@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.detect._run import run
-from poetry_cuda.detect.paths import ldconfig_libraries
+from poetry_cuda.host._run import run
+from poetry_cuda.host.paths import ldconfig_libraries
 
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
-    from poetry_cuda.plan import SystemRequirement
-    from poetry_cuda.targets import Target
+    from poetry_cuda.planning.plan import SystemRequirement
+    from poetry_cuda.planning.targets import Target
 
 
 Match = Literal["yes", "maybe", "no"]

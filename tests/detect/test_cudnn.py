@@ -8,19 +8,19 @@ from typing import TYPE_CHECKING
 from hypothesis import given
 from hypothesis import strategies as st
 
-from poetry_cuda.detect.cudnn import find_cudnn
-from poetry_cuda.detect.cudnn import parse_header
-from poetry_cuda.detect.cudnn import parse_ldconfig
-from poetry_cuda.detect.cudnn import parse_library_name
-from poetry_cuda.detect.cudnn import probe_ldconfig
-from poetry_cuda.detect.paths import HostPaths
-from poetry_cuda.host import Cudnn
+from poetry_cuda.host.cudnn import find_cudnn
+from poetry_cuda.host.cudnn import parse_header
+from poetry_cuda.host.cudnn import parse_ldconfig
+from poetry_cuda.host.cudnn import parse_library_name
+from poetry_cuda.host.cudnn import probe_ldconfig
+from poetry_cuda.host.paths import HostPaths
+from poetry_cuda.host.profiles import Cudnn
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from poetry_cuda.host import ProbeReport
+    from poetry_cuda.host.profiles import ProbeReport
 
 
 def version_header(major: int, minor: int, patch: int) -> str:

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.detect import detect_host
-from poetry_cuda.detect import host_machine
-from poetry_cuda.detect import host_os
-from poetry_cuda.detect.nvml import VERSION_MISMATCH
-from poetry_cuda.detect.paths import HostPaths
 from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import UsageError
-from poetry_cuda.host import profile_from_json
+from poetry_cuda.host.detect import detect_host
+from poetry_cuda.host.detect import host_machine
+from poetry_cuda.host.detect import host_os
+from poetry_cuda.host.nvml import VERSION_MISMATCH
+from poetry_cuda.host.paths import HostPaths
+from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -26,8 +26,8 @@ from tests.support.fake_nvml import real_nvml_present
 
 
 if TYPE_CHECKING:
-    from poetry_cuda.host import HostProfile
-    from poetry_cuda.host import OperatingSystem
+    from poetry_cuda.host.profiles import HostProfile
+    from poetry_cuda.host.profiles import OperatingSystem
     from tests.support.fake_nvml import FakeNvml
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.detect.facts import GpuFacts
-from poetry_cuda.detect.nvml import VERSION_MISMATCH
-from poetry_cuda.detect.nvml import decode
-from poetry_cuda.detect.nvml import probe_nvml
-from poetry_cuda.detect.nvml import worker_environment
+from poetry_cuda.host.nvml import VERSION_MISMATCH
+from poetry_cuda.host.nvml import decode
+from poetry_cuda.host.nvml import probe_nvml
+from poetry_cuda.host.nvml import worker_environment
+from poetry_cuda.host.probe import GpuFacts
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -25,7 +25,7 @@ from tests.support.fake_nvml import real_nvml_present
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from poetry_cuda.detect.facts import Findings
+    from poetry_cuda.host.probe import Findings
     from tests.support.fake_nvml import FakeNvml
 
 

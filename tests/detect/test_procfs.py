@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from poetry_cuda.detect.procfs import parse_proc_driver_version
-from poetry_cuda.detect.procfs import parse_sys_module_version
-from poetry_cuda.detect.procfs import probe_procfs
+from poetry_cuda.host.procfs import parse_proc_driver_version
+from poetry_cuda.host.procfs import parse_sys_module_version
+from poetry_cuda.host.procfs import probe_procfs
 from poetry_cuda.versions import DriverVersion
 
 

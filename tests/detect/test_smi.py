@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from poetry_cuda.detect.facts import Findings
-from poetry_cuda.detect.facts import GpuFacts
-from poetry_cuda.detect.smi import FIELDS
-from poetry_cuda.detect.smi import find_nvidia_smi
-from poetry_cuda.detect.smi import parse_header_cuda
-from poetry_cuda.detect.smi import parse_query
-from poetry_cuda.detect.smi import probe_smi
-from poetry_cuda.detect.smi import query_arguments
+from poetry_cuda.host.probe import Findings
+from poetry_cuda.host.probe import GpuFacts
+from poetry_cuda.host.smi import FIELDS
+from poetry_cuda.host.smi import find_nvidia_smi
+from poetry_cuda.host.smi import parse_header_cuda
+from poetry_cuda.host.smi import parse_query
+from poetry_cuda.host.smi import probe_smi
+from poetry_cuda.host.smi import query_arguments
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion

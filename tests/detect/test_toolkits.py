@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from poetry_cuda.detect.toolkits import find_toolkits
-from poetry_cuda.detect.toolkits import parse_dist_info
-from poetry_cuda.detect.toolkits import parse_nvcc_version
-from poetry_cuda.detect.toolkits import parse_version_json
-from poetry_cuda.detect.toolkits import parse_version_txt
-from poetry_cuda.host import Toolkit
+from poetry_cuda.host.profiles import Toolkit
+from poetry_cuda.host.toolkits import find_toolkits
+from poetry_cuda.host.toolkits import parse_dist_info
+from poetry_cuda.host.toolkits import parse_nvcc_version
+from poetry_cuda.host.toolkits import parse_version_json
+from poetry_cuda.host.toolkits import parse_version_txt
 from poetry_cuda.versions import CudaVersion
 
 

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 import tomlkit
 
-from poetry_cuda import lockfile
 from poetry_cuda.files import read_toml
-from poetry_cuda.lock import recorded_names
-from poetry_cuda.lock import relevant_parts
-from poetry_cuda.lockfile import CudaLock
-from poetry_cuda.lockfile import LockedPackage
-from poetry_cuda.lockfile import TargetFacts
+from poetry_cuda.locking import lockfile
+from poetry_cuda.locking.lock import recorded_names
+from poetry_cuda.locking.lock import relevant_parts
+from poetry_cuda.locking.lockfile import CudaLock
+from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.locking.lockfile import TargetFacts
 
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from poetry_cuda.plan import SystemRequirement
+    from poetry_cuda.planning.plan import SystemRequirement
 
 
 PYTHON = f"python{sys.version_info.major}.{sys.version_info.minor}"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.plan import SystemRequirement
+from poetry_cuda.planning.plan import SystemRequirement
 from tests.doctor.helpers import CU124_LIBS
 from tests.doctor.helpers import locked_torch
 from tests.doctor.helpers import make_venv

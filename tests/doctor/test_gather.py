@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.detect import HostPaths
 from poetry_cuda.doctor import gather
 from poetry_cuda.doctor import run_checks
+from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.knowledge import load
-from poetry_cuda.plan import SystemRequirement
+from poetry_cuda.planning.plan import SystemRequirement
 from tests.doctor.helpers import CU124_LIBS
 from tests.doctor.helpers import Dist
 from tests.doctor.helpers import locked_torch

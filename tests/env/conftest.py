@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.lockfile import CudaLock
-from poetry_cuda.lockfile import LockedPackage
-from poetry_cuda.lockfile import TargetFacts
-from poetry_cuda.plan import SystemRequirement
+from poetry_cuda.locking.lockfile import CudaLock
+from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.planning.plan import SystemRequirement
 
 
 if TYPE_CHECKING:

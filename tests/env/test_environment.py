@@ -11,8 +11,8 @@ from poetry_cuda.cudaenv.decide import changes
 from poetry_cuda.cudaenv.decide import compose
 from poetry_cuda.cudaenv.decide import contradictions
 from poetry_cuda.errors import UnmetRequirementError
-from poetry_cuda.host import Cudnn
-from poetry_cuda.plan import SystemRequirement
+from poetry_cuda.host.profiles import Cudnn
+from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.versions import CudaVersion
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.detect.toolkits import toolkit_version
+from poetry_cuda.host.toolkits import toolkit_version
 from tests.env.conftest import Probe
 from tests.env.conftest import make_project
 

@@ -9,12 +9,12 @@ import pytest
 
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends.poetry import PoetryBackend
-from poetry_cuda.config import parse_settings
-from poetry_cuda.lock import cross_check
-from poetry_cuda.plan import Plan
-from poetry_cuda.plan import SystemRequirement
-from poetry_cuda.planner import Planned
-from poetry_cuda.requirements import met_by_lock
+from poetry_cuda.locking.lock import cross_check
+from poetry_cuda.planning.flavours import met_by_lock
+from poetry_cuda.planning.plan import Plan
+from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.planning.planner import Planned
+from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:

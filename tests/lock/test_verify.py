@@ -8,10 +8,10 @@ import pytest
 
 from poetry_cuda.backends.poetry import PoetryBackend
 from poetry_cuda.errors import ResolutionError
-from poetry_cuda.lock import verify
-from poetry_cuda.plan import Choice
-from poetry_cuda.plan import Plan
-from poetry_cuda.plan import Source
+from poetry_cuda.locking.lock import verify
+from poetry_cuda.planning.plan import Choice
+from poetry_cuda.planning.plan import Plan
+from poetry_cuda.planning.plan import Source
 from poetry_cuda.versions import CudaVersion
 
 

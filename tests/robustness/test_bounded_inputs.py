@@ -163,7 +163,7 @@ def test_toml_readers_refuse_pipes_devices_and_huge_files(
 
 
 def test_a_cuda_lock_reader_error_is_an_input_error(tmp_path: Path) -> None:
-    from poetry_cuda import lockfile
+    from poetry_cuda.locking import lockfile
 
     with pytest.raises(InputFileError, match="named pipe"):
         lockfile.read(fifo(tmp_path / "cuda.lock"))

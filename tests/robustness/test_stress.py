@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from poetry_cuda.transaction import JOURNAL
+from poetry_cuda.locking.transaction import JOURNAL
 from tests.conftest import BIN
 from tests.support.example import FILES
 from tests.support.example import snapshot

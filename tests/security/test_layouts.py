@@ -20,8 +20,8 @@ from poetry_cuda.backends import poetry
 from poetry_cuda.backends import uv
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.managed import Managed
-from poetry_cuda.managed import Pin
+from poetry_cuda.locking.managed import Managed
+from poetry_cuda.locking.managed import Pin
 
 
 if TYPE_CHECKING:

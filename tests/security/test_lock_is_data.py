@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda import lockfile
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.locking import lockfile
 from tests.conftest import EXAMPLES
 
 

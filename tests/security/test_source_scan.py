@@ -29,10 +29,10 @@ FORBIDDEN_OS = {"system", "popen", "startfile"} | {
 ALLOWED = {
     # `run -- CMD`: the user's own command replaces poetry-cuda (POSIX) or runs as its child
     # (Windows) for as long as it likes; a timeout would kill the user's program.
-    ("commands/run.py", "os.execve"): "run hands the process over to the user's command",
-    ("commands/run.py", "subprocess.call"): "run waits for the user's command on Windows",
+    ("cli/commands/run.py", "os.execve"): "run hands the process over to the user's command",
+    ("cli/commands/run.py", "subprocess.call"): "run waits for the user's command on Windows",
     # The one wrapper behind every probe; its limit is `communicate(timeout=...)`, checked below.
-    ("detect/_run.py", "subprocess.Popen"): "probes' runner, bounded by communicate(timeout=)",
+    ("host/_run.py", "subprocess.Popen"): "probes' runner, bounded by communicate(timeout=)",
 }
 
 
@@ -109,7 +109,7 @@ def test_every_program_is_a_resolved_path_not_a_bare_name() -> None:
 
 
 def test_the_probe_runner_bounds_every_wait() -> None:
-    runner = next(p for p in SOURCES if p.relative_to(PACKAGE).as_posix() == "detect/_run.py")
+    runner = next(p for p in SOURCES if p.relative_to(PACKAGE).as_posix() == "host/_run.py")
     tree = ast.parse(runner.read_text(encoding="utf-8"))
     [run] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run"]
     timeout = next(a for a in run.args.kwonlyargs if a.arg == "timeout")
@@ -125,9 +125,9 @@ def test_the_probe_runner_bounds_every_wait() -> None:
 
 def test_every_probe_runner_call_passes_a_timeout() -> None:
     for relative, call in CALLS:
-        if _name(call.func) == "run" and relative != "detect/_run.py":
+        if _name(call.func) == "run" and relative != "host/_run.py":
             source = (PACKAGE / relative).read_text(encoding="utf-8")
-            if "from poetry_cuda.detect._run import run" in source:
+            if "from poetry_cuda.host._run import run" in source:
                 assert any(k.arg == "timeout" for k in call.keywords), f"{relative}:{call.lineno}"
 
 

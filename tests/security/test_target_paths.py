@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import PoetryCudaError
-from poetry_cuda.targets import collect
+from poetry_cuda.planning.targets import collect
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from poetry_cuda.host import HostProfile
+    from poetry_cuda.host.profiles import HostProfile
 
 
 LINUX = json.dumps({"os": "linux"})

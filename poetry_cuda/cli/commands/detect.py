@@ -1,0 +1,108 @@
+"""`detect`: report the host (or validate target profiles)."""
+
+from __future__ import annotations
+
+import os
+
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
+
+from poetry_cuda.cli.commands.base import JSON_OPTION
+from poetry_cuda.cli.commands.base import CudaCommand
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.host.profiles import HostProfile
+
+
+class DetectCommand(CudaCommand):
+    name = "detect"
+    description = "Report the NVIDIA driver, its highest CUDA, GPUs, CUDA toolkits and cuDNN."
+    options: ClassVar[list[Any]] = [
+        JSON_OPTION,
+        option(
+            "target",
+            None,
+            "Validate and show this host profile instead of detecting (repeatable).",
+            flag=False,
+            multiple=True,
+        ),
+    ]
+
+    def run_command(self) -> int:
+        from poetry_cuda.planning.planner import load_targets
+        from poetry_cuda.request.settings import Settings
+
+        options = self.option("target")
+        targets, warnings = load_targets(None, Settings(), options, os.environ, collapse=False)
+        profiles = [target.profile for target in targets]
+        if self.option("json"):
+            documents = [profile.to_json() for profile in profiles]
+            self.print_json(documents[0] if len(documents) == 1 else documents)
+            return 0
+        for warning in warnings:
+            self.warn(warning)
+        for index, profile in enumerate(profiles):
+            if index:
+                self.line("")
+            for line in render(profile):
+                self.line(line)
+        return 0
+
+
+def render(profile: HostProfile) -> list[str]:
+    """The readable report of one profile, one fact a line, each with its probe."""
+    esc = Formatter.escape
+    lines = [f"<info>Host</info>: {esc(profile.label)} ({profile.os} {profile.machine})"]
+    driver = profile.driver
+    if driver is None:
+        if profile.os == "macos":
+            lines.append("<comment>NVIDIA driver</comment>: none (macOS has no CUDA)")
+        else:
+            lines.append("<comment>NVIDIA driver</comment>: none found")
+    else:
+        version = str(driver.version) if driver.version else "unknown"
+        lines.append(f"<info>NVIDIA driver</info>: {version} [{driver.source}]")
+        cuda = str(driver.cuda) if driver.cuda else "unknown"
+        lines.append(
+            f"<info>Highest CUDA</info> the driver supports: {cuda} "
+            f"[{driver.cuda_source or driver.source}]"
+        )
+    if profile.gpus:
+        lines.append("<info>GPUs</info>:")
+        for gpu in profile.gpus:
+            memory = f", {gpu.memory_mib} MiB" if gpu.memory_mib else ""
+            lines.append(
+                f"  {gpu.index}: {esc(gpu.name)}, compute capability {gpu.compute_capability} "
+                f"({gpu.compute_capability.sm}){memory} [{gpu.source}]"
+            )
+    elif driver is not None:
+        lines.append("<comment>GPUs</comment>: none reported")
+    if profile.toolkits:
+        lines.append("<info>CUDA toolkits</info>:")
+        for toolkit in profile.toolkits:
+            nvcc = f", nvcc {esc(toolkit.nvcc)}" if toolkit.nvcc else ", no nvcc"
+            lines.append(
+                f"  {toolkit.version} at {esc(toolkit.root)}{nvcc} [{esc(toolkit.source)}]"
+            )
+    else:
+        lines.append("<comment>CUDA toolkits</comment>: none found")
+    if profile.cudnn:
+        lines.append("<info>cuDNN</info>:")
+        for cudnn in profile.cudnn:
+            lines.append(f"  {cudnn.version} at {esc(cudnn.path)} [{esc(cudnn.source)}]")
+    else:
+        lines.append("<comment>cuDNN</comment>: none found")
+    for problem in profile.problems:
+        lines.append(f"<error>Problem</error> [{problem.probe}]: {esc(problem.message)}")
+        lines.append(f"  Fix: {esc(problem.fix)}")
+    if profile.probes:
+        lines.append("<info>Probes</info>:")
+        for probe in profile.probes:
+            detail = f": {esc(probe.detail)}" if probe.detail else ""
+            lines.append(f"  {probe.probe}: {probe.result}{detail}")
+    return lines

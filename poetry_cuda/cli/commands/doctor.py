@@ -1,0 +1,101 @@
+"""`doctor`: check host, locks, installed environment and system libraries; print findings."""
+
+from __future__ import annotations
+
+import os
+
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
+
+from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
+from poetry_cuda.cli.commands.base import JSON_OPTION
+from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import literal_help
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.doctor import Finding
+
+
+JSON_HELP = """
+With --json, doctor prints one object:
+
+  {"schema": 1, "project": "<folder or null>", "status": "ok" | "warn" | "fail",
+   "summary": {"ok": N, "warn": N, "fail": N},
+   "findings": [{"area": "host" | "locks" | "environment" | "system" | "deep",
+                 "status": "ok" | "warn" | "fail", "check": "<what was checked>",
+                 "subject": "<package or GPU, or null>", "message": "...",
+                 "fix": "<what to do, or null when ok>"}]}
+
+Doctor is read-only and offline. --deep also runs the environment's Python for a short
+check (imports, torch.cuda.is_available(), paddle.utils.run_check()), with a time limit.
+Exit 0 when nothing failed (warnings allowed), 1 on any failure, 2 on bad input.
+"""
+
+STATUS = {
+    "ok": "<info>ok</info>  ",
+    "warn": "<comment>warn</comment>",
+    "fail": "<error>FAIL</error>",
+}
+
+
+class DoctorCommand(CudaCommand):
+    name = "doctor"
+    description = "Check host, locks, installed environment and system libraries; hint each fix."
+    help = literal_help(JSON_HELP.strip()) + "\n\n" + EXIT_CODES_HELP
+    options: ClassVar[list[Any]] = [
+        JSON_OPTION,
+        option("deep", None, "Also import the locked packages inside the environment."),
+    ]
+
+    def run_command(self) -> int:
+        from poetry_cuda import doctor
+        from poetry_cuda.doctor.deep import deep_findings
+        from poetry_cuda.doctor.deep import modules
+        from poetry_cuda.doctor.deep import probe
+        from poetry_cuda.doctor.environment import install_command
+        from poetry_cuda.knowledge import load
+
+        kb = load()
+        facts = doctor.gather(self.project_start(), kb, environ=os.environ)
+        findings = doctor.run_checks(facts, kb)
+        cuda_lock = facts.locks.cuda_lock
+        if self.option("deep") and cuda_lock is not None and facts.environment is not None:
+            python = facts.environment.python()
+            install = install_command(facts.locks.backend)
+            if python is not None:
+                names = modules(cuda_lock.packages)
+                report = probe(python, names, environ=os.environ) if names else {}
+                findings += deep_findings(report, cuda_lock.packages, install)
+        project = str(facts.project) if facts.project else None
+        if self.option("json"):
+            self.print_json(doctor.report_json(findings, project))
+        else:
+            for line in render(findings):
+                self.line(line)
+        return doctor.exit_code(findings)
+
+
+def render(findings: list[Finding]) -> list[str]:
+    from poetry_cuda.doctor.findings import AREA_TITLES
+    from poetry_cuda.doctor.findings import AREAS
+    from poetry_cuda.doctor.findings import summary
+
+    esc = Formatter.escape
+    lines = []
+    for area in AREAS:
+        rows = [f for f in findings if f.area == area]
+        if not rows:
+            continue
+        lines.append(f"<b>{AREA_TITLES[area]}</b>")
+        for finding in rows:
+            lines.append(f"  {STATUS[finding.status]}  {esc(finding.message)}")
+            if finding.status != "ok" and finding.fix:
+                lines.append(f"        Fix: {esc(finding.fix)}")
+    counts = summary(findings)
+    lines.append(f"{counts['ok']} ok, {counts['warn']} warning(s), {counts['fail']} failure(s)")
+    return lines

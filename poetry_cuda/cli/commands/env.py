@@ -1,0 +1,72 @@
+"""`env`: print the project's CUDA environment for a shell, or as JSON."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from typing import Any
+from typing import ClassVar
+
+from cleo.helpers import option
+from cleo.io.outputs.output import Type as OutputType
+
+from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.display import shown
+from poetry_cuda.errors import UsageError
+
+
+HELP = """\
+Prints the variables that give this project its CUDA environment, computed from
+cuda.lock and this machine: CUDA_HOME and CUDA_PATH (the toolkit the locked system
+requirements need, the one assembled from nvidia-* wheels with toolkit = "wheels", or a
+system toolkit of the project's CUDA major; unset when there is none), PATH (that
+toolkit's bin and the virtual environment's bin first) and the library path
+(LD_LIBRARY_PATH; PATH on Windows): the CUDA libraries of the virtual environment's
+nvidia-* wheels, then the toolkit's and the required cuDNN's.
+
+  eval "$(poetry cuda env)"                              # sh, bash, zsh
+  poetry cuda env --shell fish | source
+  poetry cuda env --shell powershell | Invoke-Expression
+
+Exit codes: 0 printed; 1 a locked system requirement is not satisfied by any installed
+toolkit or cuDNN (run `poetry cuda doctor`); 2 bad usage, configuration or cuda.lock.
+"""
+
+
+class EnvCommand(CudaCommand):
+    name = "env"
+    description = "Print the project's CUDA environment (CUDA_HOME, PATH, LD_LIBRARY_PATH)."
+    help = HELP
+    options: ClassVar[list[Any]] = [
+        option(
+            "shell",
+            None,
+            "sh (also bash, zsh), fish, powershell or json; default sh (powershell on Windows).",
+            flag=False,
+        ),
+    ]
+
+    def run_command(self) -> int:
+        from poetry_cuda.cudaenv.decide import changes
+        from poetry_cuda.cudaenv.project_env import project_environment
+        from poetry_cuda.cudaenv.shells import SHELLS
+        from poetry_cuda.cudaenv.shells import render
+        from poetry_cuda.cudaenv.shells import to_json
+
+        shell = self.option("shell") or ("powershell" if sys.platform == "win32" else "sh")
+        if shell not in SHELLS:
+            raise UsageError(
+                f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json",
+                fix="pass e.g. --shell fish",
+            )
+        env = project_environment(self.project_start())
+        values, unset = changes(env, os.environ)
+        if shell == "json":
+            self.print_json(to_json(values, unset, env))
+            return 0
+        self.io.output.write_line(render(shell, values, unset, env), type=OutputType.RAW)
+        if self.io.is_verbose():
+            for note in env.notes:
+                self.io.error_output.write_line(f"poetry-cuda: {shown(note)}", type=OutputType.RAW)
+        return 0

@@ -1,0 +1,104 @@
+"""`lock`: plan, write the package manager's configuration, run its lock, write cuda.lock."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
+
+from poetry_cuda.cli.commands.base import JSON_OPTION
+from poetry_cuda.cli.commands.plan import PlanCommand
+from poetry_cuda.cli.commands.plan import render
+from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.backends import Backend
+    from poetry_cuda.planning.planner import Planned
+
+
+class LockCommand(PlanCommand):
+    name = "lock"
+    description = (
+        "Plan, write the choice as the package manager's configuration, lock, write cuda.lock."
+    )
+    options: ClassVar[list[Any]] = [
+        *PlanCommand.options[:3],
+        option("regenerate", None, "Ignore the existing lock and resolve anew."),
+        option("check", None, "Exit 1 when cuda.lock or the managed entries are stale."),
+        option("dry-run", None, "Print the plan and the pyproject.toml diff; write nothing."),
+        JSON_OPTION,
+    ]
+
+    def run_command(self) -> int:
+        from poetry_cuda.locking import transaction
+        from poetry_cuda.locking.lock import lock
+        from poetry_cuda.planning.planner import find_project
+        from poetry_cuda.planning.planner import plan_project
+
+        check, dry_run = self.option("check"), self.option("dry-run")
+        project = find_project(self.project_start())
+        # Reading alone needs no turn; a lock holds the project from planning to cuda.lock,
+        # so that it plans on what the run before it left.
+        with nullcontext() if check or dry_run else transaction.session(project, self.notify):
+            planned = plan_project(project, self.planning_options())
+            self.backend(planned)  # refuses to guess for a uv project inside Poetry
+            outcome = lock(
+                planned,
+                regenerate=self.option("regenerate"),
+                check=check,
+                dry_run=dry_run,
+                notify=self.notify,
+            )
+        if check:
+            if outcome.stale:
+                self.line_error("<error>cuda.lock is stale:</error>")
+                for reason in outcome.stale:
+                    self.line_error(f"  {Formatter.escape(reason)}")
+                self.line_error(f"Fix: run `{self.invocation}`")
+                return 1
+            self.line("cuda.lock and the managed configuration are fresh.")
+            return 0
+        if self.option("json"):
+            self.print_json(planned.plan.to_json())
+            return 0
+        for line in render(planned.plan):
+            self.line(line)
+        if dry_run:
+            self.line("")
+            self.line(
+                Formatter.escape(outcome.diff) if outcome.diff else "pyproject.toml: no change"
+            )
+            return 0
+        for package in outcome.cuda_lock.packages:
+            self.line(f"<info>Locked</info> {package.name} {package.version} from {package.source}")
+        self.line("Wrote cuda.lock")
+        return 0
+
+    def notify(self, message: str) -> None:
+        self.line_error(Formatter.escape(message))
+
+    @property
+    def invocation(self) -> str:
+        """This command as the user runs it: `poetry cuda lock` or `poetry-cuda lock`."""
+        return f"poetry {self.name}" if self.name.startswith("cuda ") else "poetry-cuda lock"
+
+    def backend(self, planned: Planned) -> Backend:
+        """The project's backend; inside Poetry, uv only when the configuration says so."""
+        from poetry_cuda import backends
+
+        setting = planned.settings.backend
+        name = backends.choose(setting, planned.project, planned.pyproject)
+        if name == "uv" and setting == "auto" and self.name.startswith("cuda "):
+            raise UsageError(
+                f"`{self.invocation}` found a uv project (uv.lock or [tool.uv]) and will not "
+                "guess which package manager to lock with",
+                why='backend = "auto" picks uv here, but this command runs inside Poetry',
+                fix='run `poetry-cuda lock` to lock with uv, or set backend = "uv" or '
+                'backend = "poetry" in [tool.poetry-cuda]',
+            )
+        return backends.load(name)

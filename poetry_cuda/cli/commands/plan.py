@@ -1,0 +1,76 @@
+"""`plan`: decide every CUDA-flavoured package's variant and source, offline."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from cleo.formatters.formatter import Formatter
+
+from poetry_cuda.cli.commands.base import CUDA_OPTION
+from poetry_cuda.cli.commands.base import JSON_OPTION
+from poetry_cuda.cli.commands.base import POLICY_OPTION
+from poetry_cuda.cli.commands.base import TARGET_OPTION
+from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.request.dependencies import MANAGED_GROUP
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.planning.plan import Plan
+    from poetry_cuda.planning.planner import Options
+
+
+class PlanCommand(CudaCommand):
+    name = "plan"
+    description = "Decide the CUDA variant and index of every CUDA-flavoured package (offline)."
+    options: ClassVar[list[Any]] = [TARGET_OPTION, CUDA_OPTION, POLICY_OPTION, JSON_OPTION]
+
+    def planning_options(self) -> Options:
+        from poetry_cuda.planning.planner import Options
+
+        return Options(
+            targets=tuple(self.option("target")),
+            cuda=self.option("cuda"),
+            policy=self.option("policy"),
+        )
+
+    def run_command(self) -> int:
+        from poetry_cuda.planning.planner import plan_project
+
+        planned = plan_project(self.project_start(), self.planning_options())
+        if self.option("json"):
+            self.print_json(planned.plan.to_json())
+        else:
+            for line in render(planned.plan):
+                self.line(line)
+        return 0
+
+
+def render(plan: Plan) -> list[str]:
+    esc = Formatter.escape
+    lines = [f"<info>Plan</info> for {esc(', '.join(plan.targets))} (policy {plan.policy})"]
+    if not plan.packages:
+        lines.append("  The project has no CUDA-flavoured packages.")
+    width = max((len(c.name) for c in plan.packages), default=0)
+    for choice in plan.packages:
+        where = "PyPI" if choice.source.is_pypi else f"{choice.source.name} ({choice.source.url})"
+        expect = f", expects {choice.version}" if choice.version else ""
+        lines.append(
+            f"  <c1>{choice.name.ljust(width)}</c1>  <b>{choice.variant}</b> from {esc(where)}"
+            f"{esc(expect)}"
+        )
+        lines.append(f"  {' ' * width}  {esc(choice.reason)}")
+    if plan.system_requirements:
+        lines.append("<info>System requirements</info> (no resolver installs these):")
+        for req in plan.system_requirements:
+            spec = f" {req.spec}" if req.spec else ""
+            lines.append(f"  {req.package} needs {req.kind}{esc(spec)}: {esc(req.reason)}")
+            lines.append(f"    to satisfy: {esc(req.satisfy)}")
+    if plan.additions:
+        lines.append(f"<info>Added to the {MANAGED_GROUP} group</info> (from PyPI):")
+        for addition in plan.additions:
+            lines.append(f"  {addition.name}{esc(addition.spec)}: {esc(addition.reason)}")
+    for warning in plan.warnings:
+        lines.append(f"<comment>Warning</comment>: {esc(warning)}")
+    return lines

@@ -1,0 +1,105 @@
+"""`run -- CMD [ARGS...]`: run a command with the project's CUDA environment."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from cleo.helpers import argument
+
+from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.errors import CommandNotExecutableError
+from poetry_cuda.errors import CommandNotFoundError
+from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+
+
+HELP = """\
+Runs CMD with the environment that `env` prints (CUDA_HOME, CUDA_PATH, PATH and the
+library path of this project), e.g.
+
+  poetry cuda run -- nvcc --version
+  poetry-cuda run -- python train.py --epochs 3
+
+Put the command after `--`, so that its own options are not read as ours. On Linux and
+macOS poetry-cuda replaces itself with CMD (exec): CMD's exit code is the exit code, a
+signal that ends CMD ends the run the same way, and signals sent to the run reach CMD.
+On Windows CMD runs as a child and its exit code is passed on.
+
+Exit codes: CMD's own; 1 a locked system requirement is not satisfied by any installed
+toolkit or cuDNN; 2 no command given, or bad configuration or cuda.lock; 126 CMD was
+found but cannot be executed; 127 CMD was not found on the project's PATH.
+"""
+
+
+def find_program(name: str, path: str) -> str | None:
+    """The absolute path `name` runs: a path as given, else the first on `path`."""
+    if os.sep in name or (os.altsep and os.altsep in name):
+        candidate = Path(name)
+        return str(candidate.absolute()) if candidate.exists() else None
+    return shutil.which(name, path=path)
+
+
+def execute(program: str, argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """Run `program`: exec on POSIX (never returns), a child on Windows."""
+    if sys.platform == "win32":
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child gets Ctrl-C itself
+        try:
+            return subprocess.call([program, *argv[1:]], env=dict(env))
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(program, list(argv), dict(env))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+class RunCommand(CudaCommand):
+    name = "run"
+    description = "Run a command with the project's CUDA environment: run -- CMD [ARGS...]."
+    help = HELP
+    arguments: ClassVar[list[Any]] = [
+        argument("cmd", "The command and its arguments, after --.", optional=True, multiple=True)
+    ]
+
+    def run_command(self) -> int:
+        from poetry_cuda.cudaenv.decide import apply
+        from poetry_cuda.cudaenv.project_env import project_environment
+
+        argv = list(self.argument("cmd") or [])
+        if not argv:
+            raise UsageError(
+                "run: no command given",
+                why="run executes a command with the project's CUDA environment",
+                fix="write the command after --, e.g. `poetry cuda run -- nvcc --version`",
+            )
+        env = apply(project_environment(self.project_start()), os.environ)
+        program = find_program(argv[0], env.get("PATH", ""))
+        if program is None:
+            raise CommandNotFoundError(
+                f"run: command not found: {argv[0]}",
+                why="it is neither a path to a file nor a program on the project's PATH",
+                fix="check the spelling, install it in the project's environment, or give "
+                "its path; `poetry cuda env` shows the PATH it runs with",
+            )
+        try:
+            return execute(program, argv, env)
+        except OSError as error:
+            raise CommandNotExecutableError(
+                f"run: cannot execute {program}: {error.strerror or error}",
+                why="the file exists but the system refused to run it",
+                fix="make it executable (chmod +x) or run it with its interpreter, e.g. "
+                "`run -- python script.py`",
+            ) from None

@@ -1,0 +1,72 @@
+"""The standalone `poetry-cuda` console script, for uv projects, CI and scripts."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from cleo.application import Application
+from cleo.exceptions import CleoError
+from cleo.loaders.factory_command_loader import FactoryCommandLoader
+
+from poetry_cuda import __version__
+from poetry_cuda.cli.commands import COMMANDS
+from poetry_cuda.cli.commands import load_command
+from poetry_cuda.cli.commands.base import write_error
+from poetry_cuda.display import shown
+from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from cleo.io.io import IO
+
+
+class ConsoleApplication(Application):
+    """cleo's application, with bad usage (an unknown command or option) exiting 2."""
+
+    def _run(self, io: IO) -> int:
+        try:
+            return super()._run(io)
+        except CleoError as error:
+            usage = UsageError(
+                str(error).strip(),
+                fix="`poetry-cuda list` shows the commands, `poetry-cuda <command> --help` "
+                "their options",
+            )
+            write_error(io, usage)
+            return usage.exit_code
+
+
+def create_application() -> Application:
+    application = ConsoleApplication("poetry-cuda", __version__)
+    application.set_display_name("poetry-cuda")
+    application.set_command_loader(
+        FactoryCommandLoader({name: partial(load_command, name) for name in COMMANDS})
+    )
+    return application
+
+
+def main() -> int:
+    if sys.stderr is None:  # started with stderr closed (`2>&-`): messages go nowhere
+        _reopen_devnull(2)
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        closed = UsageError(
+            "standard output is closed",
+            why="poetry-cuda prints its result on standard output",
+            fix="run it with standard output open: redirect it to a file, or to /dev/null",
+        )
+        sys.stderr.write(shown(closed.render()) + "\n")
+        return closed.exit_code
+    return create_application().run()
+
+
+def _reopen_devnull(descriptor: int) -> None:
+    """`descriptor` open on the null device, so that no file opened later takes its number."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    if devnull != descriptor:
+        os.dup2(devnull, descriptor)
+        os.close(devnull)

@@ -1,0 +1,121 @@
+"""What the plugin adds to ordinary Poetry commands in a project that has a cuda.lock.
+
+* `install` / `sync`: warn, before anything is downloaded, when cuda.lock is stale or its
+  variants cannot run on this machine.
+* `add`: before Poetry resolves, pin a requested family member (torchaudio next to a
+  cu124 torch) to its family's locked source, so it is resolved and installed from there;
+  after Poetry added it, re-plan and re-lock so cuda.lock records it.
+
+Nothing here runs in a project without a cuda.lock.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from typing import TYPE_CHECKING
+
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.files import read_toml
+from poetry_cuda.locking import lockfile
+from poetry_cuda.locking import transaction
+from poetry_cuda.planning.compat import judge
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.locking.lockfile import CudaLock
+    from poetry_cuda.locking.managed import Pin
+
+
+def is_managed(project: Path) -> bool:
+    return (project / lockfile.FILENAME).is_file()
+
+
+# The distribution name at the start of a `poetry add` argument: "torchaudio",
+# "torchaudio==2.5.1", "torchaudio@^2.5", "torchaudio[extra]>=2"; URLs and paths do not match.
+REQUESTED_NAME = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?=$|[\[@=<>!~ (;])")
+
+
+def requested_pins(project: Path, requested: Iterable[str]) -> list[Pin]:
+    """Pins that put each requested member of a locked family on that family's source."""
+    from packaging.utils import canonicalize_name
+
+    from poetry_cuda.knowledge import load
+    from poetry_cuda.locking.managed import Pin
+
+    cuda_lock = lockfile.read(project / lockfile.FILENAME)
+    kb = load()
+    sources = {}
+    for package in cuda_lock.packages:
+        family = kb.family_of(package.name)
+        if family is not None and package.source in cuda_lock.managed_sources:
+            sources[family.name] = package.source
+    pins = []
+    for argument in requested:
+        match = REQUESTED_NAME.match(argument.strip())
+        if match is None:
+            continue
+        name = canonicalize_name(match.group(1))
+        family = kb.family_of(name)
+        if family is not None and family.name in sources and cuda_lock.package(name) is None:
+            pins.append(Pin(name, sources[family.name]))
+    return pins
+
+
+def install_warnings(project: Path) -> list[str]:
+    """Why installing the lock on this machine may not give working CUDA builds."""
+    from poetry_cuda.knowledge import load
+    from poetry_cuda.locking.lock import recorded_names
+    from poetry_cuda.locking.lock import relevant_parts
+    from poetry_cuda.planning.planner import detect_this_machine
+    from poetry_cuda.planning.targets import settle
+
+    try:
+        cuda_lock = lockfile.read(project / lockfile.FILENAME)
+        pyproject = read_toml(project / "pyproject.toml")
+    except PoetryCudaError as error:
+        return [error.what]
+    warnings = []
+    if transaction.pending(project):
+        warnings.append(
+            f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
+            "run `poetry cuda lock` to undo it before installing"
+        )
+    current = lockfile.content_hash(relevant_parts(pyproject, recorded_names(cuda_lock)))
+    if current != cuda_lock.content_hash:
+        warnings.append(
+            "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
+            "written; run `poetry cuda lock`"
+        )
+    kb = load()
+    target, _ = settle(detect_this_machine(os.environ), kb.nvidia)
+    for name, variant in _variants(cuda_lock, kb):
+        verdict = judge(variant, target, kb.nvidia)
+        if not verdict.ok and target.os != "macos":
+            warnings.append(
+                f"{name} {variant.name} from cuda.lock will not use this machine's GPU: "
+                f"{verdict.detail}. Run `poetry cuda lock` with this machine among the targets"
+            )
+    return warnings
+
+
+def _variants(cuda_lock: CudaLock, kb: KnowledgeBase) -> list[tuple[str, Variant]]:
+    """The CUDA variant recorded for each family lead in cuda.lock."""
+    found = []
+    for package in cuda_lock.packages:
+        family = kb.family_of(package.name)
+        if family is None or package.name != family.lead:
+            continue
+        variant = next(
+            (v for r in reversed(family.releases) for v in r.variants if v.name == package.variant),
+            None,
+        )
+        if variant is not None and not variant.is_cpu:
+            found.append((package.name, variant))
+    return found

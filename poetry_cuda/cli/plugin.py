@@ -1,0 +1,203 @@
+"""The Poetry application plugin: `poetry cuda <command>`, and hooks on Poetry's own commands.
+
+Activation only registers command factories and event listeners; no command module,
+detection code or knowledge base is imported until a `cuda` command runs or a hooked
+command runs in a project that has a cuda.lock, so the plugin adds nothing measurable
+to unrelated Poetry commands.
+"""
+
+from __future__ import annotations
+
+import os
+
+from contextlib import ExitStack
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cleo.events.console_events import COMMAND
+from cleo.events.console_events import TERMINATE
+from poetry.plugins.application_plugin import ApplicationPlugin
+
+from poetry_cuda.cli.commands import COMMANDS
+from poetry_cuda.cli.commands import load_command
+from poetry_cuda.display import shown
+
+
+if TYPE_CHECKING:
+    from cleo.events.console_command_event import ConsoleCommandEvent
+    from cleo.events.console_terminate_event import ConsoleTerminateEvent
+    from cleo.events.event import Event
+    from cleo.events.event_dispatcher import EventDispatcher
+    from cleo.io.io import IO
+    from poetry.console.application import Application
+
+    from poetry_cuda.locking.transaction import Transaction
+
+
+INSTALLING = ("install", "sync")
+
+
+class CudaApplicationPlugin(ApplicationPlugin):
+    def activate(self, application: Application) -> None:
+        for name in COMMANDS:
+            application.command_loader.register_factory(
+                f"cuda {name}", partial(load_command, name, prefix="cuda ")
+            )
+        dispatcher = application.event_dispatcher
+        if dispatcher is not None:
+            # Each `poetry add` in a managed project, from its start to its end.
+            adds: dict[Path, _AddRun] = {}
+            # Above Poetry's own listeners (priority 0): act before the installer runs.
+            dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
+            dispatcher.add_listener(COMMAND, partial(_before_add, application, adds), priority=10)
+            dispatcher.add_listener(TERMINATE, partial(_after_add, application, adds))
+            dispatcher.add_listener(COMMAND, partial(_before_run, application))
+
+
+def _project(application: Application) -> Path:
+    directory = getattr(application, "project_directory", None)
+    return Path(directory) if directory else Path.cwd()
+
+
+def _managed_project(application: Application, command: str | None, *names: str) -> Path | None:
+    """The project, when `command` is one of `names` and the project has a cuda.lock."""
+    if command not in names:
+        return None
+    from poetry_cuda.cli.hooks import is_managed
+
+    project = _project(application)
+    return project if is_managed(project) else None
+
+
+def _before_install(
+    application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
+) -> None:
+    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+    project = _managed_project(application, command_event.command.name, *INSTALLING)
+    if project is None:
+        return
+    from poetry_cuda.cli.hooks import install_warnings
+
+    for warning in install_warnings(project):
+        command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+
+
+def _before_run(
+    application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
+) -> None:
+    """`poetry run` in a managed project runs with the project's CUDA environment."""
+    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+    project = _managed_project(application, command_event.command.name, "run")
+    if project is None:
+        return
+    from poetry_cuda.cudaenv.project_env import apply_for_poetry_run
+
+    warning = apply_for_poetry_run(project, os.environ)
+    if warning:
+        command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+
+
+class _AddRun:
+    """What `poetry add` in a managed project holds from its start to its end."""
+
+    def __init__(self) -> None:
+        self.hold = ExitStack()
+        self.edits: Transaction | None = None
+
+
+def _before_add(
+    application: Application,
+    adds: dict[Path, _AddRun],
+    event: Event,
+    event_name: str,
+    dispatcher: EventDispatcher,
+) -> None:
+    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+    project = _managed_project(application, command_event.command.name, "add")
+    if project is None:
+        return
+    from poetry_cuda.backends.poetry import add_pins
+    from poetry_cuda.cli.hooks import requested_pins
+    from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.files import read_text
+    from poetry_cuda.locking import transaction
+
+    io = command_event.io
+    run = _AddRun()
+    # The whole add, its re-lock included, is one run: no `lock` may interleave with it.
+    run.hold.enter_context(transaction.session(project, partial(_say, io)))
+    adds[project] = run
+    try:
+        pins = requested_pins(project, io.input.argument("name"))
+    except PoetryCudaError as error:
+        io.write_error_line(f"<warning>poetry-cuda: {shown(error.what)}</warning>")
+        return
+    if pins:
+        names = ("pyproject.toml", "poetry.lock")
+        run.edits = transaction.Transaction(project, names)
+        text = read_text(project / "pyproject.toml")
+        run.edits.write("pyproject.toml", add_pins(text, pins))
+        run.edits.expect_writes(*names)  # Poetry's add writes both
+
+
+def _after_add(
+    application: Application,
+    adds: dict[Path, _AddRun],
+    event: Event,
+    event_name: str,
+    dispatcher: EventDispatcher,
+) -> None:
+    terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
+    if terminate.command.name != "add":
+        return
+    project = _project(application)
+    run = adds.pop(project, None)
+    if run is None:
+        return
+    with run.hold:
+        _finish_add(project, run, terminate)
+
+
+def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -> None:
+    io = terminate.io
+    if terminate.exit_code != 0:
+        # Poetry put back pyproject.toml as it read it, our pins included.
+        if run.edits is not None:
+            for line in run.edits.undo()[0].lines():
+                _say(io, f"poetry-cuda: {line}")
+        return
+    if run.edits is not None:
+        run.edits.writes_done("pyproject.toml", "poetry.lock")
+        run.edits.commit()
+    from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.interrupts import INTERRUPTED_EXIT
+    from poetry_cuda.interrupts import Interrupted
+    from poetry_cuda.interrupts import interruptible
+    from poetry_cuda.locking.lock import lock
+    from poetry_cuda.planning.planner import Options
+    from poetry_cuda.planning.planner import plan_project
+
+    try:
+        with interruptible():
+            outcome = lock(
+                plan_project(project, Options()),
+                regenerate=False,
+                check=False,
+                dry_run=False,
+                notify=partial(_say, io),
+            )
+    except PoetryCudaError as error:
+        io.write_error_line(f"<error>poetry-cuda: {shown(error.what)}</error>")
+        terminate.set_exit_code(error.exit_code)
+        return
+    except (KeyboardInterrupt, Interrupted):
+        io.write_error_line("<error>poetry-cuda: Interrupted.</error>")
+        terminate.set_exit_code(INTERRUPTED_EXIT)
+        return
+    for package in outcome.cuda_lock.packages:
+        io.write_line(shown(f"poetry-cuda: {package.name} {package.version} from {package.source}"))
+
+
+def _say(io: IO, message: str) -> None:
+    io.write_error_line(shown(message))

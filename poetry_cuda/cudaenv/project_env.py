@@ -1,0 +1,256 @@
+"""From a project folder to its `ProjectEnv`: the I/O around `poetry_cuda.cudaenv.decide`.
+
+Reads pyproject.toml and cuda.lock, finds the project's virtual environment the way
+its package manager does, lists the CUDA libraries of its nvidia-* wheels (assembling
+``<venv>/cuda`` with `toolkit = "wheels"`), and finds the system toolkits and, when a
+requirement asks for it, cuDNN. ``POETRY_CUDA_TOOLKITS`` names more places to look for
+toolkits (folders separated like PATH: each a toolkit, or a folder of ``cuda-*`` ones).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from poetry_cuda.cudaenv.decide import ProjectEnv
+from poetry_cuda.cudaenv.decide import Tree
+from poetry_cuda.cudaenv.decide import compose
+from poetry_cuda.cudaenv.tree import library_folders
+from poetry_cuda.cudaenv.tree import site_packages
+from poetry_cuda.errors import UsageError
+from poetry_cuda.files import read_toml
+from poetry_cuda.locking import lockfile
+from poetry_cuda.planning.planner import find_project
+from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.versions import CudaVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import MutableMapping
+
+    from poetry_cuda.host.profiles import Cudnn
+    from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.host.profiles import Toolkit
+    from poetry_cuda.locking.lockfile import CudaLock
+
+
+TOOLKITS_ENV = "POETRY_CUDA_TOOLKITS"
+PROBE_TIMEOUT = 10.0
+
+
+def project_cuda(cuda_lock: CudaLock) -> CudaVersion | None:
+    """torch's CUDA version when it is locked (extensions must match it), else the newest.
+
+    Without a CUDA build, an exact `cuda` setting recorded in the lock names the version.
+    """
+    versions = []
+    for package in cuda_lock.packages:
+        if package.cuda is None:
+            continue
+        version = CudaVersion.parse(package.cuda)
+        if package.name == "torch":
+            return version
+        versions.append(version)
+    if versions:
+        return max(versions, key=lambda v: (v.major, v.minor))
+    try:  # no CUDA build locked: an exact `cuda` setting ("13.2", "cu132") still names one
+        return CudaVersion.parse(cuda_lock.cuda)
+    except ValueError:
+        return None
+
+
+def find_venv(project: Path, backend_name: str, environ: Mapping[str, str]) -> Path | None:
+    from poetry_cuda.backends import BACKENDS
+    from poetry_cuda.backends import load
+
+    if backend_name in BACKENDS:
+        return load(backend_name).environment(project, environ)
+    # uv's rules: UV_PROJECT_ENVIRONMENT, else the project's .venv.
+    configured = environ.get("UV_PROJECT_ENVIRONMENT")
+    venv = (project / configured) if configured else project / ".venv"
+    return venv if venv.is_dir() else None
+
+
+def _os_name() -> OperatingSystem:
+    from poetry_cuda.host.detect import host_os
+
+    return host_os(sys.platform)
+
+
+def system_toolkits(environ: Mapping[str, str], os_name: OperatingSystem) -> list[Toolkit]:
+    from poetry_cuda.host.profiles import Toolkit
+    from poetry_cuda.host.toolkits import find_toolkits
+    from poetry_cuda.host.toolkits import looks_like_toolkit
+    from poetry_cuda.host.toolkits import toolkit_version
+
+    found: list[Toolkit] = []
+    nvcc_name = "nvcc.exe" if os_name == "windows" else "nvcc"
+    for entry in (e for e in environ.get(TOOLKITS_ENV, "").split(os.pathsep) if e):
+        folder = Path(entry)
+        roots = [folder] if looks_like_toolkit(folder) else sorted(folder.glob("cuda-*"))
+        for root in roots:
+            nvcc = root / "bin" / nvcc_name
+            version, _ = toolkit_version(
+                root,
+                nvcc=nvcc if nvcc.is_file() else None,
+                environ=environ,
+                timeout=PROBE_TIMEOUT,
+            )
+            if version:
+                found.append(
+                    Toolkit(version, str(root), str(nvcc) if nvcc.is_file() else None, TOOLKITS_ENV)
+                )
+    detected, _ = find_toolkits(
+        environ,
+        os_name=os_name,
+        usr_local=Path("/usr/local"),
+        opt=Path("/opt"),
+        timeout=PROBE_TIMEOUT,
+    )
+    seen = {os.path.realpath(t.root) for t in found}
+    return found + [t for t in detected if os.path.realpath(t.root) not in seen]
+
+
+def as_tree(toolkit: Toolkit, os_name: str) -> Tree:
+    root = Path(toolkit.root)
+    if os_name == "windows":
+        libraries = [root / "bin"]
+    else:
+        libraries = [root / "lib64"] if (root / "lib64").is_dir() else [root / "lib"]
+    return Tree(
+        root=toolkit.root,
+        version=toolkit.version,
+        bin=str(root / "bin") if (root / "bin").is_dir() else None,
+        libraries=tuple(str(p) for p in libraries if p.is_dir()),
+        nvcc=toolkit.nvcc is not None,
+        origin=f"system, via {toolkit.source}",
+    )
+
+
+def project_environment(
+    start: Path, environ: Mapping[str, str] | None = None, *, build_tree: bool = True
+) -> ProjectEnv:
+    """The environment of the project at or above `start` (see `poetry_cuda.cudaenv.decide`).
+
+    With `toolkit = "wheels"` this builds ``<venv>/cuda`` unless `build_tree` is False.
+    """
+    from poetry_cuda.backends import choose
+
+    environ = os.environ if environ is None else environ
+    project = find_project(start)
+    pyproject = read_toml(project / "pyproject.toml")
+    settings = parse_settings(pyproject)
+    lock_path = project / lockfile.FILENAME
+    if not lock_path.exists():  # a pipe or a device is for lockfile.read to refuse
+        raise UsageError(
+            f"{project} has no {lockfile.FILENAME}",
+            why="the project's CUDA environment follows the CUDA version and the system "
+            f"requirements recorded in {lockfile.FILENAME}",
+            fix="run `poetry cuda lock` (or `poetry-cuda lock`) first",
+        )
+    cuda_lock = lockfile.read(lock_path)
+    os_name = _os_name()
+    venv = find_venv(project, choose(settings.backend, project, pyproject), environ)
+    sites = [] if venv is None else site_packages(venv, os_name)
+    wheel_libraries = [folder for site in sites for folder in library_folders(site, os_name)]
+    cuda = project_cuda(cuda_lock)
+    wheels = None
+    if settings.toolkit == "wheels" and venv is not None and cuda is not None:
+        wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)
+    # What the lock itself meets (its nvidia-* wheels) needs nothing from the system.
+    needs = tuple(r for r in cuda_lock.system_requirements if not r.satisfied_by)
+    toolkits = [] if os_name == "macos" else system_toolkits(environ, os_name)
+    inside = str(venv.resolve()) + os.sep if venv else None
+    system = [
+        as_tree(t, os_name)
+        for t in toolkits
+        if not (inside and os.path.realpath(t.root).startswith(inside))
+    ]
+    cudnn: tuple[Cudnn, ...] = ()
+    folders: dict[str, str] = {}
+    defaults: tuple[str, ...] = ()
+    if any(need.kind == "cudnn" for need in needs):
+        cudnn, folders, defaults = _cudnn(environ, os_name, [t.root for t in toolkits])
+    return compose(
+        os_name=os_name,
+        cuda=cuda,
+        needs=needs,
+        mode=settings.toolkit,
+        system=system,
+        wheels=wheels,
+        wheel_libraries=wheel_libraries,
+        venv_bin=_venv_bin(venv, os_name),
+        cudnn=cudnn,
+        cudnn_folders=folders,
+        linker_defaults=defaults,
+    )
+
+
+def _venv_bin(venv: Path | None, os_name: str) -> str | None:
+    if venv is None:
+        return None
+    folder = venv / ("Scripts" if os_name == "windows" else "bin")
+    return str(folder) if folder.is_dir() else None
+
+
+def _wheel_tree(
+    venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str, *, build: bool
+) -> Tree | None:
+    from poetry_cuda.cudaenv.tree import assemble
+    from poetry_cuda.planning.toolkit_wheels import for_major
+
+    row = for_major(cuda.major)
+    if row is None or os_name == "windows":
+        return None
+    for site in sites:
+        tree = assemble(venv, site, row, build=build)
+        if tree is not None:
+            return tree
+    return None
+
+
+def _cudnn(
+    environ: Mapping[str, str], os_name: OperatingSystem, roots: list[str]
+) -> tuple[tuple[Cudnn, ...], dict[str, str], tuple[str, ...]]:
+    from poetry_cuda.host.cudnn import find_cudnn
+    from poetry_cuda.host.paths import HostPaths
+
+    paths = HostPaths()
+    found, _ = find_cudnn(
+        os_name=os_name,
+        toolkit_roots=roots,
+        include_dirs=paths.include_dirs,
+        library_dirs=paths.library_dirs,
+        ldconfig=paths.ldconfig,
+        environ=environ,
+        timeout=PROBE_TIMEOUT,
+    )
+    folders = {c.path: str(Path(c.path).parent) for c in found if c.source != "header"}
+    cached = tuple(str(Path(c.path).parent) for c in found if c.source == "ldconfig")
+    defaults = tuple(str(p) for p in paths.library_dirs) + cached
+    return found, folders, defaults
+
+
+def apply_for_poetry_run(project: Path, environ: MutableMapping[str, str]) -> str | None:
+    """Give `poetry run` the project's environment by changing `environ` in place.
+
+    Returns a warning instead of raising: `poetry run` then goes on unchanged. Nothing
+    changes when `poetry-run-environment = false` is set in [tool.poetry-cuda].
+    """
+    from poetry_cuda.cudaenv.decide import changes
+    from poetry_cuda.errors import PoetryCudaError
+
+    try:
+        if not parse_settings(read_toml(project / "pyproject.toml")).run_environment:
+            return None
+        values, unset = changes(project_environment(project, environ), environ)
+    except PoetryCudaError as error:
+        return f"{error.what}; running without the project's CUDA environment"
+    for name in unset:
+        environ.pop(name, None)
+    environ.update(values)
+    return None

@@ -1,0 +1,165 @@
+"""Gathering doctor's facts: the only part of doctor that reads the machine.
+
+Four separate facts: what was locked (`LockState`), what was detected (the host,
+settled into a `Target`), what is installed (`Environment`, read from the venv's
+files) and which system libraries exist (`Library`). Nothing is written and nothing
+is fetched; only ``ldconfig -p`` and the NVML worker run as child processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from poetry_cuda import backends
+from poetry_cuda.doctor.checks import LockState
+from poetry_cuda.doctor.installed import read_environment
+from poetry_cuda.doctor.libraries import from_ldconfig
+from poetry_cuda.doctor.libraries import library_path_folders
+from poetry_cuda.doctor.libraries import scan_folders
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.files import read_toml
+from poetry_cuda.host.detect import DRIVER_ENV
+from poetry_cuda.host.detect import HostPaths
+from poetry_cuda.host.detect import detect_host
+from poetry_cuda.locking import lockfile
+from poetry_cuda.locking.lock import recorded_names
+from poetry_cuda.locking.lock import relevant_parts
+from poetry_cuda.planning.targets import settle
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from poetry_cuda.cudaenv.decide import Contradiction
+    from poetry_cuda.doctor.installed import Environment
+    from poetry_cuda.doctor.libraries import Library
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.planning.targets import Target
+
+
+LIBRARY_KINDS = ("cuda-runtime", "nccl", "tensorrt")
+
+
+@dataclass(frozen=True)
+class Facts:
+    project: Path | None
+    target: Target
+    locks: LockState
+    environment: Environment | None
+    libraries: tuple[Library, ...]
+    # Where the shell's CUDA variables contradict the project's; None: not computed
+    # (no cuda.lock, or a requirement no installed toolkit meets, reported on its own).
+    shell: tuple[Contradiction, ...] | None = None
+
+
+def find_project(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    return None
+
+
+def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
+    """`paths` with LD_LIBRARY_PATH's folders first, as the dynamic loader searches them."""
+    extra = tuple(p for p in library_path_folders(environ) if p not in paths.library_dirs)
+    return dataclasses.replace(paths, library_dirs=(*extra, *paths.library_dirs))
+
+
+def read_locks(project: Path | None) -> LockState:
+    if project is None:
+        return LockState(None)
+    path = project / lockfile.FILENAME
+    if not path.exists():
+        return LockState(None)
+    try:
+        cuda_lock = lockfile.read(path)
+        pyproject = read_toml(project / "pyproject.toml")
+    except PoetryCudaError as error:
+        return LockState(None, error=error)
+    current = lockfile.content_hash(relevant_parts(pyproject, recorded_names(cuda_lock)))
+    state = LockState(cuda_lock, fresh=current == cuda_lock.content_hash, backend=cuda_lock.backend)
+    try:
+        backend = backends.load(cuda_lock.backend)
+    except PoetryCudaError as error:
+        return dataclasses.replace(state, backend_error=error.what)
+    exists = (project / backend.lockfile).is_file()
+    locked = {p.name: tuple(backend.locked(project, p.name)) for p in cuda_lock.packages}
+    return dataclasses.replace(
+        state, lockfile=backend.lockfile, lockfile_exists=exists, locked=locked
+    )
+
+
+def find_environment(
+    project: Path | None, backend_name: str | None, environ: Mapping[str, str]
+) -> Environment | None:
+    if project is None:
+        return None
+    try:
+        pyproject = read_toml(project / "pyproject.toml")
+        name = backend_name or backends.choose("auto", project, pyproject)
+        root = backends.load(name).environment(project, environ)
+    except PoetryCudaError:
+        return None
+    return read_environment(root) if root is not None else None
+
+
+def gather(
+    start: Path,
+    kb: KnowledgeBase,
+    *,
+    environ: Mapping[str, str] | None = None,
+    paths: HostPaths | None = None,
+    timeout: float = 5.0,
+) -> Facts:
+    """Every fact doctor checks, for the project at or above `start` and this machine."""
+    env = os.environ if environ is None else environ
+    where = with_library_path(HostPaths() if paths is None else paths, env)
+    profile = detect_host(
+        driver_override=env.get(DRIVER_ENV) or None, environ=env, timeout=timeout, paths=where
+    )
+    target, _ = settle(profile, kb.nvidia)
+    project = find_project(start)
+    locks = read_locks(project)
+    environment = find_environment(project, locks.backend, env)
+    recorded = locks.cuda_lock.system_requirements if locks.cuda_lock else ()
+    requirements = [r for r in recorded if not r.satisfied_by]
+    kinds = sorted({r.kind for r in requirements} & set(LIBRARY_KINDS))
+    libraries: list[Library] = []
+    if kinds and target.os != "macos":
+        folders = [(p, "LD_LIBRARY_PATH") for p in library_path_folders(env)]
+        folders += [(p, "library folder") for p in where.library_dirs]
+        for toolkit in profile.toolkits:
+            folders += [(Path(toolkit.root) / sub, "CUDA toolkit") for sub in ("lib64", "lib")]
+        seen: set[str] = set()
+        unique = []
+        for folder, source in folders:
+            if os.path.realpath(folder) not in seen:
+                seen.add(os.path.realpath(folder))
+                unique.append((folder, source))
+        libraries = scan_folders(unique, kinds)
+        known = {os.path.realpath(lib.path) for lib in libraries}
+        cached = from_ldconfig(where.ldconfig, kinds, environ=env, timeout=timeout)
+        libraries += [lib for lib in cached if os.path.realpath(lib.path) not in known]
+    return Facts(
+        project, target, locks, environment, tuple(libraries), shell_contradictions(project, env)
+    )
+
+
+def shell_contradictions(
+    project: Path | None, environ: Mapping[str, str]
+) -> tuple[Contradiction, ...] | None:
+    if project is None or not (project / lockfile.FILENAME).is_file():
+        return None
+    from poetry_cuda.cudaenv.decide import contradictions
+    from poetry_cuda.cudaenv.project_env import project_environment
+
+    try:
+        wanted = project_environment(project, environ, build_tree=False)
+    except PoetryCudaError:
+        return None
+    return tuple(contradictions(wanted, environ))

@@ -1,0 +1,294 @@
+"""Host detection: the facts `poetry-cuda detect` reports and `plan` decides from.
+
+The driver and the GPUs are probed in this order; each probe only has to supply
+what the ones before it lacked, and every fact records the probe that produced it
+(its ``source``):
+
+1. ``override``: an explicit driver version (the CLI passes
+   ``POETRY_CUDA_DRIVER_VERSION``). It replaces the detected driver version; its
+   CUDA version is then left to the caller to derive from NVIDIA's table.
+2. ``nvml``: the driver's NVML library through pynvml, in a child process with a
+   time limit, so that a hanging or crashing driver cannot take the command down.
+   Driver version, the driver's highest CUDA version, and every GPU with name, UUID,
+   memory and compute capability.
+3. ``procfs``: ``/sys/module/nvidia/version``, then ``/proc/driver/nvidia/version``
+   (Linux). The kernel module's driver version only.
+4. ``nvidia-smi``: driver version, GPUs with compute capability (drivers from
+   about 510 on), and the CUDA version from its table header.
+
+Then the system CUDA toolkits and cuDNN (see `toolkits` and `cudnn`). On macOS,
+which has no CUDA driver, the NVIDIA probes are skipped. Every probe appears in the
+profile's ``probes``: found, absent, error, timeout or skipped, with a detail.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from poetry_cuda.errors import DetectionError
+from poetry_cuda.errors import UsageError
+from poetry_cuda.host.cudnn import find_cudnn
+from poetry_cuda.host.nvml import probe_nvml
+from poetry_cuda.host.paths import HostPaths
+from poetry_cuda.host.procfs import probe_procfs
+from poetry_cuda.host.profiles import Driver
+from poetry_cuda.host.profiles import Gpu
+from poetry_cuda.host.profiles import HostProfile
+from poetry_cuda.host.profiles import ProbeReport
+from poetry_cuda.host.profiles import Problem
+from poetry_cuda.host.smi import probe_smi
+from poetry_cuda.host.toolkits import find_toolkits
+from poetry_cuda.versions import DriverVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from poetry_cuda.host.probe import Findings
+    from poetry_cuda.host.probe import GpuFacts
+    from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.versions import CudaVersion
+
+
+__all__ = ["DRIVER_ENV", "HostPaths", "detect_host", "host_machine", "host_os"]
+
+# Plan and check for this driver version instead of the detected one.
+DRIVER_ENV = "POETRY_CUDA_DRIVER_VERSION"
+
+_MACHINE_ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
+
+
+def host_os(platform_name: str) -> OperatingSystem:
+    """``linux``, ``windows`` or ``macos`` for a `sys.platform` value."""
+    if platform_name.startswith("linux"):
+        return "linux"
+    if platform_name in ("win32", "cygwin", "msys"):
+        return "windows"
+    if platform_name == "darwin":
+        return "macos"
+    raise DetectionError(
+        f"cannot detect a CUDA host on {platform_name!r}",
+        why="poetry-cuda knows Linux, Windows and macOS",
+        fix="plan for the machine you deploy to with --target FILE",
+    )
+
+
+def host_machine(machine: str, os_name: OperatingSystem) -> str:
+    """`platform.machine()`, lower case, with Linux's names on Linux and Windows."""
+    machine = machine.lower()
+    if os_name == "macos":
+        return machine
+    return _MACHINE_ALIASES.get(machine, machine)
+
+
+def detect_host(
+    *,
+    driver_override: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = 5.0,
+    paths: HostPaths | None = None,
+    platform_name: str | None = None,
+    machine: str | None = None,
+) -> HostProfile:
+    """Probe this machine (see the module docstring for the order).
+
+    `timeout` bounds each external program (the NVML worker, nvidia-smi, nvcc,
+    ldconfig). `paths`, `platform_name` and `machine` stand in for this machine's
+    file system and platform, to inspect a fake or mounted one.
+    """
+    env = os.environ if environ is None else environ
+    os_name = host_os(sys.platform if platform_name is None else platform_name)
+    arch = host_machine(platform.machine() if machine is None else machine, os_name)
+    where = HostPaths() if paths is None else paths
+    if os_name == "macos":
+        skipped = tuple(
+            ProbeReport(probe, "skipped", "macOS has no NVIDIA CUDA driver")
+            for probe in ("nvml", "procfs", "nvidia-smi", "toolkits", "cudnn")
+        )
+        return HostProfile(os=os_name, machine=arch, driver=None, probes=skipped)
+
+    merged = _Merged()
+    override = _parse_override(driver_override)
+    if override is not None:
+        merged.override(override)
+    merged.add(probe_nvml(environ=env, os_name=os_name, wsl_lib=where.wsl_lib, timeout=timeout))
+    if merged.driver is not None:
+        merged.skip("procfs", f"{merged.driver_source} gave the driver version")
+    elif os_name != "linux":
+        merged.skip("procfs", "Linux only")
+    else:
+        merged.add(probe_procfs(sys_root=where.sys, proc_root=where.proc))
+    if merged.needs_more():
+        want_cuda = merged.cuda is None and override is None
+        smi = probe_smi(
+            environ=env,
+            os_name=os_name,
+            wsl_lib=where.wsl_lib,
+            timeout=timeout,
+            want_cuda=want_cuda,
+        )
+        merged.add(smi)
+    else:
+        merged.skip("nvidia-smi", "the probes before it gave every fact")
+
+    toolkits, toolkit_report = find_toolkits(
+        env, os_name=os_name, usr_local=where.usr_local, opt=where.opt, timeout=timeout
+    )
+    cudnn, cudnn_reports = find_cudnn(
+        os_name=os_name,
+        toolkit_roots=[toolkit.root for toolkit in toolkits],
+        include_dirs=where.include_dirs,
+        library_dirs=where.library_dirs,
+        ldconfig=where.ldconfig,
+        environ=env,
+        timeout=timeout,
+    )
+    gpus, gpu_problems = merged.gpu_list()
+    return HostProfile(
+        os=os_name,
+        machine=arch,
+        driver=merged.driver_record(),
+        gpus=gpus,
+        toolkits=toolkits,
+        cudnn=cudnn,
+        problems=(*merged.problems, *gpu_problems),
+        probes=(*merged.probes, toolkit_report, *cudnn_reports),
+    )
+
+
+def _parse_override(text: str | None) -> DriverVersion | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        return DriverVersion.parse(text)
+    except ValueError:
+        raise UsageError(
+            f"the driver version override {text!r} is not a driver version",
+            why="POETRY_CUDA_DRIVER_VERSION replaces the detected NVIDIA driver version",
+            fix="set it to a version such as 550.54.14, or unset it to detect the driver",
+        ) from None
+
+
+@dataclass
+class _MergedGpu:
+    facts: GpuFacts
+    sources: list[str]
+
+
+def _match(known_gpus: list[_MergedGpu], gpu: GpuFacts) -> _MergedGpu | None:
+    """The GPU another probe already reported: same UUID, else same index."""
+    if gpu.uuid:
+        for known in known_gpus:
+            if known.facts.uuid == gpu.uuid:
+                return known
+    for known in known_gpus:
+        if known.facts.index == gpu.index and not (
+            gpu.uuid and known.facts.uuid and gpu.uuid != known.facts.uuid
+        ):
+            return known
+    return None
+
+
+@dataclass
+class _Merged:
+    """The facts gathered so far, and which probe gave each."""
+
+    driver: DriverVersion | None = None
+    driver_source: str | None = None
+    cuda: CudaVersion | None = None
+    cuda_source: str | None = None
+    is_override: bool = False
+    gpus: list[_MergedGpu] | None = None
+    probes: list[ProbeReport] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def override(self, version: DriverVersion) -> None:
+        self.driver, self.driver_source, self.is_override = version, "override", True
+        self.probes.append(ProbeReport("override", "found", f"driver {version} given explicitly"))
+
+    def skip(self, probe: str, why: str) -> None:
+        self.probes.append(ProbeReport(probe, "skipped", f"not needed: {why}"))
+
+    def add(self, findings: Findings) -> None:
+        source = findings.report.probe
+        self.probes.append(findings.report)
+        self.problems.extend(findings.problems)
+        if self.driver is None and findings.driver is not None:
+            self.driver, self.driver_source = findings.driver, source
+        # An overridden driver's CUDA version must not come from the real driver.
+        if self.cuda is None and findings.cuda is not None and not self.is_override:
+            self.cuda, self.cuda_source = findings.cuda, source
+        if findings.gpus is not None:
+            self._add_gpus(findings.gpus, source)
+
+    def _add_gpus(self, gpus: tuple[GpuFacts, ...], source: str) -> None:
+        if self.gpus is None:
+            self.gpus = [_MergedGpu(gpu, [source]) for gpu in gpus]
+            return
+        for gpu in gpus:
+            known = _match(self.gpus, gpu)
+            if known is None:
+                self.gpus.append(_MergedGpu(gpu, [source]))
+                continue
+            filled = {
+                name: getattr(gpu, name)
+                for name in ("name", "uuid", "memory_mib", "compute_capability")
+                if getattr(known.facts, name) is None and getattr(gpu, name) is not None
+            }
+            if filled:
+                known.facts = replace(known.facts, **filled)
+                known.sources.append(source)
+
+    def needs_more(self) -> bool:
+        return (
+            self.driver is None
+            or (self.cuda is None and not self.is_override)
+            or self.gpus is None
+            or any(gpu.facts.compute_capability is None for gpu in self.gpus)
+        )
+
+    def driver_record(self) -> Driver | None:
+        if self.driver is None and self.cuda is None:
+            return None
+        source = self.driver_source or self.cuda_source or ""
+        return Driver(
+            version=self.driver,
+            cuda=self.cuda,
+            source=source,
+            cuda_source=self.cuda_source if self.cuda_source != source else None,
+        )
+
+    def gpu_list(self) -> tuple[tuple[Gpu, ...], tuple[Problem, ...]]:
+        gpus = []
+        problems = []
+        for merged in sorted(self.gpus or [], key=lambda known: known.facts.index):
+            facts = merged.facts
+            name = facts.name or "NVIDIA GPU"
+            if facts.compute_capability is None:
+                problems.append(
+                    Problem(
+                        probe="+".join(merged.sources),
+                        message=f"GPU {facts.index} ({name}): compute capability unknown",
+                        fix="upgrade the NVIDIA driver, or describe this machine in a "
+                        "--target profile with its compute_capability",
+                    )
+                )
+                continue
+            gpus.append(
+                Gpu(
+                    index=facts.index,
+                    name=name,
+                    compute_capability=facts.compute_capability,
+                    source="+".join(merged.sources),
+                    uuid=facts.uuid,
+                    memory_mib=facts.memory_mib,
+                )
+            )
+        return tuple(gpus), tuple(problems)

@@ -1,0 +1,308 @@
+"""`cuda.lock`: what the resolver cannot record, committed beside poetry.lock / uv.lock.
+
+It holds the schema `version`, a `content-hash` over the CUDA-relevant parts of
+pyproject.toml (so staleness is detectable), the policy and cuda request, the targets'
+facts at lock time, each package's chosen variant, CUDA version, source and locked
+version with the architectures it serves, the hidden system requirements, and which
+pyproject entries poetry-cuda manages. It is parsed as data, never evaluated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+
+import tomlkit
+
+from packaging.specifiers import SpecifierSet
+
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import CUDA_LOCK_LIMIT
+from poetry_cuda.files import read_toml
+from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.request.settings import CudaRequest
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from poetry_cuda.planning.targets import Target
+
+
+FILENAME = "cuda.lock"
+VERSION = 1
+HEADER = (
+    "This file is written by poetry-cuda (`lock`) and is meant to be committed.\n"
+    "It records the CUDA decision and the host facts behind it; do not edit it by hand."
+)
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    label: str
+    os: str
+    machine: str
+    driver: str | None
+    cuda: str | None
+    compute_capabilities: tuple[str, ...]
+
+    @classmethod
+    def of(cls, target: Target) -> TargetFacts:
+        return cls(
+            label=target.label,
+            os=target.os,
+            machine=target.profile.machine,
+            driver=str(target.driver) if target.driver else None,
+            cuda=str(target.cuda) if target.cuda else None,
+            compute_capabilities=tuple(str(cc) for cc in target.profile.capabilities),
+        )
+
+
+@dataclass(frozen=True)
+class LockedPackage:
+    name: str
+    variant: str
+    cuda: str | None
+    source: str
+    url: str
+    version: str | None  # as locked by the package manager
+    arches: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class CudaLock:
+    content_hash: str
+    backend: str
+    policy: str
+    cuda: str
+    targets: tuple[TargetFacts, ...]
+    packages: tuple[LockedPackage, ...]
+    system_requirements: tuple[SystemRequirement, ...]
+    managed_sources: tuple[str, ...]
+
+    def package(self, name: str) -> LockedPackage | None:
+        return next((p for p in self.packages if p.name == name), None)
+
+    def dumps(self) -> str:
+        """Deterministic TOML: the same lock always gives the same bytes."""
+        document = tomlkit.document()
+        for line in HEADER.splitlines():
+            document.add(tomlkit.comment(line))
+        document.add("version", VERSION)
+        document.add("content-hash", self.content_hash)
+        document.add("backend", self.backend)
+        document.add("policy", self.policy)
+        document.add("cuda", self.cuda)
+        document.add("managed-sources", _array(self.managed_sources))
+        document.add(tomlkit.nl())
+        rows = {
+            "targets": [_facts_table(t) for t in self.targets],
+            "packages": [_package_table(p) for p in self.packages],
+            "system-requirements": [
+                {
+                    "package": r.package,
+                    "kind": r.kind,
+                    "spec": r.spec,
+                    "reason": r.reason,
+                    "satisfy": r.satisfy,
+                    "satisfied-by": r.satisfied_by or None,
+                }
+                for r in self.system_requirements
+            ],
+        }
+        for key, tables in rows.items():
+            if tables:  # an empty array of tables would be written inline, above the header
+                document.add(key, _tables(tables))
+        return tomlkit.dumps(document)
+
+
+def _array(items: Iterable[str]) -> Any:
+    array = tomlkit.array()
+    array.extend(items)
+    return array
+
+
+def _tables(rows: Iterable[dict[str, Any]]) -> Any:
+    aot = tomlkit.aot()
+    for row in rows:
+        table = tomlkit.table()
+        for key, value in row.items():
+            if value is None:
+                continue  # TOML has no null: an absent key reads back as None
+            table.add(key, _array(value) if isinstance(value, tuple) else value)
+        aot.append(table)
+    return aot
+
+
+def _facts_table(facts: TargetFacts) -> dict[str, Any]:
+    return {
+        "label": facts.label,
+        "os": facts.os,
+        "machine": facts.machine,
+        "driver": facts.driver,
+        "cuda": facts.cuda,
+        "compute-capabilities": facts.compute_capabilities,
+    }
+
+
+def _package_table(package: LockedPackage) -> dict[str, Any]:
+    return {
+        "name": package.name,
+        "variant": package.variant,
+        "cuda": package.cuda,
+        "source": package.source,
+        "url": package.url,
+        "version": package.version,
+        "arches": package.arches,
+        "reason": package.reason,
+    }
+
+
+def content_hash(relevant: object) -> str:
+    """sha256 over a JSON rendering of the CUDA-relevant parts of pyproject.toml."""
+    payload = json.dumps(relevant, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, problem: str) -> InputFileError:
+        return InputFileError(
+            f"{self.path}: {key}: {problem}",
+            why=f"{FILENAME} is written by poetry-cuda and was changed or damaged since",
+            fix="restore it from version control, or run `poetry cuda lock` to write it anew",
+        )
+
+    def value(
+        self, table: dict[str, Any], key: str, where: str, kind: type, *, optional: bool = False
+    ) -> Any:
+        if key not in table:
+            if optional:
+                return None
+            raise self.fail(f"{where}{key}", "missing")
+        value = table[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self.fail(f"{where}{key}", f"expected {kind.__name__}, got {value!r}")
+        return value
+
+    def strings(
+        self, table: dict[str, Any], key: str, where: str, parser: Callable[[str], object] = str
+    ) -> tuple[str, ...]:
+        values = self.value(table, key, where, list, optional=True) or []
+        if not all(isinstance(v, str) for v in values):
+            raise self.fail(f"{where}{key}", "expected a list of strings")
+        for value in values:
+            self.check(value, f"{where}{key}", parser)
+        return tuple(values)
+
+    def version(
+        self,
+        table: dict[str, Any],
+        key: str,
+        where: str,
+        parser: Callable[[str], object],
+        *,
+        optional: bool = False,
+    ) -> Any:
+        """A string value that `parser` (e.g. CudaVersion.parse) must accept."""
+        value = self.value(table, key, where, str, optional=optional)
+        if value is not None:
+            self.check(value, f"{where}{key}", parser)
+        return value
+
+    def check(self, value: str, key: str, parser: Callable[[str], object]) -> None:
+        try:
+            parser(value)
+        except ValueError as error:
+            raise self.fail(key, str(error)) from None
+
+    def rows(self, data: dict[str, Any], key: str) -> list[tuple[str, dict[str, Any]]]:
+        rows = self.value(data, key, "", list, optional=True) or []
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise self.fail(f"{key}[{i}]", "expected a table")
+        return [(f"{key}[{i}].", row) for i, row in enumerate(rows)]
+
+
+def _specifier(text: str) -> object:
+    return SpecifierSet(text) if text.strip() else None
+
+
+def _cuda_request(text: str) -> object:
+    try:
+        return CudaRequest.parse(text)
+    except ConfigError:
+        raise ValueError(
+            f"{text!r} is not a CUDA request ('auto', 'cpu', a version or a range)"
+        ) from None
+
+
+def read(path: Path) -> CudaLock:
+    """Parse and validate `cuda.lock`; every error names the bad key."""
+    data = read_toml(path, kind=InputFileError, limit=CUDA_LOCK_LIMIT)
+    r = _Reader(path)
+    version = r.value(data, "version", "", int)
+    if version != VERSION:
+        raise InputFileError(
+            f"{path}: version {version} is not supported (this poetry-cuda reads {VERSION})",
+            why="the file was written by a different poetry-cuda release",
+            fix="upgrade poetry-cuda, or run `poetry cuda lock` to write it for this release",
+        )
+    s = r.value
+    return CudaLock(
+        content_hash=s(data, "content-hash", "", str),
+        backend=s(data, "backend", "", str),
+        policy=s(data, "policy", "", str),
+        cuda=r.version(data, "cuda", "", _cuda_request),
+        managed_sources=r.strings(data, "managed-sources", ""),
+        targets=tuple(
+            TargetFacts(
+                label=s(t, "label", w, str),
+                os=s(t, "os", w, str),
+                machine=s(t, "machine", w, str),
+                driver=r.version(t, "driver", w, DriverVersion.parse, optional=True),
+                cuda=r.version(t, "cuda", w, CudaVersion.parse, optional=True),
+                compute_capabilities=r.strings(
+                    t, "compute-capabilities", w, ComputeCapability.parse
+                ),
+            )
+            for w, t in r.rows(data, "targets")
+        ),
+        packages=tuple(
+            LockedPackage(
+                name=s(p, "name", w, str),
+                variant=s(p, "variant", w, str),
+                cuda=r.version(p, "cuda", w, CudaVersion.parse, optional=True),
+                source=s(p, "source", w, str),
+                url=s(p, "url", w, str),
+                version=s(p, "version", w, str, optional=True),
+                arches=r.strings(p, "arches", w),
+                reason=s(p, "reason", w, str),
+            )
+            for w, p in r.rows(data, "packages")
+        ),
+        system_requirements=tuple(
+            SystemRequirement(
+                package=s(q, "package", w, str),
+                kind=s(q, "kind", w, str),
+                spec=r.version(q, "spec", w, _specifier),
+                reason=s(q, "reason", w, str),
+                satisfy=s(q, "satisfy", w, str),
+                satisfied_by=s(q, "satisfied-by", w, str, optional=True) or "",
+            )
+            for w, q in r.rows(data, "system-requirements")
+        ),
+    )

@@ -1,0 +1,93 @@
+"""The managed entries a plan asks for, independent of the package manager.
+
+Each backend writes them in its own configuration (`poetry_cuda.backends`): one
+explicit index per chosen source, and one pin per CUDA-flavoured package that puts it
+on that index on the CUDA platforms (Linux and Windows; other platforms keep PyPI),
+plus the PyPI packages a plan adds, such as a per-project nvcc.
+
+What poetry-cuda may rewrite or delete is decided by the file, never by cuda.lock alone
+(a committed cuda.lock is input from anyone): an index is ours only when its name and
+URL are ones poetry-cuda produces (`is_our_source`), a group only when it carries the
+marker comment poetry-cuda writes in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.planning.plan import Plan
+
+
+CUDA_PLATFORMS = "sys_platform == 'linux' or sys_platform == 'win32'"
+GROUP_COMMENT = "Managed by poetry-cuda: `poetry cuda lock` rewrites this group."
+MIRROR_INFIX = "-mirror-"
+
+
+@dataclass(frozen=True)
+class Pin:
+    package: str
+    source: str | None  # the managed index; None: from the project's default index (PyPI)
+    version: str = "*"  # "*" or a PEP 440 specifier such as "==12.4.*"
+
+
+@dataclass(frozen=True)
+class Managed:
+    sources: tuple[tuple[str, str], ...]  # (name, url), in plan order
+    pins: tuple[Pin, ...]
+
+    @classmethod
+    def of(cls, plan: Plan) -> Managed:
+        sources: dict[str, str] = {}
+        pins = []
+        for choice in plan.packages:
+            if choice.source.is_pypi:
+                continue
+            sources.setdefault(choice.source.name, choice.source.url)
+            pins.append(Pin(choice.name, choice.source.name))
+        pins.extend(Pin(addition.name, None, addition.spec) for addition in plan.additions)
+        return cls(tuple(sources.items()), tuple(pins))
+
+    @property
+    def source_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.sources)
+
+
+def source_name(prefix: str, variant: str, url: str, *, mirrored: bool) -> str:
+    """The name of the index poetry-cuda adds for `variant` of a family (`prefix`)."""
+    name = f"{prefix}-{variant}"
+    if mirrored:
+        # Poetry caches pages and hashes per source name: a mirror must never share one.
+        # The digest also ties the name to its URL (see is_our_source).
+        name += MIRROR_INFIX + hashlib.sha256(url.encode()).hexdigest()[:8]
+    return name
+
+
+def is_our_source(name: object, url: object) -> bool:
+    """Whether poetry-cuda itself names an index `name` with this `url`.
+
+    The name vouches for the URL: `pytorch-cu124` is only ever the family's own index of
+    cu124, and a mirror's name ends with the digest of the mirror's URL; so a user's
+    source of any other name, or of our name with another URL, is never taken for ours.
+    """
+    from poetry_cuda.knowledge import load
+
+    if not isinstance(name, str) or not isinstance(url, str):
+        return False
+    for family in load().families:
+        head = f"{family.source_prefix}-"
+        if family.index is None or not name.startswith(head):
+            continue
+        variant, mirrored, _ = name[len(head) :].partition(MIRROR_INFIX)
+        if not variant:
+            continue
+        if mirrored:
+            if family.mirror_key is not None and variant in url:
+                return source_name(family.source_prefix, variant, url, mirrored=True) == name
+        elif family.index_url(variant) == url:
+            return True
+    return False

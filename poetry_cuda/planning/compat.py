@@ -1,0 +1,94 @@
+"""Can a build run on a host? The SPEC's selection rules, as pure functions.
+
+A CUDA variant built with CUDA c_V runs on a driver whose highest CUDA is c_D when it
+is *native* (c_V <= c_D) or *minor-compatible* (same major, and the driver is at least
+that major's minor-version-compatibility floor). It serves a GPU of compute capability
+X.Y when it ships SASS for some X.y with y <= Y, or PTX for an architecture <= X.Y and
+is native: PTX produced by a newer toolkit cannot be JIT-compiled by an older driver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Literal
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import Nvidia
+    from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.planning.targets import Target
+    from poetry_cuda.versions import ComputeCapability
+
+
+Fit = Literal["native", "minor-compatible", "cpu", "no"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    fit: Fit
+    detail: str  # the deciding fact, phrased to follow the variant's name
+
+    @property
+    def ok(self) -> bool:
+        return self.fit != "no"
+
+
+def arch_list(variant: Variant) -> str:
+    names = [cc.sm for cc in variant.sass] + [f"compute_{cc.major}{cc.minor}" for cc in variant.ptx]
+    return ", ".join(names) or "none"
+
+
+def serves_gpu(variant: Variant, cc: ComputeCapability, *, native: bool) -> tuple[bool, str]:
+    """Whether `variant` has kernels for `cc`, and the fact that decides it."""
+    sass = [s for s in variant.sass if s.major == cc.major and s.minor <= cc.minor]
+    if sass:
+        via = "" if sass[-1] == cc else f" (its {sass[-1].sm} build)"
+        return True, f"{cc.sm} has SASS in {variant.name}{via}"
+    ptx = [p for p in variant.ptx if p <= cc]
+    if ptx and native:
+        return True, f"{cc.sm} runs {variant.name}'s compute_{ptx[-1].major}{ptx[-1].minor} PTX"
+    if ptx:
+        return False, f"{variant.name} has no SASS for {cc.sm} and its PTX needs a native driver"
+    return False, (
+        f"{variant.name} has no SASS for {cc.sm} (it ships {arch_list(variant)}) and no PTX for it"
+    )
+
+
+def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
+    """Whether `variant` runs on `target`, with the deciding fact as a clause."""
+    name = variant.name
+    if variant.platforms and target.platform not in variant.platforms:
+        return Verdict("no", f"{name} is not published for {target.platform}")
+    c_v = variant.cuda
+    if c_v is None:
+        return Verdict("cpu", f"{name} is a CPU build")
+    variant = variant.on(target.platform)  # e.g. aarch64 builds ship fewer architectures
+    if not target.runs_cuda or target.cuda is None:
+        return Verdict("no", f"{name} needs an NVIDIA driver")
+    c_d = target.cuda
+    needed = nvidia.toolkit_driver(c_v, target.os)
+    needs = f"a driver >= {needed}" if needed else f"a CUDA {c_v} driver"
+    fit: Fit = "native"
+    if c_v > c_d:
+        floor = nvidia.floor(c_v.major, target.os)
+        if c_v.major != c_d.major or floor is None or target.driver is None:
+            return Verdict("no", f"{name} needs {needs}; the driver supports CUDA <= {c_d}")
+        if target.driver < floor:
+            return Verdict(
+                "no",
+                f"{name} needs {needs}, or >= {floor} for CUDA {c_v.major}.x minor-version "
+                f"compatibility; the driver is {target.driver}",
+            )
+        fit = "minor-compatible"
+    facts = []
+    for cc in target.profile.capabilities:
+        served, fact = serves_gpu(variant, cc, native=fit == "native")
+        if not served:
+            if fit == "minor-compatible" and variant.ptx and needed:
+                fact += f" (>= {needed})"
+            return Verdict("no", fact)
+        facts.append(fact)
+    if fit == "minor-compatible":
+        facts.append(f"{name} runs through CUDA {c_v.major}.x minor-version compatibility")
+    return Verdict(fit, "; ".join(facts) or f"{name} runs natively")

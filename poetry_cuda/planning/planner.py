@@ -1,0 +1,137 @@
+"""From a project folder and command-line options to a plan: the I/O around `select`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import UsageError
+from poetry_cuda.files import read_toml
+from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.targets import collect
+from poetry_cuda.planning.targets import distinct
+from poetry_cuda.planning.targets import settle
+from poetry_cuda.planning.toolkit_wheels import additions as toolkit_additions
+from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.settings import POLICIES
+from poetry_cuda.request.settings import CudaRequest
+from poetry_cuda.request.settings import Settings
+from poetry_cuda.request.settings import parse_settings
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from poetry_cuda.host.profiles import HostProfile
+    from poetry_cuda.planning.plan import Plan
+    from poetry_cuda.planning.targets import Target
+
+
+TARGET_ENV = "POETRY_CUDA_TARGET"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The planning options a command line may give."""
+
+    targets: tuple[str, ...] = ()
+    cuda: str | None = None
+    policy: str | None = None
+
+
+@dataclass(frozen=True)
+class Planned:
+    project: Path
+    pyproject: dict[str, Any]
+    settings: Settings
+    targets: tuple[Target, ...]
+    plan: Plan
+
+
+def find_project(start: Path) -> Path:
+    """The nearest folder at or above `start` that holds a pyproject.toml."""
+    for folder in (start, *start.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    raise ConfigError(
+        f"no pyproject.toml in {start} or any folder above it",
+        why="poetry-cuda plans for a Python project",
+        fix="run the command inside a project, or pass --directory / --project",
+    )
+
+
+def apply_options(settings: Settings, options: Options) -> Settings:
+    changes: dict[str, Any] = {}
+    if options.cuda is not None:
+        changes["cuda"] = CudaRequest.parse(options.cuda, key="--cuda")
+    if options.policy is not None:
+        if options.policy not in POLICIES:
+            raise UsageError(
+                f"--policy: {options.policy!r} is not one of {', '.join(POLICIES)}",
+                fix="pass --policy newest or --policy native",
+            )
+        changes["policy"] = options.policy
+    return dataclasses.replace(settings, **changes)
+
+
+def detect_this_machine(environ: Mapping[str, str]) -> HostProfile:
+    from poetry_cuda.host.detect import DRIVER_ENV
+    from poetry_cuda.host.detect import detect_host
+
+    return detect_host(driver_override=environ.get(DRIVER_ENV) or None, environ=environ)
+
+
+def load_targets(
+    project: Path | None,
+    settings: Settings,
+    options: Sequence[str],
+    environ: Mapping[str, str],
+    *,
+    collapse: bool = True,
+) -> tuple[tuple[Target, ...], list[str]]:
+    """The settled targets and their warnings; `collapse`: one target per set of facts."""
+    from poetry_cuda.knowledge import load
+
+    profiles = collect(
+        project=project,
+        options=options,
+        environ_target=environ.get(TARGET_ENV) or None,
+        configured=settings.targets,
+        detect=lambda: detect_this_machine(environ),
+    )
+    nvidia = load().nvidia
+    settled = [settle(profile, nvidia) for profile in profiles]
+    targets = tuple(target for target, _ in settled)
+    if collapse:
+        targets = distinct(targets)
+    kept = {id(target) for target in targets}
+    warnings = [w for target, found in settled if id(target) in kept for w in found]
+    return targets, warnings
+
+
+def plan_project(
+    start: Path, options: Options, environ: Mapping[str, str] | None = None
+) -> Planned:
+    """Read the project, settle the targets, and choose."""
+    from poetry_cuda.knowledge import load
+
+    environ = os.environ if environ is None else environ
+    project = find_project(start)
+    pyproject = read_toml(project / "pyproject.toml")
+    settings = apply_options(parse_settings(pyproject), options)
+    targets, warnings = load_targets(project, settings, options.targets, environ)
+    plan = make_plan(read_dependencies(pyproject), targets, settings, load())
+    added, toolkit_warnings = toolkit_additions(plan, settings)
+    warnings.extend(toolkit_warnings)
+    if added:
+        plan = dataclasses.replace(plan, additions=(*plan.additions, *added))
+    if warnings:
+        plan = dataclasses.replace(plan, warnings=(*warnings, *plan.warnings))
+    return Planned(project, pyproject, settings, targets, plan)

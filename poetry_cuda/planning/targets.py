@@ -1,0 +1,164 @@
+"""The hosts a plan is made for, with the driver's CUDA version settled.
+
+Targets come, first match wins, from `--target FILE` options, `targets = [...]` globs
+in `[tool.poetry-cuda]`, the `POETRY_CUDA_TARGET` environment variable (one path), and
+otherwise detection of this machine. A profile that gives only a driver version gets
+its CUDA version from NVIDIA's table; one that gives only a CUDA version is assumed to
+run the oldest driver of that CUDA version. Targets with the same facts are one target,
+however many files describe them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.host.profiles import load_target
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from collections.abc import Sequence
+
+    from poetry_cuda.host.profiles import HostProfile
+    from poetry_cuda.knowledge.model import Nvidia
+    from poetry_cuda.knowledge.model import Os
+    from poetry_cuda.versions import CudaVersion
+    from poetry_cuda.versions import DriverVersion
+
+
+TARGETS_KEY = "[tool.poetry-cuda] targets"
+_MACHINES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
+
+
+@dataclass(frozen=True)
+class Target:
+    profile: HostProfile
+    cuda: CudaVersion | None  # the driver's highest CUDA; None: no usable driver
+    driver: DriverVersion | None  # as reported, or implied by `cuda`
+
+    @property
+    def label(self) -> str:
+        return self.profile.label
+
+    @property
+    def os(self) -> Os:
+        return self.profile.os
+
+    @property
+    def platform(self) -> str:
+        """``linux-x86_64``, ``windows-x86_64``, ``macos-arm64``..."""
+        machine = self.profile.machine
+        if self.os == "macos":
+            machine = "arm64" if machine in ("arm64", "aarch64") else "x86_64"
+        else:
+            machine = _MACHINES.get(machine, machine)
+        return f"{self.os}-{machine}"
+
+    @property
+    def runs_cuda(self) -> bool:
+        return self.os != "macos" and self.cuda is not None
+
+
+def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
+    """Fill in the driver's CUDA version (or the implied driver) from NVIDIA's table."""
+    warnings: list[str] = []
+    driver = profile.driver
+    if profile.os == "macos" or driver is None:
+        return Target(profile, None, None), warnings
+    cuda, version = driver.cuda, driver.version
+    if cuda is None and version is not None:
+        cuda = nvidia.max_cuda(version, profile.os)
+        if cuda is not None:
+            driver = dataclasses.replace(driver, cuda=cuda, cuda_source="driver table")
+            profile = dataclasses.replace(profile, driver=driver)
+        else:
+            warnings.append(
+                f"{profile.label}: driver {version} is older than every CUDA release in the "
+                "knowledge base; planning as if it had no NVIDIA driver"
+            )
+    if version is None and cuda is not None:
+        version = nvidia.toolkit_driver(cuda, profile.os)
+    return Target(profile, cuda, version), warnings
+
+
+def distinct(targets: Sequence[Target]) -> tuple[Target, ...]:
+    """The targets with the first of each set of identical facts: a path is not a fact."""
+    first: dict[tuple[object, ...], Target] = {}
+    for target in targets:
+        facts = (target.os, target.platform, target.driver, target.cuda)
+        first.setdefault((*facts, target.profile.capabilities), target)
+    return tuple(first.values())
+
+
+def _inside(resolved_project: Path, path: Path, origin: str) -> Path:
+    resolved = path.resolve()
+    if not resolved.is_relative_to(resolved_project):
+        raise ConfigError(
+            f"{origin}: {path} is outside the project",
+            why="target globs in pyproject.toml may only name files inside the project",
+            fix="move the profile into the project (e.g. hosts/) or pass it with --target",
+        )
+    return resolved
+
+
+def collect(
+    *,
+    project: Path | None,
+    options: Sequence[str],
+    environ_target: str | None,
+    configured: Sequence[str],
+    detect: Callable[[], HostProfile],
+) -> list[HostProfile]:
+    """The host profiles to plan for, from the first place that names any."""
+    if options:
+        return [load_target(Path(option)) for option in options]
+    if configured and project is not None:
+        return _configured(project, configured)
+    if environ_target:
+        return [load_target(Path(environ_target), label=environ_target)]
+    return [detect()]
+
+
+def _configured(project: Path, patterns: Sequence[str]) -> list[HostProfile]:
+    resolved_project = project.resolve()
+    profiles = []
+    for pattern in patterns:
+        matches = sorted(project.glob(_checked_pattern(pattern)))
+        if not matches:
+            raise ConfigError(
+                f"{TARGETS_KEY}: {pattern!r} matches no file",
+                fix="create the profile with `poetry-cuda detect --json > FILE` or fix the pattern",
+            )
+        for match in matches:
+            # Read the checked path itself, not the link that led to it.
+            inside = _inside(resolved_project, match, TARGETS_KEY)
+            profiles.append(load_target(inside, label=match.relative_to(project).as_posix()))
+    return profiles
+
+
+def _checked_pattern(pattern: str) -> str:
+    parts = Path(pattern).parts
+    if Path(pattern).is_absolute() or ".." in parts:
+        raise ConfigError(
+            f"{TARGETS_KEY}: {pattern!r} leaves the project",
+            fix="use a pattern relative to the project, such as 'hosts/*.json'",
+        )
+    if not parts:  # '', '.', './': pathlib's glob fails on them
+        raise ConfigError(
+            f"{TARGETS_KEY}: {pattern!r} is not a file pattern",
+            fix="name profile files, such as 'hosts/*.json'",
+        )
+    if "\0" in pattern or any("**" in part and part != "**" for part in parts):
+        raise ConfigError(
+            f"{TARGETS_KEY}: {pattern!r} is not a valid pattern",
+            why="'**' (any folders, recursively) must be a whole part of the path, and a "
+            "pattern holds no NUL character",
+            fix="write 'hosts/**/*.json' for profiles in hosts/ and its subfolders, or "
+            "'hosts/*.json' for hosts/ alone",
+        )
+    return pattern

@@ -1,0 +1,145 @@
+"""`toolkit = "wheels"`: the PyPI wheels that give a project its own nvcc, headers and runtime.
+
+The table (``toolkit_wheels.toml`` beside this module, one row per CUDA major, each
+with its source) says which wheels to add and whether they contain the nvcc driver:
+NVIDIA publishes nvcc itself only for CUDA 13 (`nvidia-cuda-nvcc`); the CUDA 11 and 12
+wheels hold ptxas, libnvvm and the headers. `additions` turns a plan into the managed
+group's extra pins; it is pure and offline.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import TYPE_CHECKING
+
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge._loader import Table
+from poetry_cuda.planning.plan import Addition
+from poetry_cuda.versions import CudaVersion
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.planning.plan import Plan
+    from poetry_cuda.request.settings import Settings
+
+
+FILE = "toolkit_wheels.toml"
+SCHEMA = 1
+PREFERRED_FAMILY = "torch"  # extensions must match torch's CUDA: its version wins
+
+
+@dataclass(frozen=True)
+class ToolkitWheels:
+    """The wheels that make up one CUDA major's per-project toolkit."""
+
+    cuda: int  # the major
+    packages: tuple[str, ...]
+    minors: tuple[CudaVersion, ...]
+    nvcc: bool  # the set contains the nvcc compiler driver
+    root: str  # "nvidia/*" (a folder per wheel) or "nvidia/cu13" (one shared folder)
+    source: str
+    confidence: str
+
+
+def parse(text: str, file: str = FILE) -> tuple[ToolkitWheels, ...]:
+    """Read and validate the table; errors name the file and the row."""
+    try:
+        data = parse_toml(text)
+    except ValueError as error:
+        raise InputFileError(f"{file}: not valid TOML ({error})") from None
+    top = Table(data, file)
+    if top.take("schema", int, "an integer") != SCHEMA:
+        raise top.error("schema", f"this poetry-cuda reads schema {SCHEMA}")
+    rows = []
+    for row in top.tables("major", lambda r, i: str(r.get("cuda", i))):
+        major = row.take("cuda", int, "a CUDA major such as 12")
+        minors = row.parsed_list("minors", CudaVersion.parse)
+        if any(minor.major != major for minor in minors):
+            raise row.error("minors", f"every minor must be {major}.x")
+        source, confidence = row.provenance()
+        rows.append(
+            ToolkitWheels(
+                cuda=major,
+                packages=row.texts("packages"),
+                minors=minors,
+                nvcc=row.take("nvcc", bool, "true or false"),
+                root=row.choice("root", ("nvidia/*", "nvidia/cu13")),
+                source=source,
+                confidence=confidence,
+            )
+        )
+        row.optional("note")
+        row.done()
+    top.done()
+    return tuple(rows)
+
+
+@functools.cache
+def table() -> tuple[ToolkitWheels, ...]:
+    """The packaged table, read once per process."""
+    return parse((files("poetry_cuda.planning") / FILE).read_text(encoding="utf-8"))
+
+
+def for_major(major: int) -> ToolkitWheels | None:
+    return next((row for row in table() if row.cuda == major), None)
+
+
+def project_cuda(plan: Plan, settings: Settings) -> CudaVersion | None:
+    """The CUDA version the per-project toolkit must match.
+
+    torch's when it is in the plan (extensions built with `torch.utils.cpp_extension`
+    must match it), else the newest chosen CUDA variant, else an exact `cuda` setting.
+    """
+    chosen = [c for c in plan.packages if c.cuda is not None]
+    lead = next((c for c in chosen if c.family == PREFERRED_FAMILY), None)
+    if lead is not None:
+        return lead.cuda
+    if chosen:
+        return max((c.cuda for c in chosen if c.cuda is not None), key=lambda v: (v.major, v.minor))
+    request = settings.cuda
+    if request.kind == "version" and request.specifier is not None:
+        specs = list(request.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
+            try:
+                return CudaVersion.parse(specs[0].version[:-2])
+            except ValueError:
+                return None
+    return None
+
+
+def additions(plan: Plan, settings: Settings) -> tuple[tuple[Addition, ...], tuple[str, ...]]:
+    """The wheels `toolkit = "wheels"` adds to the managed group, and warnings."""
+    if settings.toolkit != "wheels":
+        return (), ()
+    cuda = project_cuda(plan, settings)
+    if cuda is None:
+        warning = (
+            'toolkit = "wheels": the plan chose no CUDA version, so no toolkit wheels were '
+            'added; set cuda = "12.4" (for example) in [tool.poetry-cuda]'
+        )
+        return (), (warning,)
+    row = for_major(cuda.major)
+    if row is None or cuda not in row.minors:
+        published = ", ".join(str(m) for m in row.minors) if row else "none"
+        warning = (
+            f'toolkit = "wheels": NVIDIA publishes no matching toolkit wheels for CUDA {cuda} '
+            f"(CUDA {cuda.major}.x: {published}); install the CUDA {cuda} toolkit on the system "
+            f'or set toolkit = "system"'
+        )
+        return (), (warning,)
+    reason = f"the project's own CUDA {cuda} toolkit (toolkit = wheels)"
+    found = tuple(Addition(name, f"=={cuda}.*", reason) for name in row.packages)
+    warnings: tuple[str, ...] = ()
+    if not row.nvcc:
+        warnings = (
+            (
+                f'toolkit = "wheels": NVIDIA\'s CUDA {cuda.major} wheels hold ptxas, libnvvm, '
+                "the headers and the runtime, but no nvcc (only the CUDA 13 wheels have it); "
+                f"for nvcc {cuda} install the CUDA {cuda} toolkit on the system"
+            ),
+        )
+    return found, warnings
