@@ -51,8 +51,8 @@ from poetry_cuda.versions import DriverVersion
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from poetry_cuda.host.probe import Findings
     from poetry_cuda.host.probe import GpuFacts
+    from poetry_cuda.host.probe import ProbeResult
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.versions import CudaVersion
 
@@ -216,7 +216,7 @@ class _Merged:
     def skip(self, probe: str, why: str) -> None:
         self.probes.append(ProbeReport(probe, "skipped", f"not needed: {why}"))
 
-    def add(self, findings: Findings) -> None:
+    def add(self, findings: ProbeResult) -> None:
         source = findings.report.probe
         self.probes.append(findings.report)
         self.problems.extend(findings.problems)

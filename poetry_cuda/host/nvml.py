@@ -17,8 +17,8 @@ from typing import Any
 
 from poetry_cuda.host._run import run
 from poetry_cuda.host._run import signal_name
-from poetry_cuda.host.probe import Findings
 from poetry_cuda.host.probe import GpuFacts
+from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Problem
 from poetry_cuda.versions import ComputeCapability
@@ -70,7 +70,7 @@ def probe_nvml(
     wsl_lib: Path,
     timeout: float,
     python: str = sys.executable,
-) -> Findings:
+) -> ProbeResult:
     """Run the worker with `python` and decode what it printed."""
     if not python:
         return _error("no Python interpreter to run the NVML worker with")
@@ -81,7 +81,7 @@ def probe_nvml(
             timeout=timeout,
         )
     except subprocess.TimeoutExpired:
-        return Findings(
+        return ProbeResult(
             report=ProbeReport(
                 PROBE, "timeout", f"NVML did not answer within {timeout:g} s (worker stopped)"
             )
@@ -101,11 +101,11 @@ def probe_nvml(
     return decode(payload, os_name=os_name)
 
 
-def _error(detail: str) -> Findings:
-    return Findings(report=ProbeReport(PROBE, "error", detail))
+def _error(detail: str) -> ProbeResult:
+    return ProbeResult(report=ProbeReport(PROBE, "error", detail))
 
 
-def decode(payload: object, *, os_name: OperatingSystem) -> Findings:
+def decode(payload: object, *, os_name: OperatingSystem) -> ProbeResult:
     """Turn the worker's JSON into findings (pure: tests feed it documents)."""
     if not isinstance(payload, dict):
         return _error("the NVML worker printed an unexpected result")
@@ -138,32 +138,34 @@ def decode(payload: object, *, os_name: OperatingSystem) -> Findings:
     detail = ", ".join(part for part in summary if part)
     if notes:
         detail += "; " + "; ".join(dict.fromkeys(notes))
-    return Findings(report=ProbeReport(PROBE, "found", detail), driver=driver, cuda=cuda, gpus=gpus)
+    return ProbeResult(
+        report=ProbeReport(PROBE, "found", detail), driver=driver, cuda=cuda, gpus=gpus
+    )
 
 
-def _init_failure(error: dict[str, Any], *, os_name: OperatingSystem) -> Findings:
+def _init_failure(error: dict[str, Any], *, os_name: OperatingSystem) -> ProbeResult:
     code = error.get("code")
     name = error.get("name") or f"NVML error {code}"
     message = error.get("message") or ""
     if code == LIBRARY_NOT_FOUND:
         library = "nvml.dll" if os_name == "windows" else LIBRARY
-        return Findings(
+        return ProbeResult(
             report=ProbeReport(PROBE, "absent", f"no NVIDIA driver: {library} not found")
         )
     if code == DRIVER_NOT_LOADED:
-        return Findings(
+        return ProbeResult(
             report=ProbeReport(
                 PROBE, "absent", f"no NVIDIA driver: the kernel driver is not loaded ({name})"
             )
         )
     if code == LIB_RM_VERSION_MISMATCH:
-        return Findings(
+        return ProbeResult(
             report=ProbeReport(PROBE, "error", f"{name}: {VERSION_MISMATCH.message}"),
             problems=(VERSION_MISMATCH,),
         )
     if code is None:
         return _error(f"pynvml cannot be imported ({message}); install nvidia-ml-py")
-    return Findings(
+    return ProbeResult(
         report=ProbeReport(PROBE, "error", f"nvmlInit failed: {name} ({message})"),
         problems=(
             Problem(

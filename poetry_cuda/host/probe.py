@@ -26,7 +26,7 @@ class GpuFacts:
 
 
 @dataclass(frozen=True)
-class Findings:
+class ProbeResult:
     """The result of one driver probe.
 
     `gpus` is None when the probe could not list GPUs at all, and ``()`` when it

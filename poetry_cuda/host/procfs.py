@@ -10,7 +10,7 @@ import re
 
 from typing import TYPE_CHECKING
 
-from poetry_cuda.host.probe import Findings
+from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.versions import DriverVersion
 
@@ -49,7 +49,7 @@ def parse_proc_driver_version(text: str) -> str | None:
     return None
 
 
-def probe_procfs(*, sys_root: Path, proc_root: Path) -> Findings:
+def probe_procfs(*, sys_root: Path, proc_root: Path) -> ProbeResult:
     """Read the kernel module's version: ``/sys`` first, as NVIDIA recommends."""
     sources = (
         (sys_root / "module" / "nvidia" / "version", parse_sys_module_version),
@@ -68,13 +68,13 @@ def probe_procfs(*, sys_root: Path, proc_root: Path) -> Findings:
         if version is None:
             notes.append(f"{path}: no driver version in it")
             continue
-        return Findings(
+        return ProbeResult(
             report=ProbeReport(PROBE, "found", f"{path}: {version}"),
             driver=DriverVersion.parse(version),
         )
     if notes:
-        return Findings(report=ProbeReport(PROBE, "error", "; ".join(notes)))
-    return Findings(
+        return ProbeResult(report=ProbeReport(PROBE, "error", "; ".join(notes)))
+    return ProbeResult(
         report=ProbeReport(
             PROBE,
             "absent",

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.host._run import run
-from poetry_cuda.host.probe import Findings
 from poetry_cuda.host.probe import GpuFacts
+from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
@@ -131,11 +131,11 @@ def probe_smi(
     wsl_lib: Path,
     timeout: float,
     want_cuda: bool,
-) -> Findings:
+) -> ProbeResult:
     """Ask nvidia-smi for every GPU, and (if `want_cuda`) for the driver's CUDA version."""
     program = find_nvidia_smi(environ, os_name=os_name, wsl_lib=wsl_lib)
     if program is None:
-        return Findings(report=ProbeReport(PROBE, "absent", "nvidia-smi not found"))
+        return ProbeResult(report=ProbeReport(PROBE, "absent", "nvidia-smi not found"))
     notes = []
     try:
         completed = run([program, *query_arguments(FIELDS)], env=environ, timeout=timeout)
@@ -153,15 +153,17 @@ def probe_smi(
             if cuda is None:
                 notes.append("no 'CUDA Version' in its table")
     except subprocess.TimeoutExpired:
-        return Findings(
+        return ProbeResult(
             report=ProbeReport(PROBE, "timeout", f"{program} did not answer within {timeout:g} s")
         )
     except OSError as error:
-        return Findings(report=ProbeReport(PROBE, "error", f"{program}: {error.strerror or error}"))
+        return ProbeResult(
+            report=ProbeReport(PROBE, "error", f"{program}: {error.strerror or error}")
+        )
     summary = [f"driver {driver}" if driver else "no driver version", f"{len(gpus)} GPU(s)"]
     if cuda:
         summary.append(f"CUDA {cuda}")
-    return Findings(
+    return ProbeResult(
         report=ProbeReport(PROBE, "found", f"{program}: " + ", ".join(summary + notes)),
         driver=driver,
         cuda=cuda,
@@ -169,7 +171,7 @@ def probe_smi(
     )
 
 
-def _failed(program: str, completed: Completed) -> Findings:
+def _failed(program: str, completed: Completed) -> ProbeResult:
     message = completed.first_line() or f"exit status {completed.returncode}"
     result = "absent" if _NO_DRIVER in completed.output else "error"
-    return Findings(report=ProbeReport(PROBE, result, f"{program}: {message}"))
+    return ProbeResult(report=ProbeReport(PROBE, result, f"{program}: {message}"))

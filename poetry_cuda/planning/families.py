@@ -46,12 +46,12 @@ if TYPE_CHECKING:
 class Candidate:
     release: Release
     variant: Variant
-    pair: dict[str, str]  # plain versions of the family members, lead first
+    members: dict[str, str]  # plain version of every family member, lead first
     assumed: bool = False  # the admitted versions are newer than the knowledge base
 
     @property
     def lead_version(self) -> str:
-        return next(iter(self.pair.values()))
+        return next(iter(self.members.values()))
 
     def sort_key(self) -> tuple[object, ...]:
         cuda = self.variant.cuda
@@ -362,7 +362,7 @@ def make_plan(
         )
         names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
         for name in names:
-            plain = cand.pair.get(name)
+            plain = cand.members.get(name)
             choices.append(
                 Choice(
                     name=name,

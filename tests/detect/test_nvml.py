@@ -25,11 +25,11 @@ from tests.support.fake_nvml import real_nvml_present
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from poetry_cuda.host.probe import Findings
+    from poetry_cuda.host.probe import ProbeResult
     from tests.support.fake_nvml import FakeNvml
 
 
-def _probe(env: dict[str, str], tmp_path: Path, *, timeout: float = 20) -> Findings:
+def _probe(env: dict[str, str], tmp_path: Path, *, timeout: float = 20) -> ProbeResult:
     return probe_nvml(environ=env, os_name="linux", wsl_lib=tmp_path / "no-wsl", timeout=timeout)
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from poetry_cuda.host.probe import Findings
 from poetry_cuda.host.probe import GpuFacts
+from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.smi import FIELDS
 from poetry_cuda.host.smi import find_nvidia_smi
 from poetry_cuda.host.smi import parse_header_cuda
@@ -185,7 +185,7 @@ def test_find_in_windows_locations(tmp_path: Path) -> None:
 
 def _probe(
     tmp_path: Path, smi: FakeSmi, *, timeout: float = 10, want_cuda: bool = True
-) -> Findings:
+) -> ProbeResult:
     script = smi.write(tmp_path / "bin")
     return probe_smi(
         environ={"PATH": str(script.parent)},
