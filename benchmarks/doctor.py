@@ -41,8 +41,6 @@ from benchmarks.common import tool_env
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
-from poetry_cuda.locking.lock import recorded_names
-from poetry_cuda.locking.lock import relevant_parts
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.planning.plan import SystemRequirement
@@ -92,8 +90,7 @@ def make_project(folder: Path) -> Path:
         "paddlepaddle-gpu", "cu118", "11.8", "pypi", "https://pypi.org/simple", "2.6.2", (), ""
     )
     draft = CudaLock("", "poetry", "newest", "auto", (), (package,), needs, ())
-    relevant = relevant_parts(read_toml(folder / "pyproject.toml"), recorded_names(draft))
-    record = CudaLock(**{**draft.__dict__, "content_hash": lockfile.content_hash(relevant)})
+    record = draft.sealed(read_toml(folder / "pyproject.toml"))
     (folder / lockfile.FILENAME).write_text(record.dumps())
     site = folder / ".venv" / "lib" / "python3.11" / "site-packages"
     for name, version in (("paddlepaddle_gpu", "2.6.2"), ("numpy", "2.1.0"), ("pillow", "11.0")):

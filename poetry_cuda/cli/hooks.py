@@ -71,8 +71,6 @@ def requested_pins(project: Path, requested: Iterable[str]) -> list[Pin]:
 def install_warnings(project: Path) -> list[str]:
     """Why installing the lock on this machine may not give working CUDA builds."""
     from poetry_cuda.knowledge import load
-    from poetry_cuda.locking.lock import recorded_names
-    from poetry_cuda.locking.lock import relevant_parts
     from poetry_cuda.planning.planner import detect_this_machine
     from poetry_cuda.planning.targets import settle
 
@@ -87,8 +85,7 @@ def install_warnings(project: Path) -> list[str]:
             f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
             "run `poetry cuda lock` to undo it before installing"
         )
-    current = lockfile.content_hash(relevant_parts(pyproject, recorded_names(cuda_lock)))
-    if current != cuda_lock.content_hash:
+    if not cuda_lock.is_fresh(pyproject):
         warnings.append(
             "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
             "written; run `poetry cuda lock`"

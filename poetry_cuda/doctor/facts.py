@@ -27,8 +27,6 @@ from poetry_cuda.host.detect import DRIVER_ENV
 from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
-from poetry_cuda.locking.lock import recorded_names
-from poetry_cuda.locking.lock import relevant_parts
 from poetry_cuda.planning.targets import settle
 
 
@@ -81,8 +79,7 @@ def read_locks(project: Path | None) -> LockState:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return LockState(None, error=error)
-    current = lockfile.content_hash(relevant_parts(pyproject, recorded_names(cuda_lock)))
-    state = LockState(cuda_lock, fresh=current == cuda_lock.content_hash, backend=cuda_lock.backend)
+    state = LockState(cuda_lock, fresh=cuda_lock.is_fresh(pyproject), backend=cuda_lock.backend)
     try:
         backend = backends.load(cuda_lock.backend)
     except PoetryCudaError as error:

@@ -28,12 +28,11 @@ from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.managed import Managed
-from poetry_cuda.request.dependencies import read_dependencies
 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from collections.abc import Collection
+    from collections.abc import Mapping
     from pathlib import Path
 
     from poetry_cuda.backends import Backend
@@ -52,29 +51,6 @@ class Outcome:
     stale: tuple[str, ...] = ()  # --check: why the lock is stale
 
 
-def relevant_parts(pyproject: dict[str, Any], names: Collection[str]) -> dict[str, Any]:
-    """What in pyproject.toml can change the CUDA decision: the hash covers exactly this.
-
-    `names` are the packages the decision is about (the plan's packages and the packages
-    with system requirements).
-    """
-    deps = [
-        [d.origin, d.name, d.constraint, sorted(d.extras)]
-        for d in read_dependencies(pyproject)
-        if d.name in names
-    ]
-    table = pyproject.get("tool", {}).get("poetry-cuda", {})
-    return {"tool.poetry-cuda": table, "dependencies": deps}
-
-
-def decided_names(plan: Plan) -> set[str]:
-    return {c.name for c in plan.packages} | {r.package for r in plan.system_requirements}
-
-
-def recorded_names(cuda_lock: CudaLock) -> set[str]:
-    return {p.name for p in cuda_lock.packages} | {r.package for r in cuda_lock.system_requirements}
-
-
 def build_lock(
     planned: Planned,
     backend: str,
@@ -84,7 +60,7 @@ def build_lock(
     """cuda.lock for the plan; `requirements` as cross-checked with the lock (default: the plan's)."""
     plan = planned.plan
     return CudaLock(
-        content_hash=lockfile.content_hash(relevant_parts(planned.pyproject, decided_names(plan))),
+        content_hash="",
         backend=backend,
         policy=plan.policy,
         cuda=planned.settings.cuda.text,
@@ -104,15 +80,21 @@ def build_lock(
         ),
         system_requirements=plan.system_requirements if requirements is None else requirements,
         managed_sources=Managed.of(plan).source_names,
-    )
+    ).sealed(planned.pyproject)
 
 
-def staleness(current: CudaLock | None, wanted: CudaLock, text: str, new_text: str) -> list[str]:
+def staleness(
+    current: CudaLock | None,
+    wanted: CudaLock,
+    pyproject: Mapping[str, Any],
+    text: str,
+    new_text: str,
+) -> list[str]:
     """Why the recorded lock no longer matches the project and its targets."""
     if current is None:
         return [f"{lockfile.FILENAME} does not exist"]
     reasons = []
-    if current.content_hash != wanted.content_hash:
+    if not current.is_fresh(pyproject):
         reasons.append("the CUDA-relevant parts of pyproject.toml changed since the lock")
     if text != new_text:
         reasons.append("the managed entries in pyproject.toml differ from the plan")
@@ -124,6 +106,14 @@ def staleness(current: CudaLock | None, wanted: CudaLock, text: str, new_text: s
         reasons.append(f"{name}: the plan chooses {variant} from {source}")
     for name, variant, source, _ in sorted(recorded - chosen):
         reasons.append(f"{name}: {lockfile.FILENAME} records {variant} from {source}")
+    needed = {(r.package, r.kind) for r in wanted.system_requirements}
+    noted = {(r.package, r.kind) for r in current.system_requirements}
+    for package, kind in sorted(needed - noted):
+        reasons.append(f"{package}: the plan finds a system {kind} requirement")
+    for package, kind in sorted(noted - needed):
+        reasons.append(
+            f"{package}: {lockfile.FILENAME} records a {kind} requirement the plan drops"
+        )
     return reasons
 
 
@@ -263,7 +253,9 @@ def lock(
     )
     predicted = build_lock(planned, backend.name, {})
     if check or dry_run:
-        stale = tuple(staleness(current, predicted, text, new_text)) if check else ()
+        stale = (
+            tuple(staleness(current, predicted, planned.pyproject, text, new_text)) if check else ()
+        )
         problem = lockfile_staleness(planned.plan, project, backend) if check else None
         stale += (problem,) if problem else ()
         if check and transaction.pending(project):

@@ -9,6 +9,7 @@ pyproject entries poetry-cuda manages. It is parsed as data, never evaluated.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 
@@ -25,6 +26,7 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import CUDA_LOCK_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
@@ -33,7 +35,9 @@ from poetry_cuda.versions import DriverVersion
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Collection
     from collections.abc import Iterable
+    from collections.abc import Mapping
     from pathlib import Path
 
     from poetry_cuda.planning.targets import Target
@@ -93,6 +97,21 @@ class CudaLock:
 
     def package(self, name: str) -> LockedPackage | None:
         return next((p for p in self.packages if p.name == name), None)
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The packages the decision is about: the chosen ones and those with requirements."""
+        return frozenset(p.name for p in self.packages) | {
+            r.package for r in self.system_requirements
+        }
+
+    def sealed(self, pyproject: Mapping[str, Any]) -> CudaLock:
+        """This lock with the content-hash of `pyproject`, so that it is fresh for it."""
+        return dataclasses.replace(self, content_hash=fingerprint(pyproject, self.names))
+
+    def is_fresh(self, pyproject: Mapping[str, Any]) -> bool:
+        """Whether nothing in `pyproject` that could change this decision changed since."""
+        return fingerprint(pyproject, self.names) == self.content_hash
 
     def dumps(self) -> str:
         """Deterministic TOML: the same lock always gives the same bytes."""
@@ -169,8 +188,23 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
     }
 
 
+def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:
+    """The content-hash of what in pyproject.toml can change the decision about `names`:
+
+    `[tool.poetry-cuda]` and the dependencies on those packages, with their constraints,
+    extras and the table they come from.
+    """
+    deps = [
+        [d.origin, d.name, d.constraint, sorted(d.extras)]
+        for d in read_dependencies(pyproject)
+        if d.name in names
+    ]
+    table = pyproject.get("tool", {}).get("poetry-cuda", {})
+    return content_hash({"tool.poetry-cuda": table, "dependencies": deps})
+
+
 def content_hash(relevant: object) -> str:
-    """sha256 over a JSON rendering of the CUDA-relevant parts of pyproject.toml."""
+    """sha256 over a JSON rendering of `relevant` that does not depend on key order."""
     payload = json.dumps(relevant, sort_keys=True, separators=(",", ":"), default=str)
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from typing import Any
 
 from packaging.requirements import InvalidRequirement
@@ -18,6 +19,10 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from poetry_cuda.errors import ConfigError
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 MANAGED_GROUP = "poetry-cuda"
@@ -80,7 +85,7 @@ def _poetry(name: str, value: object, origin: str) -> list[Dependency]:
     return found
 
 
-def _table(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+def _table(data: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     node: Any = data
     for key in keys:
         node = node.get(key, {}) if isinstance(node, dict) else {}
@@ -99,7 +104,7 @@ def _requirements(value: object, origin: str) -> list[object]:
     return value
 
 
-def read_dependencies(pyproject: dict[str, Any]) -> tuple[Dependency, ...]:
+def read_dependencies(pyproject: Mapping[str, Any]) -> tuple[Dependency, ...]:
     """Every dependency the user declared, in file order, duplicates kept."""
     found: list[Dependency] = []
     project = _table(pyproject, "project")

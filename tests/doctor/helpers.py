@@ -18,8 +18,6 @@ import tomlkit
 
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
-from poetry_cuda.locking.lock import recorded_names
-from poetry_cuda.locking.lock import relevant_parts
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
@@ -139,8 +137,7 @@ def write_project(
         system_requirements=tuple(requirements),
         managed_sources=(),
     )
-    relevant = relevant_parts(read_toml(project / "pyproject.toml"), recorded_names(record))
-    record = CudaLock(**{**record.__dict__, "content_hash": lockfile.content_hash(relevant)})
+    record = record.sealed(read_toml(project / "pyproject.toml"))
     (project / lockfile.FILENAME).write_text(record.dumps())
     if poetry_lock is not None:
         document = tomlkit.document()
