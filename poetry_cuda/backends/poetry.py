@@ -29,7 +29,7 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import foreign_entry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
-from poetry_cuda.backends import toml_edit
+from poetry_cuda.backends import pyproject_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
@@ -204,17 +204,17 @@ MARKER = f"# {GROUP_COMMENT}"
 
 
 def _poetry_table(document: TOMLDocument) -> Any:
-    tool = toml_edit.table(document, "tool", "tool")
+    tool = pyproject_edit.table(document, "tool", "tool")
     poetry = tool.get("poetry")
     if poetry is None:
         poetry = tomlkit.table()
         tool["poetry"] = poetry
-    return toml_edit.table(tool, "poetry", "tool.poetry")
+    return pyproject_edit.table(tool, "poetry", "tool.poetry")
 
 
 def _read_poetry(document: TOMLDocument) -> Any:
     """`[tool.poetry]` to read, whatever its layout ({} when absent)."""
-    return toml_edit.mapping(toml_edit.mapping(document, "tool", "tool"), "poetry", "tool.poetry")
+    return pyproject_edit.mapping(pyproject_edit.mapping(document, "tool", "tool"), "poetry", "tool.poetry")
 
 
 def _check_user_pins(poetry: Any, managed: Managed) -> None:
@@ -222,18 +222,18 @@ def _check_user_pins(poetry: Any, managed: Managed) -> None:
     places = [
         (
             "[tool.poetry.dependencies]",
-            toml_edit.mapping(poetry, "dependencies", "tool.poetry.dependencies"),
+            pyproject_edit.mapping(poetry, "dependencies", "tool.poetry.dependencies"),
         )
     ]
-    groups = toml_edit.mapping(poetry, "group", "tool.poetry.group")
+    groups = pyproject_edit.mapping(poetry, "group", "tool.poetry.group")
     for group in groups:
         if group != MANAGED_GROUP:
             where = f"tool.poetry.group.{group}"
-            body = toml_edit.mapping(groups, group, where)
+            body = pyproject_edit.mapping(groups, group, where)
             places.append(
                 (
                     f"[{where}.dependencies]",
-                    toml_edit.mapping(body, "dependencies", f"{where}.dependencies"),
+                    pyproject_edit.mapping(body, "dependencies", f"{where}.dependencies"),
                 )
             )
     chosen = {pin.package: pin.source for pin in managed.pins if pin.source}
@@ -263,7 +263,7 @@ def _is_ours(entry: Any) -> bool:
 
 def _apply_sources(poetry: Any, wanted: dict[str, str], previous: Collection[str]) -> None:
     """Keep every user source; add the managed ones, drop those the plan no longer needs."""
-    current = toml_edit.entries(poetry, "source", SOURCES)
+    current = pyproject_edit.entries(poetry, "source", SOURCES)
     dropped = set()
     for entry in current:
         name = entry.get("name")
@@ -283,11 +283,11 @@ def _apply_sources(poetry: Any, wanted: dict[str, str], previous: Collection[str
     if not dropped and not wanted:
         return
     if isinstance(existing, Array):  # `source = [{ ... }]`: ours are written inline too
-        toml_edit.edit_inline_array(
+        pyproject_edit.edit_inline_array(
             existing,
             lambda entry: entry.get("name") in dropped,
             [
-                f"{{ name = {toml_edit.string(name)}, url = {toml_edit.string(url)}, "
+                f"{{ name = {pyproject_edit.string(name)}, url = {pyproject_edit.string(url)}, "
                 'priority = "explicit" }'
                 for name, url in wanted.items()
             ],
@@ -315,8 +315,8 @@ def _apply_sources(poetry: Any, wanted: dict[str, str], previous: Collection[str
 
 def _managed_group(poetry: Any) -> Any:
     """The managed group, if there is one; a group of that name without the marker is refused."""
-    group = toml_edit.mapping(poetry, "group", "tool.poetry.group").get(MANAGED_GROUP)
-    if group is not None and not toml_edit.has_comment(group, MARKER):
+    group = pyproject_edit.mapping(poetry, "group", "tool.poetry.group").get(MANAGED_GROUP)
+    if group is not None and not pyproject_edit.has_comment(group, MARKER):
         raise ConfigError(
             f"[{GROUP}] is not the group poetry-cuda writes: it lacks the line `{MARKER}`",
             why="poetry-cuda rewrites that group whole on every lock, and would drop "
@@ -338,7 +338,7 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     found = _read_poetry(document)
     _check_user_pins(found, managed)
     group = _managed_group(found)
-    names = {entry.get("name") for entry in toml_edit.entries(found, "source", SOURCES)}
+    names = {entry.get("name") for entry in pyproject_edit.entries(found, "source", SOURCES)}
     if not managed.sources and not managed.pins and group is None and not names & {*previous}:
         return  # nothing of ours to write or remove: the layout is the user's business
     poetry = _poetry_table(document)
@@ -351,7 +351,7 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
             if not groups:
                 del poetry["group"]
         return
-    groups = toml_edit.table(poetry, "group", "tool.poetry.group")
+    groups = pyproject_edit.table(poetry, "group", "tool.poetry.group")
     group = tomlkit.table()
     group.add(tomlkit.comment(GROUP_COMMENT))
     group.add("optional", True)
@@ -376,11 +376,11 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
     reports whatever keeps it from doing so (here, the text is then left as it is).
     """
     try:
-        document = toml_edit.parse(text)
+        document = pyproject_edit.parse(text)
         group = _managed_group(_read_poetry(document))
         if group is None:
             return text
-        dependencies = toml_edit.table(group, "dependencies", f"{GROUP}.dependencies")
+        dependencies = pyproject_edit.table(group, "dependencies", f"{GROUP}.dependencies")
         for pin in pins:
             if pin.package not in dependencies:
                 entry = tomlkit.inline_table()
@@ -388,19 +388,19 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
                     {"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS}
                 )
                 dependencies.add(pin.package, entry)
-        return toml_edit.render(document, GROUP)
-    except (PoetryCudaError, *toml_edit.EDIT_ERRORS):
+        return pyproject_edit.render(document, GROUP)
+    except (PoetryCudaError, *pyproject_edit.EDIT_ERRORS):
         return text
 
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
-    document = toml_edit.parse(text)
+    document = pyproject_edit.parse(text)
     try:
         apply(document, managed, previous)
-    except toml_edit.EDIT_ERRORS as error:
-        raise toml_edit.layout_error("tool.poetry", str(error)) from None
-    result = toml_edit.render(document, "tool.poetry")
+    except pyproject_edit.EDIT_ERRORS as error:
+        raise pyproject_edit.layout_error("tool.poetry", str(error)) from None
+    result = pyproject_edit.render(document, "tool.poetry")
     if result.endswith("\n\n") and not text.endswith("\n\n"):
         result = result.rstrip("\n") + "\n"  # the managed group came last
     if result == text:

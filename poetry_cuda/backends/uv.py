@@ -36,7 +36,7 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import foreign_entry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
-from poetry_cuda.backends import toml_edit
+from poetry_cuda.backends import pyproject_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
@@ -250,7 +250,7 @@ def _is_ours(entry: Any) -> bool:
 
 def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -> None:
     """Keep every user index; add the managed ones, drop those the plan no longer needs."""
-    current = toml_edit.entries(uv, "index", INDEXES)
+    current = pyproject_edit.entries(uv, "index", INDEXES)
     dropped = set()
     for entry in current:
         name = entry.get("name")
@@ -273,7 +273,7 @@ def _apply_indexes(uv: Any, wanted: dict[str, str], previous: Collection[str]) -
     if not dropped and not wanted:
         return
     if isinstance(existing, Array):  # `index = [{ ... }]`: ours are written inline too
-        toml_edit.edit_inline_array(
+        pyproject_edit.edit_inline_array(
             existing,
             lambda entry: entry.get("name") in dropped,
             [
@@ -326,7 +326,7 @@ def _is_managed_source(value: Any, ours: Collection[str]) -> bool:
 def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     pinned = {pin.package: pin.source for pin in managed.pins if pin.source is not None}
     urls = dict(managed.sources)
-    found = toml_edit.mapping(uv, "sources", "tool.uv.sources")
+    found = pyproject_edit.mapping(uv, "sources", "tool.uv.sources")
     for key in list(found):
         name = canonicalize_name(key)
         value = found[key]
@@ -352,7 +352,7 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     if sources is None:
         sources = tomlkit.table()
     for package, index in pinned.items():
-        value = toml_edit.value(
+        value = pyproject_edit.value(
             f"[{{ index = {_string(index)}, marker = {_string(CUDA_PLATFORMS)} }}]"
         )
         key = next((k for k in sources if canonicalize_name(k) == package), package)
@@ -365,9 +365,9 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
 
 def _managed_group(document: TOMLDocument) -> Any:
     """The managed dependency group, if any; one of that name without the marker is refused."""
-    groups = toml_edit.mapping(document, "dependency-groups", "dependency-groups")
+    groups = pyproject_edit.mapping(document, "dependency-groups", "dependency-groups")
     group = groups.get(MANAGED_GROUP)
-    if group is not None and not toml_edit.has_comment(group, GROUP_COMMENT):
+    if group is not None and not pyproject_edit.has_comment(group, GROUP_COMMENT):
         raise ConfigError(
             f"[dependency-groups] {MANAGED_GROUP} is not the group poetry-cuda writes: it lacks "
             f"the line `{GROUP_COMMENT}`",
@@ -394,7 +394,7 @@ def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
     if group is not None and _plain(group) == requirements:
         return
     lines = "".join(f"    {_string(r)},\n" for r in requirements)
-    array = toml_edit.value(f"[\n    {GROUP_COMMENT}\n{lines}]")
+    array = pyproject_edit.value(f"[\n    {GROUP_COMMENT}\n{lines}]")
     groups = document.get("dependency-groups")
     if groups is None:
         groups = tomlkit.table()
@@ -403,7 +403,7 @@ def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
 
 
 def _string(text: str) -> str:
-    return toml_edit.string(text)
+    return pyproject_edit.string(text)
 
 
 def _toml(value: Any) -> str:
@@ -422,16 +422,16 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     """
     wanted = dict(managed.sources)
     group = _managed_group(document)
-    found = toml_edit.mapping(toml_edit.mapping(document, "tool", "tool"), "uv", "tool.uv")
-    indexes = toml_edit.entries(found, "index", INDEXES)
+    found = pyproject_edit.mapping(pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv")
+    indexes = pyproject_edit.entries(found, "index", INDEXES)
     ours = {*wanted, *(entry.get("name") for entry in indexes if _is_ours(entry))}
-    sources = toml_edit.mapping(found, "sources", "tool.uv.sources").values()
+    sources = pyproject_edit.mapping(found, "sources", "tool.uv.sources").values()
     if (
         wanted
         or any(entry.get("name") in previous for entry in indexes)
         or any(_is_managed_source(value, ours) for value in sources)
     ):  # otherwise nothing of ours is there to change, whatever the layout
-        uv = toml_edit.table(toml_edit.table(document, "tool", "tool"), "uv", "tool.uv")
+        uv = pyproject_edit.table(pyproject_edit.table(document, "tool", "tool"), "uv", "tool.uv")
         _apply_indexes(uv, wanted, previous)
         _apply_sources(uv, managed, ours)
     _apply_group(document, managed, group)
@@ -439,12 +439,12 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
-    document = toml_edit.parse(text)
+    document = pyproject_edit.parse(text)
     try:
         apply(document, managed, previous)
-    except toml_edit.EDIT_ERRORS as error:
-        raise toml_edit.layout_error("tool.uv", str(error)) from None
-    result = toml_edit.render(document, "tool.uv")
+    except pyproject_edit.EDIT_ERRORS as error:
+        raise pyproject_edit.layout_error("tool.uv", str(error)) from None
+    result = pyproject_edit.render(document, "tool.uv")
     if text.endswith("\n") and not text.endswith("\n\n"):
         result = result.rstrip("\n") + "\n"  # a table added or dropped at the end leaves a blank
     if result == text:
