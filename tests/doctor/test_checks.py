@@ -25,8 +25,8 @@ from poetry_cuda.planning.targets import Target
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import DriverVersion
-from tests.doctor.helpers import torch_package
-from tests.knowledge import lookup
+from tests.support import knowledge as lookup
+from tests.support.doctor_projects import torch_package
 
 
 KB = load()

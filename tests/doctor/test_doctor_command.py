@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from poetry_cuda.planning.plan import SystemRequirement
-from tests.doctor.helpers import CU124_LIBS
-from tests.doctor.helpers import locked_torch
-from tests.doctor.helpers import make_venv
-from tests.doctor.helpers import torch_dist
-from tests.doctor.helpers import torch_package
-from tests.doctor.helpers import write_project
+from tests.support.doctor_projects import CU124_LIBS
+from tests.support.doctor_projects import locked_torch
+from tests.support.doctor_projects import make_venv
+from tests.support.doctor_projects import torch_dist
+from tests.support.doctor_projects import torch_package
+from tests.support.doctor_projects import write_project
 from tests.support.fake_nvml import GTX_1080_TI
 from tests.support.fake_nvml import RTX_4090
 

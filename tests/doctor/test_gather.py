@@ -15,14 +15,14 @@ from poetry_cuda.doctor import run_checks
 from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.knowledge import load
 from poetry_cuda.planning.plan import SystemRequirement
-from tests.doctor.helpers import CU124_LIBS
-from tests.doctor.helpers import Dist
-from tests.doctor.helpers import locked_torch
-from tests.doctor.helpers import make_venv
-from tests.doctor.helpers import nvidia_dist
-from tests.doctor.helpers import torch_dist
-from tests.doctor.helpers import torch_package
-from tests.doctor.helpers import write_project
+from tests.support.doctor_projects import CU124_LIBS
+from tests.support.doctor_projects import Dist
+from tests.support.doctor_projects import locked_torch
+from tests.support.doctor_projects import make_venv
+from tests.support.doctor_projects import nvidia_dist
+from tests.support.doctor_projects import torch_dist
+from tests.support.doctor_projects import torch_package
+from tests.support.doctor_projects import write_project
 
 
 if TYPE_CHECKING:

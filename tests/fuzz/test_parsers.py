@@ -1,7 +1,7 @@
 """Every parser, on arbitrary and on adversarial input, returns a value or raises poetry-cuda's own
 error (a `ValueError` with its own message, for the version types); round trips are identity.
 
-The plain `st.text()` properties live beside each parser's tests (tests/detect/, test_versions.py);
+The plain `st.text()` properties live beside each parser's tests (tests/host/, test_versions.py);
 these go where text alone rarely reaches: digits of other scripts and superscripts, numbers with
 thousands of digits, nesting deeper than a recursive parser goes, near-valid documents.
 """

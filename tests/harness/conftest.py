@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.harness.tools import Tools
+from tests.support.tools import Tools
 
 
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.harness.client import anchors
-from tests.harness.client import fetch
 from tests.support.catalog import WorldServer
+from tests.support.client import anchors
+from tests.support.client import fetch
 from tests.support.index import JSON_TYPE
 from tests.support.index import Fault
 from tests.support.index import refused_url

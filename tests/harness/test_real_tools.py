@@ -6,19 +6,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.harness.projects import CUDA_PLATFORMS
-from tests.harness.projects import locked_packages
-from tests.harness.projects import registries
-from tests.harness.projects import write_poetry_project
-from tests.harness.projects import write_uv_project
 from tests.support.index import JSON_TYPE
+from tests.support.projects import CUDA_PLATFORMS
+from tests.support.projects import locked_packages
+from tests.support.projects import registries
+from tests.support.projects import write_poetry_project
+from tests.support.projects import write_uv_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.harness.tools import Tools
     from tests.support.catalog import WorldServer
+    from tests.support.tools import Tools
 
 
 pytestmark = pytest.mark.slow

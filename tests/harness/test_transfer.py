@@ -10,21 +10,21 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.harness.projects import locked_packages
-from tests.harness.projects import write_poetry_project
-from tests.harness.projects import write_uv_project
 from tests.support.catalog import MIB
 from tests.support.catalog import PADDED_VARIANT
 from tests.support.catalog import add_padded_torch
+from tests.support.projects import locked_packages
+from tests.support.projects import write_poetry_project
+from tests.support.projects import write_uv_project
 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from tests.harness.tools import Tools
     from tests.support.catalog import World
     from tests.support.catalog import WorldServer
+    from tests.support.tools import Tools
 
 
 pytestmark = pytest.mark.slow

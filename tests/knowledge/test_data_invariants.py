@@ -19,9 +19,9 @@ from packaging.version import Version
 from poetry_cuda.knowledge.model import PLATFORMS
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
-from tests.knowledge.lookup import KB
-from tests.knowledge.lookup import family
-from tests.knowledge.lookup import variant
+from tests.support.knowledge import KB
+from tests.support.knowledge import family
+from tests.support.knowledge import variant
 
 
 if TYPE_CHECKING:

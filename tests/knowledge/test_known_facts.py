@@ -14,10 +14,10 @@ import pytest
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
-from tests.knowledge.lookup import KB
-from tests.knowledge.lookup import family
-from tests.knowledge.lookup import release
-from tests.knowledge.lookup import variant
+from tests.support.knowledge import KB
+from tests.support.knowledge import family
+from tests.support.knowledge import release
+from tests.support.knowledge import variant
 
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.knowledge import lookup
+from tests.support import knowledge as lookup
 
 
 def test_paddle_26_from_pypi_loads_cuda_118_and_cudnn_86() -> None:

@@ -23,8 +23,8 @@ from poetry_cuda.files import TOML_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import read_toml_once
 from tests.conftest import EXAMPLES
-from tests.env.conftest import TORCH
-from tests.env.conftest import make_project
+from tests.cudaenv.conftest import TORCH
+from tests.cudaenv.conftest import make_project
 
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import BIN
 from tests.conftest import EXAMPLES
-from tests.env.conftest import TORCH
-from tests.env.conftest import make_project
+from tests.cudaenv.conftest import TORCH
+from tests.cudaenv.conftest import make_project
 
 
 if TYPE_CHECKING:

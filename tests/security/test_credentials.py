@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.security.projects import lock
-from tests.security.projects import torch_project
+from tests.support.hostile_projects import lock
+from tests.support.hostile_projects import torch_project
 
 
 if TYPE_CHECKING:

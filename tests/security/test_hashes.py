@@ -15,23 +15,23 @@ import pytest
 
 from poetry_cuda.files import read_toml
 from tests.conftest import Cli
-from tests.security.projects import BACKENDS
-from tests.security.projects import install
-from tests.security.projects import lock
-from tests.security.projects import torch_project
 from tests.support.catalog import WorldServer
 from tests.support.hostile import copy_world
 from tests.support.hostile import tamper
 from tests.support.hostile import tamper_in_place
 from tests.support.hostile import torch_wheel
+from tests.support.hostile_projects import BACKENDS
+from tests.support.hostile_projects import install
+from tests.support.hostile_projects import lock
+from tests.support.hostile_projects import torch_project
 
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from tests.security.projects import Backend
     from tests.support.catalog import World
+    from tests.support.hostile_projects import Backend
 
 
 pytestmark = pytest.mark.slow

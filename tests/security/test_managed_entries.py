@@ -17,20 +17,20 @@ import pytest
 
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_toml
-from tests.security.projects import BACKENDS
-from tests.security.projects import PYPI
-from tests.security.projects import lock
-from tests.security.projects import lock_files
-from tests.security.projects import snapshot
-from tests.security.projects import torch_project
+from tests.support.hostile_projects import BACKENDS
+from tests.support.hostile_projects import PYPI
+from tests.support.hostile_projects import lock
+from tests.support.hostile_projects import lock_files
+from tests.support.hostile_projects import snapshot
+from tests.support.hostile_projects import torch_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.conftest import Cli
-    from tests.security.projects import Backend
     from tests.support.catalog import WorldServer
+    from tests.support.hostile_projects import Backend
 
 
 pytestmark = pytest.mark.slow

@@ -14,19 +14,19 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.conftest import BIN
-from tests.env.conftest import PADDLE
-from tests.env.conftest import TORCH
-from tests.env.conftest import Probe
-from tests.env.conftest import add_wheel_library
-from tests.env.conftest import make_project
-from tests.env.conftest import site_packages
+from tests.cudaenv.conftest import PADDLE
+from tests.cudaenv.conftest import TORCH
+from tests.cudaenv.conftest import Probe
+from tests.cudaenv.conftest import add_wheel_library
+from tests.cudaenv.conftest import make_project
+from tests.cudaenv.conftest import site_packages
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.conftest import Cli
-    from tests.env.conftest import Machine
+    from tests.cudaenv.conftest import Machine
 
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fake trees are Linux ones")

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.env.conftest import TORCH
-from tests.env.conftest import add_wheel_library
-from tests.env.conftest import make_project
-from tests.env.conftest import site_packages
+from tests.cudaenv.conftest import TORCH
+from tests.cudaenv.conftest import add_wheel_library
+from tests.cudaenv.conftest import make_project
+from tests.cudaenv.conftest import site_packages
 
 
 if TYPE_CHECKING:
