@@ -214,7 +214,9 @@ def _poetry_table(document: TOMLDocument) -> Any:
 
 def _read_poetry(document: TOMLDocument) -> Any:
     """`[tool.poetry]` to read, whatever its layout ({} when absent)."""
-    return pyproject_edit.mapping(pyproject_edit.mapping(document, "tool", "tool"), "poetry", "tool.poetry")
+    return pyproject_edit.mapping(
+        pyproject_edit.mapping(document, "tool", "tool"), "poetry", "tool.poetry"
+    )
 
 
 def _check_user_pins(poetry: Any, managed: Managed) -> None:

@@ -422,7 +422,9 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     """
     wanted = dict(managed.sources)
     group = _managed_group(document)
-    found = pyproject_edit.mapping(pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv")
+    found = pyproject_edit.mapping(
+        pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv"
+    )
     indexes = pyproject_edit.entries(found, "index", INDEXES)
     ours = {*wanted, *(entry.get("name") for entry in indexes if _is_ours(entry))}
     sources = pyproject_edit.mapping(found, "sources", "tool.uv.sources").values()

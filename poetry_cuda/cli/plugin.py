@@ -171,9 +171,9 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
     from poetry_cuda.errors import PoetryCudaError
-    from poetry_cuda.interrupts import INTERRUPTED_EXIT
-    from poetry_cuda.interrupts import Interrupted
-    from poetry_cuda.interrupts import interruptible
+    from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
+    from poetry_cuda.locking.interrupts import Interrupted
+    from poetry_cuda.locking.interrupts import interruptible
     from poetry_cuda.locking.lock import lock
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import plan_project

@@ -42,9 +42,9 @@ from poetry_cuda.files import encode_like
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import replace_bytes
 from poetry_cuda.files import write_atomic
-from poetry_cuda.interrupts import Interrupted
-from poetry_cuda.interrupts import deferred
-from poetry_cuda.interrupts import held
+from poetry_cuda.locking.interrupts import Interrupted
+from poetry_cuda.locking.interrupts import deferred
+from poetry_cuda.locking.interrupts import held
 
 
 if TYPE_CHECKING:

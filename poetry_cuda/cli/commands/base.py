@@ -21,10 +21,10 @@ from cleo.io.outputs.output import Verbosity
 from poetry_cuda.display import shown
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
-from poetry_cuda.interrupts import INTERRUPTED_EXIT
-from poetry_cuda.interrupts import Interrupted
-from poetry_cuda.interrupts import interruptible
-from poetry_cuda.interrupts import stopping
+from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
+from poetry_cuda.locking.interrupts import Interrupted
+from poetry_cuda.locking.interrupts import interruptible
+from poetry_cuda.locking.interrupts import stopping
 
 
 if TYPE_CHECKING:
