@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 
-from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
@@ -145,15 +144,3 @@ def lockfile_problem(path: Path, marker: str) -> str | None:
     if marker not in read_toml_once(path):
         return f"{path.name} is not a lock file: it has no `{marker}`"
     return None
-
-
-def foreign_entry(kind: str, name: str, url: object) -> ConfigError:
-    """cuda.lock lists `name` as managed, but the entry in pyproject.toml is not poetry-cuda's."""
-    return ConfigError(
-        f"cuda.lock lists {name!r} among its managed-sources, but the {kind} {name!r} "
-        f"(url = {url!r}) in pyproject.toml is not one poetry-cuda writes",
-        why="poetry-cuda removes only the explicit sources whose name and URL it produces "
-        "itself; a cuda.lock alone is no proof, since anyone can commit one",
-        fix=f"if {name!r} is yours, delete cuda.lock (or remove {name!r} from its "
-        "managed-sources) and lock again; poetry-cuda then leaves it alone",
-    )

@@ -1,5 +1,10 @@
 """Editing pyproject.toml in place, in the shapes it is written in, without ever breaking it.
 
+Both backends edit through this layer: `rewrite` drives one edit, `apply_indexes` keeps
+the named explicit indexes poetry-cuda writes (Poetry's sources, uv's indexes), and the
+conflicts a user's own entries cause are worded once (`own_source_conflict`,
+`foreign_group`).
+
 tomlkit keeps every byte it is not asked to change, but it mis-writes some edits: a table
 added inside an inline table raises, a table added to an inline array gives invalid TOML,
 a table added under dotted keys lands elsewhere. So the backends edit only standard
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -27,10 +33,12 @@ from tomlkit.items import Table
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
+from poetry_cuda.locking.managed import is_our_source
 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Collection
     from collections.abc import Iterator
 
     from tomlkit.toml_document import TOMLDocument
@@ -38,6 +46,170 @@ if TYPE_CHECKING:
 
 # tomlkit raises ValueError where an edit cannot be expressed in the document's layout.
 EDIT_ERRORS = (tomlkit.exceptions.TOMLKitError, ValueError)
+
+
+def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str:
+    """pyproject.toml's `text` after `apply` edited its document; `text` if nothing changed.
+
+    `where` names the table the edits belong to, for the message when a layout is refused.
+    """
+    document = parse(text)
+    try:
+        apply(document)
+    except EDIT_ERRORS as error:
+        raise layout_error(where, str(error)) from None
+    result = render(document, where)
+    if result.endswith("\n\n") and not text.endswith("\n\n"):
+        result = result.rstrip("\n") + "\n"  # a table added or dropped at the end leaves a blank
+    if result == text:
+        return text
+    # Only layout changed (tomlkit's own spelling of what was there): keep the user's bytes.
+    return text if tomlkit.parse(result) == tomlkit.parse(text) else result
+
+
+@dataclass(frozen=True)
+class IndexShape:
+    """How one package manager spells the named, explicit index poetry-cuda writes."""
+
+    where: str  # the array of tables: "tool.poetry.source", "tool.uv.index"
+    noun: str  # what the manager calls one: "source", "index"
+    flag: str  # the key that makes it explicit: `priority = "explicit"`, `explicit = true`
+    explicit: str | bool
+    blank_after: bool = False  # end each added table with a blank line
+
+    def fields(self, name: str, url: str) -> dict[str, str | bool]:
+        return {"name": name, "url": url, self.flag: self.explicit}
+
+    def is_explicit(self, entry: Any) -> bool:
+        found = entry.get(self.flag)
+        if isinstance(self.explicit, bool):
+            return found is self.explicit  # `explicit = 1` is no boolean
+        return isinstance(found, str) and found == self.explicit
+
+    def is_ours(self, entry: Any) -> bool:
+        """An entry exactly as poetry-cuda writes it (its own name and URL, explicit)."""
+        return is_our_source(entry.get("name"), entry.get("url")) and self.is_explicit(entry)
+
+
+def apply_indexes(
+    parent: Any, key: str, shape: IndexShape, wanted: dict[str, str], previous: Collection[str]
+) -> None:
+    """Keep every user index; add the managed ones, drop those the plan no longer needs.
+
+    `wanted` maps each index the plan uses to its URL; `previous` names the indexes an
+    earlier lock managed (cuda.lock's managed-sources).
+    """
+    current = entries(parent, key, shape.where)
+    wanted = dict(wanted)
+    dropped = set()
+    for entry in current:
+        name = entry.get("name")
+        if name in wanted:
+            if not shape.is_ours(entry):
+                explicit = "" if shape.is_explicit(entry) else ", not explicit"
+                raise ConfigError(
+                    f"[[{shape.where}]] {name!r} already exists with url = "
+                    f"{entry.get('url')!r}{explicit}",
+                    why=f"poetry-cuda needs {name!r} to be the explicit {shape.noun} "
+                    f"{wanted[name]}",
+                    fix=f"rename or remove your {shape.noun} {name!r}",
+                )
+            del wanted[name]
+        elif name in previous:
+            if not shape.is_ours(entry):
+                raise foreign_entry(f"[[{shape.where}]]", name, entry.get("url"))
+            dropped.add(name)  # an index an earlier plan needed and this one does not
+    existing = parent.get(key)
+    if not dropped and not wanted:
+        return
+    if isinstance(existing, Array):  # `key = [{ ... }]`: ours are written inline too
+        edit_inline_array(
+            existing,
+            lambda entry: entry.get("name") in dropped,
+            [_inline(shape.fields(name, url)) for name, url in wanted.items()],
+        )
+        if not existing:
+            del parent[key]
+        return
+    kept = [entry for entry in current if entry.get("name") not in dropped]
+    for name, url in wanted.items():
+        table = tomlkit.table()
+        table.update(shape.fields(name, url))
+        if shape.blank_after:
+            table.add(tomlkit.nl())
+        if kept and not kept[-1].as_string().endswith("\n\n"):
+            table.trivia.indent = "\n"  # a blank line after the entry before it
+        kept.append(table)
+    if existing is not None:
+        existing.clear()
+        existing.extend(kept)
+        if not kept:
+            del parent[key]
+    elif kept:
+        created = tomlkit.aot()
+        created.extend(kept)
+        parent[key] = created
+
+
+def _inline(fields: dict[str, str | bool]) -> str:
+    return (
+        "{ " + ", ".join(f"{k} = {tomlkit.item(v).as_string()}" for k, v in fields.items()) + " }"
+    )
+
+
+def foreign_entry(kind: str, name: str, url: object) -> ConfigError:
+    """cuda.lock lists `name` as managed, but the entry in pyproject.toml is not poetry-cuda's."""
+    return ConfigError(
+        f"cuda.lock lists {name!r} among its managed-sources, but the {kind} {name!r} "
+        f"(url = {url!r}) in pyproject.toml is not one poetry-cuda writes",
+        why="poetry-cuda removes only the explicit sources whose name and URL it produces "
+        "itself; a cuda.lock alone is no proof, since anyone can commit one",
+        fix=f"if {name!r} is yours, delete cuda.lock (or remove {name!r} from its "
+        "managed-sources) and lock again; poetry-cuda then leaves it alone",
+    )
+
+
+def own_source_conflict(
+    where: str, written: str, package: str, index: str, url: str
+) -> ConfigError:
+    """The user pinned a package the plan puts on one of poetry-cuda's indexes elsewhere."""
+    return ConfigError(
+        f"{where}: {written} is your own source, but the plan puts {package} on {index!r} ({url})",
+        why="poetry-cuda pins CUDA-flavoured packages to the chosen index itself, and will not "
+        "override a source you set",
+        fix=f"remove that source from {package} (poetry-cuda manages it), or remove the "
+        'package\'s CUDA choice with cuda = "cpu"',
+    )
+
+
+def foreign_group(where: str, marker: str, delete: str) -> ConfigError:
+    """A group of the managed group's name that does not carry poetry-cuda's marker line."""
+    return ConfigError(
+        f"{where} is not the group poetry-cuda writes: it lacks the line `{marker}`",
+        why="poetry-cuda rewrites that group whole on every lock, and would drop what you put "
+        "in it",
+        fix=f"move your dependencies to a group of another name and {delete}; poetry-cuda "
+        "then writes its own",
+    )
+
+
+def remove(parent: Any, key: str, name: str) -> None:
+    """Delete `parent[key][name]`, and `parent[key]` with it once nothing else is left there."""
+    container = parent[key]
+    del container[name]
+    if not container:
+        del parent[key]
+
+
+def plain(value: Any) -> Any:
+    """A tomlkit item as plain Python data (lists, dicts, strings)."""
+    return value.unwrap() if hasattr(value, "unwrap") else value
+
+
+def shown(value: object, *, limit: int | None = 60) -> str:
+    """A value as the user wrote it, cut to `limit` characters (None: whole)."""
+    text = value.as_string() if hasattr(value, "as_string") else repr(value)
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
 def parse(text: str) -> TOMLDocument:
@@ -76,7 +248,7 @@ def table(parent: Any, key: str, where: str, *, create: bool = True) -> Any:
         raise layout_error(where, f"{key} = {{ ... }} is an inline table")
     elif not isinstance(found, (Table, OutOfOrderTableProxy)):
         raise ConfigError(
-            f"pyproject.toml: {where} must be a table, not {_show(found)}",
+            f"pyproject.toml: {where} must be a table, not {shown(found)}",
             fix=f"write it as a [{where}] table",
         )
     return found
@@ -89,7 +261,7 @@ def mapping(parent: Any, key: str, where: str) -> Any:
         return {}
     if not isinstance(found, dict):
         raise ConfigError(
-            f"pyproject.toml: {where} must be a table, not {_show(found)}",
+            f"pyproject.toml: {where} must be a table, not {shown(found)}",
             fix=f"write it as a [{where}] table of `name = value` lines",
         )
     return found
@@ -102,7 +274,7 @@ def entries(parent: Any, key: str, where: str) -> list[Any]:
         return []
     if not isinstance(found, (AoT, Array)) or not all(isinstance(e, dict) for e in found):
         raise ConfigError(
-            f"pyproject.toml: {where} must be an array of tables, not {_show(found)}",
+            f"pyproject.toml: {where} must be an array of tables, not {shown(found)}",
             fix=f"write each entry as a [[{where}]] table",
         )
     return list(found)
@@ -173,8 +345,3 @@ def _pruned(value: Any) -> Any:
     if isinstance(value, list):
         return [_pruned(item) for item in value]
     return value
-
-
-def _show(found: object) -> str:
-    shown = found.as_string() if hasattr(found, "as_string") else repr(found)
-    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -117,7 +117,7 @@ def _before_add(
     project = _managed_project(application, command_event.command.name, "add")
     if project is None:
         return
-    from poetry_cuda.backends.poetry import add_pins
+    from poetry_cuda.backends.poetry_config import add_pins
     from poetry_cuda.cli.hooks import requested_pins
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.files import read_text

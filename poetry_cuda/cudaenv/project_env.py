@@ -63,18 +63,6 @@ def project_cuda(cuda_lock: CudaLock) -> CudaVersion | None:
         return None
 
 
-def find_venv(project: Path, backend_name: str, environ: Mapping[str, str]) -> Path | None:
-    from poetry_cuda.backends import BACKENDS
-    from poetry_cuda.backends import load
-
-    if backend_name in BACKENDS:
-        return load(backend_name).environment(project, environ)
-    # uv's rules: UV_PROJECT_ENVIRONMENT, else the project's .venv.
-    configured = environ.get("UV_PROJECT_ENVIRONMENT")
-    venv = (project / configured) if configured else project / ".venv"
-    return venv if venv.is_dir() else None
-
-
 def _os_name() -> OperatingSystem:
     from poetry_cuda.host.detect import host_os
 
@@ -138,7 +126,7 @@ def project_environment(
 
     With `toolkit = "wheels"` this builds ``<venv>/cuda`` unless `build_tree` is False.
     """
-    from poetry_cuda.backends import choose
+    from poetry_cuda import backends
 
     environ = os.environ if environ is None else environ
     project = find_project(start)
@@ -154,7 +142,8 @@ def project_environment(
         )
     cuda_lock = lockfile.read(lock_path)
     os_name = _os_name()
-    venv = find_venv(project, choose(settings.backend, project, pyproject), environ)
+    backend = backends.load(backends.choose(settings.backend, project, pyproject))
+    venv = backend.environment(project, environ)
     sites = [] if venv is None else site_packages(venv, os_name)
     wheel_libraries = [folder for site in sites for folder in library_folders(site, os_name)]
     cuda = project_cuda(cuda_lock)

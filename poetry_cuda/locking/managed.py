@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 
 CUDA_PLATFORMS = "sys_platform == 'linux' or sys_platform == 'win32'"
-GROUP_COMMENT = "Managed by poetry-cuda: `poetry cuda lock` rewrites this group."
 MIRROR_INFIX = "-mirror-"
 
 
@@ -91,3 +90,12 @@ def is_our_source(name: object, url: object) -> bool:
         elif family.index_url(variant) == url:
             return True
     return False
+
+
+def group_marker(command: str) -> str:
+    """The comment line that marks the managed group as poetry-cuda's.
+
+    `command` is how the project's users run poetry-cuda (``poetry cuda``, ``poetry-cuda``),
+    so the line tells them what rewrites the group. A group without it is the user's.
+    """
+    return f"# Managed by poetry-cuda: `{command} lock` rewrites this group."

@@ -18,8 +18,8 @@ from poetry_cuda.backends.uv import check_version
 from poetry_cuda.backends.uv import default_index
 from poetry_cuda.backends.uv import environment
 from poetry_cuda.backends.uv import find_uv
-from poetry_cuda.backends.uv import rewrite
 from poetry_cuda.backends.uv import run_lock
+from poetry_cuda.backends.uv_config import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError

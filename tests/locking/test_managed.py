@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from poetry_cuda.backends.poetry import add_pins
-from poetry_cuda.backends.poetry import rewrite
+from poetry_cuda.backends.poetry_config import add_pins
+from poetry_cuda.backends.poetry_config import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.locking.managed import Managed

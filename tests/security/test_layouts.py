@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends import poetry
-from poetry_cuda.backends import uv
+from poetry_cuda.backends import poetry_config
+from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.locking.managed import Managed
@@ -77,8 +77,8 @@ UV_LAYOUTS = {
     "index-string": HEAD + '\n[tool.uv]\nindex = "internal"\n',
 }
 BACKENDS: dict[str, tuple[Callable[..., str], dict[str, str]]] = {
-    "poetry": (poetry.rewrite, POETRY_LAYOUTS),
-    "uv": (uv.rewrite, UV_LAYOUTS),
+    "poetry": (poetry_config.rewrite, POETRY_LAYOUTS),
+    "uv": (uv_config.rewrite, UV_LAYOUTS),
 }
 CASES = [
     (backend, layout, plan, previous)

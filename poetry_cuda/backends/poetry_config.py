@@ -1,0 +1,164 @@
+"""Poetry's configuration in pyproject.toml, as poetry-cuda writes it.
+
+poetry-cuda owns exactly two things there: the explicit `[[tool.poetry.source]]`
+entries it lists in cuda.lock, and the optional group `[tool.poetry.group.poetry-cuda]`
+that pins each CUDA-flavoured package to its source (on Linux and Windows; other
+platforms keep PyPI). Everything else keeps its bytes: the document is edited with
+tomlkit, and an unchanged plan gives an unchanged file.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+import tomlkit
+
+from poetry_cuda.backends import pyproject_edit
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.locking.managed import CUDA_PLATFORMS
+from poetry_cuda.locking.managed import group_marker
+from poetry_cuda.request.dependencies import MANAGED_GROUP
+
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+    from collections.abc import Iterable
+
+    from tomlkit.toml_document import TOMLDocument
+
+    from poetry_cuda.locking.managed import Managed
+    from poetry_cuda.locking.managed import Pin
+
+
+SOURCES = "tool.poetry.source"
+SOURCE = pyproject_edit.IndexShape(SOURCES, "source", "priority", "explicit")
+GROUP = f"tool.poetry.group.{MANAGED_GROUP}"
+MARKER = group_marker("poetry cuda")
+
+
+def _poetry_table(document: TOMLDocument) -> Any:
+    tool = pyproject_edit.table(document, "tool", "tool")
+    poetry = tool.get("poetry")
+    if poetry is None:
+        poetry = tomlkit.table()
+        tool["poetry"] = poetry
+    return pyproject_edit.table(tool, "poetry", "tool.poetry")
+
+
+def _read_poetry(document: TOMLDocument) -> Any:
+    """`[tool.poetry]` to read, whatever its layout ({} when absent)."""
+    return pyproject_edit.mapping(
+        pyproject_edit.mapping(document, "tool", "tool"), "poetry", "tool.poetry"
+    )
+
+
+def _check_user_pins(poetry: Any, managed: Managed) -> None:
+    """A user's own `source = ...` for a managed package is a conflict, not ours to change."""
+    places = [
+        (
+            "[tool.poetry.dependencies]",
+            pyproject_edit.mapping(poetry, "dependencies", "tool.poetry.dependencies"),
+        )
+    ]
+    groups = pyproject_edit.mapping(poetry, "group", "tool.poetry.group")
+    for group in groups:
+        if group != MANAGED_GROUP:
+            where = f"tool.poetry.group.{group}"
+            body = pyproject_edit.mapping(groups, group, where)
+            places.append(
+                (
+                    f"[{where}.dependencies]",
+                    pyproject_edit.mapping(body, "dependencies", f"{where}.dependencies"),
+                )
+            )
+    chosen = {pin.package: pin.source for pin in managed.pins if pin.source}
+    urls = dict(managed.sources)
+    for origin, dependencies in places:
+        for name, value in dependencies.items():
+            entries = value if isinstance(value, list) else [value]
+            for entry in entries:
+                source = entry.get("source") if isinstance(entry, dict) else None
+                wanted = chosen.get(name.lower())
+                if source and wanted and source != wanted:
+                    raise pyproject_edit.own_source_conflict(
+                        origin, f"{name} (source = {source!r})", name, wanted, urls[wanted]
+                    )
+
+
+def _managed_group(poetry: Any) -> Any:
+    """The managed group, if there is one; a group of that name without the marker is refused."""
+    group = pyproject_edit.mapping(poetry, "group", "tool.poetry.group").get(MANAGED_GROUP)
+    if group is not None and not pyproject_edit.has_comment(group, MARKER):
+        raise pyproject_edit.foreign_group(f"[{GROUP}]", MARKER, f"delete [{GROUP}]")
+    return group
+
+
+def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+    """Rewrite the managed entries of `document` in place.
+
+    A source is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
+    name and URL poetry-cuda produces (`is_our_source`); the group only with its marker
+    comment. `previous` (cuda.lock's managed-sources) says which of ours to drop when the
+    plan no longer needs them; any other entry it or the plan names is a conflict.
+    """
+    found = _read_poetry(document)
+    _check_user_pins(found, managed)
+    group = _managed_group(found)
+    names = {entry.get("name") for entry in pyproject_edit.entries(found, "source", SOURCES)}
+    if not managed.sources and not managed.pins and group is None and not names & {*previous}:
+        return  # nothing of ours to write or remove: the layout is the user's business
+    poetry = _poetry_table(document)
+    pyproject_edit.apply_indexes(poetry, "source", SOURCE, dict(managed.sources), previous)
+
+    if not managed.pins:
+        if group is not None:
+            pyproject_edit.remove(poetry, "group", MANAGED_GROUP)
+        return
+    groups = pyproject_edit.table(poetry, "group", "tool.poetry.group")
+    group = tomlkit.table()
+    group.add(tomlkit.comment(MARKER.removeprefix("# ")))
+    group.add("optional", True)
+    dependencies = tomlkit.table()
+    for pin in managed.pins:
+        entry = tomlkit.inline_table()
+        entry["version"] = pin.version
+        if pin.source is not None:
+            entry["source"] = pin.source
+        entry["markers"] = CUDA_PLATFORMS
+        dependencies.add(pin.package, entry)
+    dependencies.add(tomlkit.nl())  # a blank line before whatever table follows
+    group.add("dependencies", dependencies)
+    groups[MANAGED_GROUP] = group
+
+
+def add_pins(text: str, pins: Iterable[Pin]) -> str:
+    """pyproject.toml's text with `pins` added to the managed group, the rest untouched.
+
+    Used before `poetry add`, so the package is resolved and installed from its family's
+    source at once; the lock that follows rewrites the whole group from the plan, and
+    reports whatever keeps it from doing so (here, the text is then left as it is).
+    """
+    try:
+        document = pyproject_edit.parse(text)
+        group = _managed_group(_read_poetry(document))
+        if group is None:
+            return text
+        dependencies = pyproject_edit.table(group, "dependencies", f"{GROUP}.dependencies")
+        for pin in pins:
+            if pin.package not in dependencies:
+                entry = tomlkit.inline_table()
+                entry.update(
+                    {"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS}
+                )
+                dependencies.add(pin.package, entry)
+        return pyproject_edit.render(document, GROUP)
+    except (PoetryCudaError, *pyproject_edit.EDIT_ERRORS):
+        return text
+
+
+def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+    """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
+    return pyproject_edit.rewrite(
+        text, "tool.poetry", lambda document: apply(document, managed, previous)
+    )

@@ -1,0 +1,167 @@
+"""uv's configuration in pyproject.toml, as poetry-cuda writes it.
+
+uv has no plugin API, so poetry-cuda writes what uv's PyTorch guide has a user write.
+It owns three kinds of entries:
+
+- the `[[tool.uv.index]]` entries it lists in cuda.lock, each `explicit = true`, so
+  uv takes only the packages pinned to them from them;
+- the `[tool.uv.sources]` entries that pin each CUDA-flavoured package to its index on
+  Linux and Windows (other platforms keep the default index, PyPI);
+- the dependency group `[dependency-groups] poetry-cuda`, because uv applies a source
+  only to the packages the project itself requires: without it torch under torchvision
+  would come from PyPI. uv installs only its `default-groups` (`dev` unless set), so
+  the group changes what is locked, not what `uv sync` installs.
+
+Everything else keeps its bytes, and an unchanged plan gives an unchanged file.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+import tomlkit
+
+from packaging.utils import canonicalize_name
+
+from poetry_cuda.backends import pyproject_edit
+from poetry_cuda.locking.managed import CUDA_PLATFORMS
+from poetry_cuda.locking.managed import group_marker
+from poetry_cuda.request.dependencies import MANAGED_GROUP
+
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from tomlkit.toml_document import TOMLDocument
+
+    from poetry_cuda.locking.managed import Managed
+
+
+INDEXES = "tool.uv.index"
+INDEX = pyproject_edit.IndexShape(INDEXES, "index", "explicit", True, blank_after=True)
+GROUP_COMMENT = group_marker("poetry-cuda")
+
+
+def _is_managed_source(value: Any, ours: Collection[str]) -> bool:
+    """A `[tool.uv.sources]` value poetry-cuda wrote: one of our indexes, on the CUDA platforms.
+
+    `ours` are the indexes pyproject.toml itself shows to be poetry-cuda's.
+    """
+    value = pyproject_edit.plain(value)
+    return (
+        isinstance(value, list)
+        and len(value) == 1
+        and isinstance(value[0], dict)
+        and set(value[0]) == {"index", "marker"}
+        and value[0]["marker"] == CUDA_PLATFORMS
+        and value[0]["index"] in ours
+    )
+
+
+def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
+    pinned = {pin.package: pin.source for pin in managed.pins if pin.source is not None}
+    urls = dict(managed.sources)
+    found = pyproject_edit.mapping(uv, "sources", "tool.uv.sources")
+    for key in list(found):
+        name = canonicalize_name(key)
+        value = found[key]
+        if _is_managed_source(value, ours):
+            if name not in pinned:
+                del uv["sources"][key]  # a package an earlier plan pinned and this one does not
+        elif name in pinned:
+            wanted = pinned[name]
+            raise pyproject_edit.own_source_conflict(
+                "[tool.uv.sources]",
+                f"{key} = {pyproject_edit.shown(value, limit=None)}",
+                name,
+                wanted,
+                urls[wanted],
+            )
+    sources = uv.get("sources")
+    if not pinned:
+        if sources is not None and not sources:
+            del uv["sources"]
+        return
+    created = sources is None
+    if sources is None:
+        sources = tomlkit.table()
+    for package, index in pinned.items():
+        value = pyproject_edit.value(
+            f"[{{ index = {pyproject_edit.string(index)}, marker = {pyproject_edit.string(CUDA_PLATFORMS)} }}]"
+        )
+        key = next((k for k in sources if canonicalize_name(k) == package), package)
+        if pyproject_edit.plain(sources.get(key)) != pyproject_edit.plain(value):
+            sources[key] = value
+    if created:
+        sources.add(tomlkit.nl())
+        uv["sources"] = sources
+
+
+def _managed_group(document: TOMLDocument) -> Any:
+    """The managed dependency group, if any; one of that name without the marker is refused."""
+    groups = pyproject_edit.mapping(document, "dependency-groups", "dependency-groups")
+    group = groups.get(MANAGED_GROUP)
+    if group is not None and not pyproject_edit.has_comment(group, GROUP_COMMENT):
+        raise pyproject_edit.foreign_group(
+            f"[dependency-groups] {MANAGED_GROUP}",
+            GROUP_COMMENT,
+            f"delete {MANAGED_GROUP} from [dependency-groups]",
+        )
+    return group
+
+
+def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
+    if not managed.pins:
+        if group is not None:
+            pyproject_edit.remove(document, "dependency-groups", MANAGED_GROUP)
+        return
+    requirements = [
+        f"{pin.package}{'' if pin.version == '*' else pin.version}; {CUDA_PLATFORMS}"
+        for pin in managed.pins
+    ]
+    if group is not None and pyproject_edit.plain(group) == requirements:
+        return
+    lines = "".join(f"    {pyproject_edit.string(r)},\n" for r in requirements)
+    array = pyproject_edit.value(f"[\n    {GROUP_COMMENT}\n{lines}]")
+    groups = document.get("dependency-groups")
+    if groups is None:
+        groups = tomlkit.table()
+        document["dependency-groups"] = groups
+    groups[MANAGED_GROUP] = array
+
+
+def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+    """Rewrite the managed entries of `document` in place.
+
+    An index is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
+    name and URL poetry-cuda produces (`is_our_source`); a source only when it pins a
+    package to such an index on the CUDA platforms, as poetry-cuda writes it; the group
+    only with its marker comment. `previous` (cuda.lock's managed-sources) says which
+    indexes of ours to drop when the plan no longer needs them; any other entry it or the
+    plan names is a conflict.
+    """
+    wanted = dict(managed.sources)
+    group = _managed_group(document)
+    found = pyproject_edit.mapping(
+        pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv"
+    )
+    indexes = pyproject_edit.entries(found, "index", INDEXES)
+    ours = {*wanted, *(entry.get("name") for entry in indexes if INDEX.is_ours(entry))}
+    sources = pyproject_edit.mapping(found, "sources", "tool.uv.sources").values()
+    if (
+        wanted
+        or any(entry.get("name") in previous for entry in indexes)
+        or any(_is_managed_source(value, ours) for value in sources)
+    ):  # otherwise nothing of ours is there to change, whatever the layout
+        uv = pyproject_edit.table(pyproject_edit.table(document, "tool", "tool"), "uv", "tool.uv")
+        pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous)
+        _apply_sources(uv, managed, ours)
+    _apply_group(document, managed, group)
+
+
+def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+    """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
+    return pyproject_edit.rewrite(
+        text, "tool.uv", lambda document: apply(document, managed, previous)
+    )
