@@ -73,6 +73,10 @@ class Backend(Protocol):
         """
         ...
 
+    def check_pyproject(self, project: Path) -> None:
+        """Raise ConfigError when the manager cannot read the project's pyproject.toml as it is."""
+        ...
+
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         """Make the lock file resolvable after the sources in `dropped` were removed."""
         ...
@@ -100,6 +104,26 @@ def choose(setting: str, project: Path, pyproject: Mapping[str, Any]) -> str:
         return setting
     uses_uv = (project / "uv.lock").exists() or "uv" in pyproject.get("tool", {})
     return "uv" if uses_uv else "poetry"
+
+
+def for_project(
+    setting: str, project: Path, pyproject: Mapping[str, Any], *, inside_poetry: str | None
+) -> Backend:
+    """The backend that locks `project`, chosen once per run.
+
+    `inside_poetry` names the Poetry command that runs poetry-cuda (``poetry cuda lock``,
+    ``poetry add``), if one does: there, `backend = "auto"` does not pick uv on its own.
+    """
+    name = choose(setting, project, pyproject)
+    if name == "uv" and setting == "auto" and inside_poetry is not None:
+        raise UsageError(
+            f"`{inside_poetry}` found a uv project (uv.lock or [tool.uv]) and will not "
+            "guess which package manager to lock with",
+            why='backend = "auto" picks uv here, but this command runs inside Poetry',
+            fix='run `poetry-cuda lock` to lock with uv, or set backend = "uv" or '
+            'backend = "poetry" in [tool.poetry-cuda]',
+        )
+    return load(name)
 
 
 def load(name: str) -> Backend:

@@ -21,9 +21,11 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import poetry_config
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
+from poetry_cuda.files import starts_with_bom
 from poetry_cuda.files import write_toml_atomic
 
 
@@ -37,6 +39,16 @@ class PoetryBackend:
     lockfile = "poetry.lock"
 
     rewrite = staticmethod(poetry_config.rewrite)
+
+    def check_pyproject(self, project: Path) -> None:
+        if starts_with_bom(project / "pyproject.toml"):
+            raise ConfigError(
+                "pyproject.toml starts with a UTF-8 byte order mark (BOM)",
+                why="Poetry cannot read a pyproject.toml that starts with a BOM, so it could not "
+                "lock what poetry-cuda writes (uv can)",
+                fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
+                "'UTF-8 with BOM')",
+            )
 
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         forget_sources(project / self.lockfile, dropped)

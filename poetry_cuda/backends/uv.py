@@ -48,6 +48,9 @@ class UvBackend:
 
     rewrite = staticmethod(uv_config.rewrite)
 
+    def check_pyproject(self, project: Path) -> None:
+        return  # uv reads every pyproject.toml poetry-cuda can (a BOM included)
+
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         # uv notices on its own that an index left pyproject.toml and resolves the
         # packages locked from it anew; every other package keeps its version.

@@ -170,7 +170,9 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
     if run.edits is not None:
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
+    from poetry_cuda import backends
     from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.knowledge import load
     from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
     from poetry_cuda.locking.interrupts import Interrupted
     from poetry_cuda.locking.interrupts import interruptible
@@ -180,13 +182,12 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
 
     try:
         with interruptible():
-            outcome = lock(
-                plan_project(project, Options()),
-                regenerate=False,
-                check=False,
-                dry_run=False,
-                notify=partial(_say, io),
+            # The same guards as `poetry cuda lock`: inside Poetry, uv only when configured.
+            planned = plan_project(project, Options(), load())
+            backend = backends.for_project(
+                planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"
             )
+            outcome = lock(planned, backend, regenerate=False, notify=partial(_say, io))
     except PoetryCudaError as error:
         io.write_error_line(f"<error>poetry-cuda: {shown(error.what)}</error>")
         terminate.set_exit_code(error.exit_code)

@@ -23,7 +23,7 @@ from poetry_cuda.cudaenv.tree import site_packages
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
-from poetry_cuda.planning.planner import find_project
+from poetry_cuda.request.project import find_project
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.versions import CudaVersion
 

@@ -1,8 +1,9 @@
 """`doctor`: check the host, the locks, the installed environment and the system
 libraries against each other, and say how to fix each problem.
 
-Gathering (`facts.gather`) is the only I/O; every check is a pure function from those facts
-to `Finding`s, and all findings are collected before anything is printed.
+Gathering (`facts.gather`) and `--deep` (`deep_checks`) are the only I/O; every check
+is a pure function from those facts to `Finding`s, and all findings are collected
+before anything is printed.
 """
 
 from __future__ import annotations
@@ -23,10 +24,20 @@ from poetry_cuda.doctor.system import check_system
 
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from poetry_cuda.knowledge.model import KnowledgeBase
 
 
-__all__ = ["Facts", "Finding", "exit_code", "gather", "report_json", "run_checks"]
+__all__ = [
+    "Facts",
+    "Finding",
+    "deep_checks",
+    "exit_code",
+    "gather",
+    "report_json",
+    "run_checks",
+]
 
 
 def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
@@ -53,3 +64,19 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
             cuda_lock.system_requirements, facts.target, facts.libraries, facts.environment
         )
     return findings
+
+
+def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
+    """`--deep`: import the locked packages with the environment's Python, in a time limit."""
+    from poetry_cuda.doctor.deep import deep_findings
+    from poetry_cuda.doctor.deep import modules
+    from poetry_cuda.doctor.deep import probe
+    from poetry_cuda.doctor.environment import install_command
+
+    cuda_lock = facts.locks.cuda_lock
+    python = facts.environment.python() if facts.environment is not None else None
+    if cuda_lock is None or python is None:
+        return []
+    names = modules(cuda_lock.packages)
+    report = probe(python, names, environ=environ) if names else {}
+    return deep_findings(report, cuda_lock.packages, install_command(facts.locks.backend))

@@ -28,6 +28,7 @@ from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.targets import settle
+from poetry_cuda.request.project import nearest_project
 
 
 if TYPE_CHECKING:
@@ -53,13 +54,6 @@ class Facts:
     # Where the shell's CUDA variables contradict the project's; None: not computed
     # (no cuda.lock, or a requirement no installed toolkit meets, reported on its own).
     shell: tuple[Contradiction, ...] | None = None
-
-
-def find_project(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / "pyproject.toml").is_file():
-            return folder
-    return None
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -120,7 +114,7 @@ def gather(
         driver_override=env.get(DRIVER_ENV) or None, environ=env, timeout=timeout, paths=where
     )
     target, _ = settle(profile, kb.nvidia)
-    project = find_project(start)
+    project = nearest_project(start)
     locks = read_locks(project)
     environment = find_environment(project, locks.backend, env)
     recorded = locks.cuda_lock.system_requirements if locks.cuda_lock else ()

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.families import make_plan
@@ -18,6 +17,7 @@ from poetry_cuda.planning.targets import distinct
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.planning.toolkit_wheels import additions as toolkit_additions
 from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.project import find_project
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Settings
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.host.profiles import HostProfile
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.targets import Target
 
@@ -48,23 +50,14 @@ class Options:
 
 @dataclass(frozen=True)
 class Planned:
+    """A project with the plan made for it, and everything the plan was made from."""
+
     project: Path
     pyproject: dict[str, Any]
     settings: Settings
     targets: tuple[Target, ...]
     plan: Plan
-
-
-def find_project(start: Path) -> Path:
-    """The nearest folder at or above `start` that holds a pyproject.toml."""
-    for folder in (start, *start.parents):
-        if (folder / "pyproject.toml").is_file():
-            return folder
-    raise ConfigError(
-        f"no pyproject.toml in {start} or any folder above it",
-        why="poetry-cuda plans for a Python project",
-        fix="run the command inside a project, or pass --directory / --project",
-    )
+    kb: KnowledgeBase
 
 
 def apply_options(settings: Settings, options: Options) -> Settings:
@@ -93,12 +86,11 @@ def load_targets(
     settings: Settings,
     options: Sequence[str],
     environ: Mapping[str, str],
+    nvidia: Nvidia,
     *,
     collapse: bool = True,
 ) -> tuple[tuple[Target, ...], list[str]]:
     """The settled targets and their warnings; `collapse`: one target per set of facts."""
-    from poetry_cuda.knowledge import load
-
     profiles = collect(
         project=project,
         options=options,
@@ -106,7 +98,6 @@ def load_targets(
         configured=settings.targets,
         detect=lambda: detect_this_machine(environ),
     )
-    nvidia = load().nvidia
     settled = [settle(profile, nvidia) for profile in profiles]
     targets = tuple(target for target, _ in settled)
     if collapse:
@@ -117,21 +108,19 @@ def load_targets(
 
 
 def plan_project(
-    start: Path, options: Options, environ: Mapping[str, str] | None = None
+    start: Path, options: Options, kb: KnowledgeBase, environ: Mapping[str, str] | None = None
 ) -> Planned:
-    """Read the project, settle the targets, and choose."""
-    from poetry_cuda.knowledge import load
-
+    """Read the project at or above `start`, settle the targets, and choose from `kb`."""
     environ = os.environ if environ is None else environ
     project = find_project(start)
     pyproject = read_toml(project / "pyproject.toml")
     settings = apply_options(parse_settings(pyproject), options)
-    targets, warnings = load_targets(project, settings, options.targets, environ)
-    plan = make_plan(read_dependencies(pyproject), targets, settings, load())
+    targets, warnings = load_targets(project, settings, options.targets, environ, kb.nvidia)
+    plan = make_plan(read_dependencies(pyproject), targets, settings, kb)
     added, toolkit_warnings = toolkit_additions(plan, settings)
     warnings.extend(toolkit_warnings)
     if added:
         plan = dataclasses.replace(plan, additions=(*plan.additions, *added))
     if warnings:
         plan = dataclasses.replace(plan, warnings=(*warnings, *plan.warnings))
-    return Planned(project, pyproject, settings, targets, plan)
+    return Planned(project, pyproject, settings, targets, plan, kb)

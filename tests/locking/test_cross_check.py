@@ -9,7 +9,8 @@ import pytest
 
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends.poetry import PoetryBackend
-from poetry_cuda.locking.lock import cross_check
+from poetry_cuda.knowledge import load
+from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.planning.flavours import met_by_lock
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import SystemRequirement
@@ -88,7 +89,7 @@ content-hash = "0"
 
 def planned(project: Path, pyproject: dict[str, Any], *needs: SystemRequirement) -> Planned:
     plan = Plan("newest", ("this machine",), (), needs, ())
-    return Planned(project, pyproject, parse_settings(pyproject), (), plan)
+    return Planned(project, pyproject, parse_settings(pyproject), (), plan, load())
 
 
 def test_cross_check_marks_what_the_lock_meets(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from poetry_cuda.backends.poetry import PoetryBackend
 from poetry_cuda.errors import ResolutionError
-from poetry_cuda.locking.lock import verify
+from poetry_cuda.locking.verify import verify
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source

@@ -95,6 +95,7 @@ def test_nothing_added_for_system_mode_or_unpublished_versions() -> None:
 
 
 def test_plan_project_adds_them(tmp_path: Path) -> None:
+    from poetry_cuda.knowledge import load
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import plan_project
 
@@ -103,7 +104,8 @@ def test_plan_project_adds_them(tmp_path: Path) -> None:
         '[tool.poetry-cuda]\ntoolkit = "wheels"\ncuda = "13.2"\n'
     )
     (tmp_path / "host.json").write_text(json.dumps({"schema": 1, "os": "linux"}))
-    planned = plan_project(tmp_path, Options(targets=(str(tmp_path / "host.json"),)), {})
+    options = Options(targets=(str(tmp_path / "host.json"),))
+    planned = plan_project(tmp_path, options, load(), {})
     assert [a.name for a in planned.plan.additions][:1] == ["nvidia-cuda-nvcc"]
 
 

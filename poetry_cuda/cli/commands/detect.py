@@ -34,11 +34,15 @@ class DetectCommand(CudaCommand):
     ]
 
     def run_command(self) -> int:
+        from poetry_cuda.knowledge import load
         from poetry_cuda.planning.planner import load_targets
         from poetry_cuda.request.settings import Settings
 
         options = self.option("target")
-        targets, warnings = load_targets(None, Settings(), options, os.environ, collapse=False)
+        nvidia = load().nvidia
+        targets, warnings = load_targets(
+            None, Settings(), options, os.environ, nvidia, collapse=False
+        )
         profiles = [target.profile for target in targets]
         if self.option("json"):
             documents = [profile.to_json() for profile in profiles]

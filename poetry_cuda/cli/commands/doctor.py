@@ -54,23 +54,13 @@ class DoctorCommand(CudaCommand):
 
     def run_command(self) -> int:
         from poetry_cuda import doctor
-        from poetry_cuda.doctor.deep import deep_findings
-        from poetry_cuda.doctor.deep import modules
-        from poetry_cuda.doctor.deep import probe
-        from poetry_cuda.doctor.environment import install_command
         from poetry_cuda.knowledge import load
 
         kb = load()
         facts = doctor.gather(self.project_start(), kb, environ=os.environ)
         findings = doctor.run_checks(facts, kb)
-        cuda_lock = facts.locks.cuda_lock
-        if self.option("deep") and cuda_lock is not None and facts.environment is not None:
-            python = facts.environment.python()
-            install = install_command(facts.locks.backend)
-            if python is not None:
-                names = modules(cuda_lock.packages)
-                report = probe(python, names, environ=os.environ) if names else {}
-                findings += deep_findings(report, cuda_lock.packages, install)
+        if self.option("deep"):
+            findings += doctor.deep_checks(facts, os.environ)
         project = str(facts.project) if facts.project else None
         if self.option("json"):
             self.print_json(doctor.report_json(findings, project))

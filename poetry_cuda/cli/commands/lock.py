@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
@@ -13,12 +12,6 @@ from cleo.helpers import option
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
-from poetry_cuda.errors import UsageError
-
-
-if TYPE_CHECKING:
-    from poetry_cuda.backends import Backend
-    from poetry_cuda.planning.planner import Planned
 
 
 class LockCommand(PlanCommand):
@@ -35,29 +28,35 @@ class LockCommand(PlanCommand):
     ]
 
     def run_command(self) -> int:
+        from poetry_cuda import backends
+        from poetry_cuda.knowledge import load
+        from poetry_cuda.locking import lock
         from poetry_cuda.locking import transaction
-        from poetry_cuda.locking.lock import lock
-        from poetry_cuda.planning.planner import find_project
-        from poetry_cuda.planning.planner import plan_project
+        from poetry_cuda.request.project import find_project
 
         check, dry_run = self.option("check"), self.option("dry-run")
         project = find_project(self.project_start())
+        inside_poetry = self.invocation if self.name.startswith("cuda ") else None
         # Reading alone needs no turn; a lock holds the project from planning to cuda.lock,
         # so that it plans on what the run before it left.
         with nullcontext() if check or dry_run else transaction.session(project, self.notify):
-            planned = plan_project(project, self.planning_options())
-            self.backend(planned)  # refuses to guess for a uv project inside Poetry
-            outcome = lock(
-                planned,
-                regenerate=self.option("regenerate"),
-                check=check,
-                dry_run=dry_run,
-                notify=self.notify,
+            planned = self.plan(project, load())
+            settings = planned.settings
+            backend = backends.for_project(
+                settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
             )
+            if check:
+                stale = lock.stale_reasons(planned, backend)
+            elif dry_run:
+                outcome = lock.preview(planned, backend)
+            else:
+                outcome = lock.lock(
+                    planned, backend, regenerate=self.option("regenerate"), notify=self.notify
+                )
         if check:
-            if outcome.stale:
+            if stale:
                 self.line_error("<error>cuda.lock is stale:</error>")
-                for reason in outcome.stale:
+                for reason in stale:
                     self.line_error(f"  {Formatter.escape(reason)}")
                 self.line_error(f"Fix: run `{self.invocation}`")
                 return 1
@@ -86,19 +85,3 @@ class LockCommand(PlanCommand):
     def invocation(self) -> str:
         """This command as the user runs it: `poetry cuda lock` or `poetry-cuda lock`."""
         return f"poetry {self.name}" if self.name.startswith("cuda ") else "poetry-cuda lock"
-
-    def backend(self, planned: Planned) -> Backend:
-        """The project's backend; inside Poetry, uv only when the configuration says so."""
-        from poetry_cuda import backends
-
-        setting = planned.settings.backend
-        name = backends.choose(setting, planned.project, planned.pyproject)
-        if name == "uv" and setting == "auto" and self.name.startswith("cuda "):
-            raise UsageError(
-                f"`{self.invocation}` found a uv project (uv.lock or [tool.uv]) and will not "
-                "guess which package manager to lock with",
-                why='backend = "auto" picks uv here, but this command runs inside Poetry',
-                fix='run `poetry-cuda lock` to lock with uv, or set backend = "uv" or '
-                'backend = "poetry" in [tool.poetry-cuda]',
-            )
-        return backends.load(name)

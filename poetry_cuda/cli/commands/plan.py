@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
@@ -17,8 +19,12 @@ from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
+    from poetry_cuda.planning.planner import Planned
 
 
 class PlanCommand(CudaCommand):
@@ -35,10 +41,15 @@ class PlanCommand(CudaCommand):
             policy=self.option("policy"),
         )
 
-    def run_command(self) -> int:
+    def plan(self, start: Path, kb: KnowledgeBase) -> Planned:
         from poetry_cuda.planning.planner import plan_project
 
-        planned = plan_project(self.project_start(), self.planning_options())
+        return plan_project(start, self.planning_options(), kb, os.environ)
+
+    def run_command(self) -> int:
+        from poetry_cuda.knowledge import load
+
+        planned = self.plan(self.project_start(), load())
         if self.option("json"):
             self.print_json(planned.plan.to_json())
         else:

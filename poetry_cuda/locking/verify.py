@@ -1,0 +1,126 @@
+"""Checking the resolver's lock against the plan, before cuda.lock records it.
+
+`verify` makes sure every managed package is locked from its chosen source with its
+label and CUDA runtime; `cross_check` marks the system requirements the lock itself
+meets (a wheel that brings cuDNN); `lockfile_staleness` is `--check`'s use of both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from typing import TYPE_CHECKING
+
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.errors import ResolutionError
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from poetry_cuda.backends import Backend
+    from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.planning.plan import Choice
+    from poetry_cuda.planning.plan import Plan
+    from poetry_cuda.planning.plan import SystemRequirement
+    from poetry_cuda.planning.planner import Planned
+
+
+def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | None:
+    """Why the backend's lock file does not hold what `lock` would leave there, if it does not."""
+    problem = backend.lockfile_problem(project)
+    if problem is None:
+        try:
+            verify(plan, project, backend)
+        except PoetryCudaError as error:
+            problem = error.what
+    return problem
+
+
+# The wheel that carries the CUDA runtime: nvidia-cuda-runtime-cu11/-cu12, and from
+# CUDA 13 on nvidia-cuda-runtime. Its version is the CUDA version a build links against.
+CUDA_RUNTIME_WHEEL = re.compile(r"nvidia-cuda-runtime(-cu\d+)?")
+
+
+def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]:
+    """Check every managed package is locked from its source with its label and CUDA."""
+    found: dict[str, str | None] = {}
+    for choice in plan.packages:
+        entries = backend.locked(project, choice.name)
+        matches = [
+            e
+            for e in entries
+            if e.is_from(choice.source)
+            and (choice.source.is_pypi or e.version.endswith(choice.label))
+        ]
+        if not matches:
+            seen = ", ".join(e.describe() for e in entries) or "nothing"
+            raise ResolutionError(
+                f"{backend.lockfile} does not lock {choice.name} {choice.variant} from "
+                f"{choice.source.name}: it locks {seen}",
+                why="the lock must install the chosen build on the CUDA platforms",
+                fix=f"check that {choice.source.url} serves {choice.name}"
+                + (f" with versions ending in {choice.label}" if choice.label else ""),
+            )
+        if choice.cuda is not None:
+            for entry in matches:
+                _verify_runtime(choice, entry, project, backend)
+        found[choice.name] = matches[-1].version
+    return found
+
+
+def _verify_runtime(choice: Choice, entry: LockedEntry, project: Path, backend: Backend) -> None:
+    """A build that pins the CUDA runtime wheel must pin the chosen CUDA version's.
+
+    PyPI's torch carries no label: its `nvidia-cuda-runtime-cu12==12.4.127` pin is
+    what says it is a CUDA 12.4 build.
+    """
+    assert choice.cuda is not None
+    wanted = f"{choice.cuda.major}.{choice.cuda.minor}"
+    for name, _ in entry.dependencies:
+        if not CUDA_RUNTIME_WHEEL.fullmatch(name):
+            continue
+        versions = [e.version for e in backend.locked(project, name)]
+        if versions and not any(_major_minor(v) == wanted for v in versions):
+            raise ResolutionError(
+                f"{backend.lockfile} locks {choice.name} {entry.version} with {name} "
+                f"{', '.join(versions)}, a CUDA runtime other than the chosen {wanted}",
+                why=f"{choice.variant} means CUDA {wanted}; this lock would install "
+                "another CUDA version's libraries",
+                fix=f"check what {choice.source.url} serves for {choice.name}, "
+                "then run `poetry cuda lock --regenerate`",
+            )
+
+
+def cross_check(planned: Planned, project: Path, backend: Backend) -> tuple[SystemRequirement, ...]:
+    """The plan's system requirements, each marked where the lock itself meets it.
+
+    paddlepaddle-gpu 3.x pins nvidia-cudnn-cu12, so cuDNN comes with it; a flash-attn
+    locked only as wheels compiles nothing. Rules the user declared are kept as written.
+    """
+    from poetry_cuda.planning.flavours import LIBRARY_WHEELS
+    from poetry_cuda.planning.flavours import met_by_lock
+
+    run_time = {package for package, r in planned.kb.builds_with_nvcc if r.at_run_time}
+    declared = {(rule.name, kind) for rule in planned.settings.packages for kind, _ in rule.needs}
+    found = []
+    for requirement in planned.plan.system_requirements:
+        if (requirement.package, requirement.kind) in declared:
+            found.append(requirement)
+            continue
+        entries = backend.locked(project, requirement.package)
+        pattern = LIBRARY_WHEELS.get(requirement.kind)
+        wheels = {
+            name: [e.version for e in backend.locked(project, name)]
+            for entry in entries
+            for name, _ in entry.dependencies
+            if pattern is not None and pattern.fullmatch(name)
+        }
+        met = met_by_lock(requirement, entries, wheels, runs_nvcc=requirement.package in run_time)
+        found.append(dataclasses.replace(requirement, satisfied_by=met))
+    return tuple(found)
+
+
+def _major_minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
