@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from typing import Literal
 
 from packaging.specifiers import InvalidSpecifier
 from packaging.specifiers import SpecifierSet
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.profiles import Cudnn
     from poetry_cuda.planning.plan import SystemRequirement
+    from poetry_cuda.request.settings import ToolkitMode
 
 
 __all__ = [
@@ -59,7 +59,6 @@ __all__ = [
 
 TOOLKIT_KINDS = ("cuda-runtime", "nvcc")
 DOCTOR_HINT = "`poetry cuda doctor` checks the host, the lock and the environment together"
-ToolkitMode = Literal["system", "wheels"]
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Problem
+from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.host.smi import probe_smi
 from poetry_cuda.host.toolkits import find_toolkits
 from poetry_cuda.versions import DriverVersion
@@ -61,8 +62,6 @@ __all__ = ["DRIVER_ENV", "HostPaths", "detect_host", "host_machine", "host_os"]
 
 # Plan and check for this driver version instead of the detected one.
 DRIVER_ENV = "POETRY_CUDA_DRIVER_VERSION"
-
-_MACHINE_ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 
 
 def host_os(platform_name: str) -> OperatingSystem:
@@ -85,7 +84,7 @@ def host_machine(machine: str, os_name: OperatingSystem) -> str:
     machine = machine.lower()
     if os_name == "macos":
         return machine
-    return _MACHINE_ALIASES.get(machine, machine)
+    return canonical_machine(machine)
 
 
 def detect_host(

@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 SCHEMA = 1
 OperatingSystem = Literal["linux", "windows", "macos"]
 OPERATING_SYSTEMS: tuple[OperatingSystem, ...] = ("linux", "windows", "macos")
+# Other spellings of the machines: Windows' AMD64, x64 in target files, arm64 on Linux.
+MACHINE_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
+
+
+def canonical_machine(machine: str) -> str:
+    """`x86_64` or `aarch64` (or the name as given, lowercased, when it is neither)."""
+    machine = machine.lower()
+    return MACHINE_ALIASES.get(machine, machine)
 
 
 @dataclass(frozen=True)

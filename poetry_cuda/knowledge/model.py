@@ -15,6 +15,7 @@ from typing import Literal
 
 
 if TYPE_CHECKING:
+    from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.versions import ComputeCapability
     from poetry_cuda.versions import CudaVersion
     from poetry_cuda.versions import DriverVersion
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 Confidence = Literal["verified", "third-party", "uncertain"]
 """verified: read in the primary source; third-party: a copy of it; uncertain: not confirmed."""
 
-Os = Literal["linux", "windows", "macos"]
 
 RequirementKind = Literal["cuda-runtime", "cudnn", "nccl", "nvcc", "tensorrt", "driver"]
 
@@ -69,14 +69,14 @@ class Nvidia:
     floors: tuple[CompatFloor, ...]  # sorted by `major`, ascending
     arches: tuple[ArchRange, ...]
 
-    def toolkit_driver(self, cuda: CudaVersion, os: Os) -> DriverVersion | None:
+    def toolkit_driver(self, cuda: CudaVersion, os: OperatingSystem) -> DriverVersion | None:
         """The driver that runs `cuda` natively (and JIT-compiles its PTX)."""
         for row in self.toolkits:
             if row.cuda == cuda:
                 return row.linux if os == "linux" else row.windows
         return None
 
-    def max_cuda(self, driver: DriverVersion, os: Os) -> CudaVersion | None:
+    def max_cuda(self, driver: DriverVersion, os: OperatingSystem) -> CudaVersion | None:
         """The newest CUDA whose toolkit driver is <= `driver` (what nvidia-smi reports)."""
         best = None
         for row in self.toolkits:
@@ -85,7 +85,7 @@ class Nvidia:
                 best = row.cuda
         return best
 
-    def floor(self, major: int, os: Os) -> DriverVersion | None:
+    def floor(self, major: int, os: OperatingSystem) -> DriverVersion | None:
         """The minor-version-compatibility floor of a CUDA major, None before CUDA 11."""
         for row in self.floors:
             if row.major == major:

@@ -8,12 +8,13 @@ meets (a wheel that brings cuDNN); `lockfile_staleness` is `--check`'s use of bo
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
+from poetry_cuda.planning.flavours import LIBRARY_WHEELS
+from poetry_cuda.planning.flavours import met_by_lock
 
 
 if TYPE_CHECKING:
@@ -38,9 +39,9 @@ def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | Non
     return problem
 
 
-# The wheel that carries the CUDA runtime: nvidia-cuda-runtime-cu11/-cu12, and from
-# CUDA 13 on nvidia-cuda-runtime. Its version is the CUDA version a build links against.
-CUDA_RUNTIME_WHEEL = re.compile(r"nvidia-cuda-runtime(-cu\d+)?")
+# The wheel that carries the CUDA runtime (nvidia-cuda-runtime-cu12, from CUDA 13 on
+# nvidia-cuda-runtime): its version is the CUDA version a build links against.
+CUDA_RUNTIME_WHEEL = LIBRARY_WHEELS["cuda-runtime"]
 
 
 def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]:
@@ -99,9 +100,6 @@ def cross_check(planned: Planned, project: Path, backend: Backend) -> tuple[Syst
     paddlepaddle-gpu 3.x pins nvidia-cudnn-cu12, so cuDNN comes with it; a flash-attn
     locked only as wheels compiles nothing. Rules the user declared are kept as written.
     """
-    from poetry_cuda.planning.flavours import LIBRARY_WHEELS
-    from poetry_cuda.planning.flavours import met_by_lock
-
     run_time = {package for package, r in planned.kb.builds_with_nvcc if r.at_run_time}
     declared = {(rule.name, kind) for rule in planned.settings.packages for kind, _ in rule.needs}
     found = []

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.host.profiles import load_target
 
 
@@ -25,14 +26,13 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.host.profiles import HostProfile
+    from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.model import Nvidia
-    from poetry_cuda.knowledge.model import Os
     from poetry_cuda.versions import CudaVersion
     from poetry_cuda.versions import DriverVersion
 
 
 TARGETS_KEY = "[tool.poetry-cuda] targets"
-_MACHINES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Target:
         return self.profile.label
 
     @property
-    def os(self) -> Os:
+    def os(self) -> OperatingSystem:
         return self.profile.os
 
     @property
@@ -56,7 +56,7 @@ class Target:
         if self.os == "macos":
             machine = "arm64" if machine in ("arm64", "aarch64") else "x86_64"
         else:
-            machine = _MACHINES.get(machine, machine)
+            machine = canonical_machine(machine)
         return f"{self.os}-{machine}"
 
     @property

@@ -27,8 +27,8 @@ from tests.support.knowledge import variant
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.model import Family
-    from poetry_cuda.knowledge.model import Os
     from poetry_cuda.knowledge.model import Release
     from poetry_cuda.knowledge.model import Variant
 
@@ -73,7 +73,7 @@ def test_every_row_is_sourced_with_a_confidence() -> None:
 
 
 @pytest.mark.parametrize("os", ["linux", "windows"])
-def test_toolkit_drivers_never_decrease_as_cuda_increases(os: Os) -> None:
+def test_toolkit_drivers_never_decrease_as_cuda_increases(os: OperatingSystem) -> None:
     rows = KB.nvidia.toolkits
     assert [r.cuda for r in rows] == sorted({r.cuda for r in rows}), "sorted, no duplicates"
     drivers = [r.linux if os == "linux" else r.windows for r in rows]

@@ -21,7 +21,7 @@ from tests.support.knowledge import variant
 
 
 if TYPE_CHECKING:
-    from poetry_cuda.knowledge.model import Os
+    from poetry_cuda.host.profiles import OperatingSystem
 
 
 def cc(text: str) -> ComputeCapability:
@@ -44,7 +44,7 @@ def cc(text: str) -> ComputeCapability:
         ("450.51.05", "linux", "11.0"),
     ],
 )
-def test_driver_to_max_cuda(driver: str, os: Os, cuda: str) -> None:
+def test_driver_to_max_cuda(driver: str, os: OperatingSystem, cuda: str) -> None:
     assert KB.nvidia.max_cuda(DriverVersion.parse(driver), os) == CudaVersion.parse(cuda)
 
 
