@@ -42,15 +42,13 @@ def is_managed(project: Path) -> bool:
 REQUESTED_NAME = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?=$|[\[@=<>!~ (;])")
 
 
-def requested_pins(project: Path, requested: Iterable[str]) -> list[Pin]:
+def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -> list[Pin]:
     """Pins that put each requested member of a locked family on that family's source."""
     from packaging.utils import canonicalize_name
 
-    from poetry_cuda.knowledge import load
     from poetry_cuda.locking.managed import Pin
 
     cuda_lock = lockfile.read(project / lockfile.FILENAME)
-    kb = load()
     sources = {}
     for package in cuda_lock.packages:
         family = kb.family_of(package.name)
@@ -68,9 +66,8 @@ def requested_pins(project: Path, requested: Iterable[str]) -> list[Pin]:
     return pins
 
 
-def install_warnings(project: Path) -> list[str]:
+def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
     """Why installing the lock on this machine may not give working CUDA builds."""
-    from poetry_cuda.knowledge import load
     from poetry_cuda.planning.planner import detect_this_machine
     from poetry_cuda.planning.targets import settle
 
@@ -90,7 +87,6 @@ def install_warnings(project: Path) -> list[str]:
             "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
             "written; run `poetry cuda lock`"
         )
-    kb = load()
     target, _ = settle(detect_this_machine(os.environ), kb.nvidia)
     for name, variant in _variants(cuda_lock, kb):
         verdict = judge(variant, target, kb.nvidia)

@@ -46,12 +46,11 @@ class CudaApplicationPlugin(ApplicationPlugin):
             )
         dispatcher = application.event_dispatcher
         if dispatcher is not None:
-            # Each `poetry add` in a managed project, from its start to its end.
-            adds: dict[Path, _AddRun] = {}
+            adds = _AddHooks(application)
             # Above Poetry's own listeners (priority 0): act before the installer runs.
             dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
-            dispatcher.add_listener(COMMAND, partial(_before_add, application, adds), priority=10)
-            dispatcher.add_listener(TERMINATE, partial(_after_add, application, adds))
+            dispatcher.add_listener(COMMAND, adds.before, priority=10)
+            dispatcher.add_listener(TERMINATE, adds.after)
             dispatcher.add_listener(COMMAND, partial(_before_run, application))
 
 
@@ -78,8 +77,9 @@ def _before_install(
     if project is None:
         return
     from poetry_cuda.cli.hooks import install_warnings
+    from poetry_cuda.knowledge import load
 
-    for warning in install_warnings(project):
+    for warning in install_warnings(project, load()):
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
 
 
@@ -106,57 +106,55 @@ class _AddRun:
         self.edits: Transaction | None = None
 
 
-def _before_add(
-    application: Application,
-    adds: dict[Path, _AddRun],
-    event: Event,
-    event_name: str,
-    dispatcher: EventDispatcher,
-) -> None:
-    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
-    project = _managed_project(application, command_event.command.name, "add")
-    if project is None:
-        return
-    from poetry_cuda.backends.poetry_config import add_pins
-    from poetry_cuda.cli.hooks import requested_pins
-    from poetry_cuda.errors import PoetryCudaError
-    from poetry_cuda.files import read_text
-    from poetry_cuda.locking import transaction
+class _AddHooks:
+    """`poetry add` in a managed project: pins before Poetry resolves, a re-lock after it.
 
-    io = command_event.io
-    run = _AddRun()
-    # The whole add, its re-lock included, is one run: no `lock` may interleave with it.
-    run.hold.enter_context(transaction.session(project, partial(_say, io)))
-    adds[project] = run
-    try:
-        pins = requested_pins(project, io.input.argument("name"))
-    except PoetryCudaError as error:
-        io.write_error_line(f"<warning>poetry-cuda: {shown(error.what)}</warning>")
-        return
-    if pins:
-        names = ("pyproject.toml", "poetry.lock")
-        run.edits = transaction.Transaction(project, names)
-        text = read_text(project / "pyproject.toml")
-        run.edits.write("pyproject.toml", add_pins(text, pins))
-        run.edits.expect_writes(*names)  # Poetry's add writes both
+    Each add holds its project (`transaction.session`) from its start to its end.
+    """
 
+    def __init__(self, application: Application) -> None:
+        self.application = application
+        self.runs: dict[Path, _AddRun] = {}
 
-def _after_add(
-    application: Application,
-    adds: dict[Path, _AddRun],
-    event: Event,
-    event_name: str,
-    dispatcher: EventDispatcher,
-) -> None:
-    terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
-    if terminate.command.name != "add":
-        return
-    project = _project(application)
-    run = adds.pop(project, None)
-    if run is None:
-        return
-    with run.hold:
-        _finish_add(project, run, terminate)
+    def before(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
+        command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+        project = _managed_project(self.application, command_event.command.name, "add")
+        if project is None:
+            return
+        from poetry_cuda.backends.poetry_config import add_pins
+        from poetry_cuda.cli.hooks import requested_pins
+        from poetry_cuda.errors import PoetryCudaError
+        from poetry_cuda.files import read_text
+        from poetry_cuda.knowledge import load
+        from poetry_cuda.locking import transaction
+
+        io = command_event.io
+        run = _AddRun()
+        # The whole add, its re-lock included, is one run: no `lock` may interleave with it.
+        run.hold.enter_context(transaction.session(project, partial(_say, io)))
+        self.runs[project] = run
+        try:
+            pins = requested_pins(project, io.input.argument("name"), load())
+        except PoetryCudaError as error:
+            io.write_error_line(f"<warning>poetry-cuda: {shown(error.what)}</warning>")
+            return
+        if pins:
+            names = ("pyproject.toml", "poetry.lock")
+            run.edits = transaction.Transaction(project, names)
+            text = read_text(project / "pyproject.toml")
+            run.edits.write("pyproject.toml", add_pins(text, pins))
+            run.edits.expect_writes(*names)  # Poetry's add writes both
+
+    def after(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
+        terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
+        if terminate.command.name != "add":
+            return
+        project = _project(self.application)
+        run = self.runs.pop(project, None)
+        if run is None:
+            return
+        with run.hold:
+            _finish_add(project, run, terminate)
 
 
 def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -> None:

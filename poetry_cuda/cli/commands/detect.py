@@ -76,31 +76,24 @@ def render(profile: HostProfile) -> list[str]:
             f"<info>Highest CUDA</info> the driver supports: {cuda} "
             f"[{driver.cuda_source or driver.source}]"
         )
-    if profile.gpus:
-        lines.append("<info>GPUs</info>:")
-        for gpu in profile.gpus:
-            memory = f", {gpu.memory_mib} MiB" if gpu.memory_mib else ""
-            lines.append(
-                f"  {gpu.index}: {esc(gpu.name)}, compute capability {gpu.compute_capability} "
-                f"({gpu.compute_capability.sm}){memory} [{gpu.source}]"
-            )
-    elif driver is not None:
-        lines.append("<comment>GPUs</comment>: none reported")
-    if profile.toolkits:
-        lines.append("<info>CUDA toolkits</info>:")
-        for toolkit in profile.toolkits:
-            nvcc = f", nvcc {esc(toolkit.nvcc)}" if toolkit.nvcc else ", no nvcc"
-            lines.append(
-                f"  {toolkit.version} at {esc(toolkit.root)}{nvcc} [{esc(toolkit.source)}]"
-            )
-    else:
-        lines.append("<comment>CUDA toolkits</comment>: none found")
-    if profile.cudnn:
-        lines.append("<info>cuDNN</info>:")
-        for cudnn in profile.cudnn:
-            lines.append(f"  {cudnn.version} at {esc(cudnn.path)} [{esc(cudnn.source)}]")
-    else:
-        lines.append("<comment>cuDNN</comment>: none found")
+    gpus = [
+        f"  {gpu.index}: {esc(gpu.name)}, compute capability {gpu.compute_capability} "
+        f"({gpu.compute_capability.sm})"
+        + (f", {gpu.memory_mib} MiB" if gpu.memory_mib else "")
+        + f" [{gpu.source}]"
+        for gpu in profile.gpus
+    ]
+    if gpus or driver is not None:
+        lines += _section("GPUs", gpus, "none reported")
+    toolkits = [
+        f"  {toolkit.version} at {esc(toolkit.root)}"
+        + (f", nvcc {esc(toolkit.nvcc)}" if toolkit.nvcc else ", no nvcc")
+        + f" [{esc(toolkit.source)}]"
+        for toolkit in profile.toolkits
+    ]
+    lines += _section("CUDA toolkits", toolkits, "none found")
+    cudnn = [f"  {c.version} at {esc(c.path)} [{esc(c.source)}]" for c in profile.cudnn]
+    lines += _section("cuDNN", cudnn, "none found")
     for problem in profile.problems:
         lines.append(f"<error>Problem</error> [{problem.probe}]: {esc(problem.message)}")
         lines.append(f"  Fix: {esc(problem.fix)}")
@@ -110,3 +103,8 @@ def render(profile: HostProfile) -> list[str]:
             detail = f": {esc(probe.detail)}" if probe.detail else ""
             lines.append(f"  {probe.probe}: {probe.result}{detail}")
     return lines
+
+
+def _section(title: str, rows: list[str], empty: str) -> list[str]:
+    """A titled list of facts, or one line saying there are none."""
+    return [f"<info>{title}</info>:", *rows] if rows else [f"<comment>{title}</comment>: {empty}"]
