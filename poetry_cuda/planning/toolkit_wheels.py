@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.knowledge._loader import Table
+from poetry_cuda.knowledge._loader import provenance
+from poetry_cuda.knowledge._loader import voice
 from poetry_cuda.planning.plan import Addition
+from poetry_cuda.schema import Table
+from poetry_cuda.schema import by
 from poetry_cuda.versions import CudaVersion
 
 
@@ -51,28 +54,28 @@ def parse(text: str, file: str = FILE) -> tuple[ToolkitWheels, ...]:
         data = parse_toml(text)
     except ValueError as error:
         raise InputFileError(f"{file}: not valid TOML ({error})") from None
-    top = Table(data, file)
-    if top.take("schema", int, "an integer") != SCHEMA:
+    top = Table(data, voice(file))
+    if top.value("schema", int, "an integer") != SCHEMA:
         raise top.error("schema", f"this poetry-cuda reads schema {SCHEMA}")
     rows = []
-    for row in top.tables("major", lambda r, i: str(r.get("cuda", i))):
-        major = row.take("cuda", int, "a CUDA major such as 12")
+    for row in top.tables("major", by("cuda")):
+        major = row.value("cuda", int, "a CUDA major such as 12")
         minors = row.parsed_list("minors", CudaVersion.parse)
         if any(minor.major != major for minor in minors):
             raise row.error("minors", f"every minor must be {major}.x")
-        source, confidence = row.provenance()
+        source, confidence = provenance(row)
         rows.append(
             ToolkitWheels(
                 cuda=major,
                 packages=row.texts("packages"),
                 minors=minors,
-                nvcc=row.take("nvcc", bool, "true or false"),
+                nvcc=row.value("nvcc", bool, "true or false"),
                 root=row.choice("root", ("nvidia/*", "nvidia/cu13")),
                 source=source,
                 confidence=confidence,
             )
         )
-        row.optional("note")
+        row.text("note", None)
         row.done()
     top.done()
     return tuple(rows)
