@@ -20,6 +20,7 @@ from typing import overload
 if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Collection
+    from collections.abc import Iterator
     from collections.abc import Mapping
 
     from poetry_cuda.errors import PoetryCudaError
@@ -80,9 +81,9 @@ class Table:
     def has(self, key: str) -> bool:
         return self.data.get(key) is not None
 
-    def keys(self) -> list[str]:
+    def __iter__(self) -> Iterator[str]:
         """The keys as written, for tables whose keys are names (mirrors, packages)."""
-        return list(self.data)
+        return iter(self.data)
 
     @overload
     def value(self, key: str, kind: type[T], what: str, *, fix: str | None = None) -> T: ...

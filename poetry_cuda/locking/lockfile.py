@@ -28,6 +28,8 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.settings import CudaRequest
+from poetry_cuda.schema import Table
+from poetry_cuda.schema import Voice
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -209,66 +211,13 @@ def content_hash(relevant: object) -> str:
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
 
 
-class _Reader:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def fail(self, key: str, problem: str) -> InputFileError:
-        return InputFileError(
-            f"{self.path}: {key}: {problem}",
-            why=f"{FILENAME} is written by poetry-cuda and was changed or damaged since",
-            fix="restore it from version control, or run `poetry cuda lock` to write it anew",
-        )
-
-    def value(
-        self, table: dict[str, Any], key: str, where: str, kind: type, *, optional: bool = False
-    ) -> Any:
-        if key not in table:
-            if optional:
-                return None
-            raise self.fail(f"{where}{key}", "missing")
-        value = table[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.fail(f"{where}{key}", f"expected {kind.__name__}, got {value!r}")
-        return value
-
-    def strings(
-        self, table: dict[str, Any], key: str, where: str, parser: Callable[[str], object] = str
-    ) -> tuple[str, ...]:
-        values = self.value(table, key, where, list, optional=True) or []
-        if not all(isinstance(v, str) for v in values):
-            raise self.fail(f"{where}{key}", "expected a list of strings")
-        for value in values:
-            self.check(value, f"{where}{key}", parser)
-        return tuple(values)
-
-    def version(
-        self,
-        table: dict[str, Any],
-        key: str,
-        where: str,
-        parser: Callable[[str], object],
-        *,
-        optional: bool = False,
-    ) -> Any:
-        """A string value that `parser` (e.g. CudaVersion.parse) must accept."""
-        value = self.value(table, key, where, str, optional=optional)
-        if value is not None:
-            self.check(value, f"{where}{key}", parser)
-        return value
-
-    def check(self, value: str, key: str, parser: Callable[[str], object]) -> None:
-        try:
-            parser(value)
-        except ValueError as error:
-            raise self.fail(key, str(error)) from None
-
-    def rows(self, data: dict[str, Any], key: str) -> list[tuple[str, dict[str, Any]]]:
-        rows = self.value(data, key, "", list, optional=True) or []
-        for i, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise self.fail(f"{key}[{i}]", "expected a table")
-        return [(f"{key}[{i}].", row) for i, row in enumerate(rows)]
+STRING = "a string"
+VOICE = Voice(
+    InputFileError,
+    f"{FILENAME}: ",
+    why=f"{FILENAME} is written by poetry-cuda and was changed or damaged since",
+    fix="restore it from version control, or run `poetry cuda lock` to write it anew",
+)
 
 
 def _specifier(text: str) -> object:
@@ -287,56 +236,76 @@ def _cuda_request(text: str) -> object:
 def read(path: Path) -> CudaLock:
     """Parse and validate `cuda.lock`; every error names the bad key."""
     data = read_toml(path, kind=InputFileError, limit=CUDA_LOCK_LIMIT)
-    r = _Reader(path)
-    version = r.value(data, "version", "", int)
+    top = Table(data, dataclasses.replace(VOICE, prefix=f"{path}: "))
+    version = top.value("version", int, "an integer")
     if version != VERSION:
         raise InputFileError(
             f"{path}: version {version} is not supported (this poetry-cuda reads {VERSION})",
             why="the file was written by a different poetry-cuda release",
             fix="upgrade poetry-cuda, or run `poetry cuda lock` to write it for this release",
         )
-    s = r.value
     return CudaLock(
-        content_hash=s(data, "content-hash", "", str),
-        backend=s(data, "backend", "", str),
-        policy=s(data, "policy", "", str),
-        cuda=r.version(data, "cuda", "", _cuda_request),
-        managed_sources=r.strings(data, "managed-sources", ""),
+        content_hash=top.value("content-hash", str, STRING),
+        backend=top.value("backend", str, STRING),
+        policy=top.value("policy", str, STRING),
+        cuda=_checked(top, "cuda", _cuda_request),
+        managed_sources=top.texts("managed-sources", ()),
         targets=tuple(
             TargetFacts(
-                label=s(t, "label", w, str),
-                os=s(t, "os", w, str),
-                machine=s(t, "machine", w, str),
-                driver=r.version(t, "driver", w, DriverVersion.parse, optional=True),
-                cuda=r.version(t, "cuda", w, CudaVersion.parse, optional=True),
-                compute_capabilities=r.strings(
-                    t, "compute-capabilities", w, ComputeCapability.parse
+                label=t.value("label", str, STRING),
+                os=t.value("os", str, STRING),
+                machine=t.value("machine", str, STRING),
+                driver=_checked_optional(t, "driver", DriverVersion.parse),
+                cuda=_checked_optional(t, "cuda", CudaVersion.parse),
+                compute_capabilities=_checked_list(
+                    t, "compute-capabilities", ComputeCapability.parse
                 ),
             )
-            for w, t in r.rows(data, "targets")
+            for t in top.tables("targets")
         ),
         packages=tuple(
             LockedPackage(
-                name=s(p, "name", w, str),
-                variant=s(p, "variant", w, str),
-                cuda=r.version(p, "cuda", w, CudaVersion.parse, optional=True),
-                source=s(p, "source", w, str),
-                url=s(p, "url", w, str),
-                version=s(p, "version", w, str, optional=True),
-                arches=r.strings(p, "arches", w),
-                reason=s(p, "reason", w, str),
+                name=p.value("name", str, STRING),
+                variant=p.value("variant", str, STRING),
+                cuda=_checked_optional(p, "cuda", CudaVersion.parse),
+                source=p.value("source", str, STRING),
+                url=p.value("url", str, STRING),
+                version=p.value("version", str, STRING, None),
+                arches=p.texts("arches", ()),
+                reason=p.value("reason", str, STRING),
             )
-            for w, p in r.rows(data, "packages")
+            for p in top.tables("packages")
         ),
         system_requirements=tuple(
             SystemRequirement(
-                package=s(q, "package", w, str),
-                kind=s(q, "kind", w, str),
-                spec=r.version(q, "spec", w, _specifier),
-                reason=s(q, "reason", w, str),
-                satisfy=s(q, "satisfy", w, str),
-                satisfied_by=s(q, "satisfied-by", w, str, optional=True) or "",
+                package=q.value("package", str, STRING),
+                kind=q.value("kind", str, STRING),
+                spec=_checked(q, "spec", _specifier),
+                reason=q.value("reason", str, STRING),
+                satisfy=q.value("satisfy", str, STRING),
+                satisfied_by=q.value("satisfied-by", str, STRING, None) or "",
             )
-            for w, q in r.rows(data, "system-requirements")
+            for q in top.tables("system-requirements")
         ),
     )
+
+
+def _checked(table: Table, key: str, parser: Callable[[str], object]) -> str:
+    """A string value that `parser` (e.g. CudaVersion.parse) must accept."""
+    value = table.value(key, str, STRING)
+    table.parse(key, value, parser)
+    return value
+
+
+def _checked_optional(table: Table, key: str, parser: Callable[[str], object]) -> str | None:
+    value = table.value(key, str, STRING, None)
+    if value is not None:
+        table.parse(key, value, parser)
+    return value
+
+
+def _checked_list(table: Table, key: str, parser: Callable[[str], object]) -> tuple[str, ...]:
+    values = table.texts(key, ())
+    for i, value in enumerate(values):
+        table.parse(f"{key}[{i}]", value, parser)
+    return values

@@ -74,7 +74,10 @@ def test_content_hash_is_order_independent() -> None:
         (lambda t: t.replace('variant = "cu124"', "variant = 124"), "packages[0].variant"),
         (lambda t: t.replace('os = "linux"', "os = []"), "targets[0].os"),
         (lambda t: t[: len(t) // 2] + "\n[[packages]\n", "not valid TOML"),
-        (lambda t: t.replace("version = 1", 'version = "1"'), "version: expected int"),
+        (
+            lambda t: t.replace("version = 1", 'version = "1"'),
+            "version: expected an integer, got '1'",
+        ),
         (lambda t: "", "version: missing"),
         (
             lambda t: t.replace('managed-sources = ["pytorch-cu124"]', "managed-sources = [1]"),
