@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
 import tomlkit
 
@@ -27,7 +28,9 @@ from poetry_cuda.files import CUDA_LOCK_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
+from poetry_cuda.request.settings import Policy
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.versions import ComputeCapability
@@ -46,7 +49,9 @@ if TYPE_CHECKING:
 
 
 FILENAME = "cuda.lock"
+PREFERRED = "torch"  # extensions must match torch's CUDA: its version wins
 VERSION = 1
+T = TypeVar("T")
 HEADER = (
     "This file is written by poetry-cuda (`lock`) and is meant to be committed.\n"
     "It records the CUDA decision and the host facts behind it; do not edit it by hand."
@@ -58,9 +63,9 @@ class TargetFacts:
     label: str
     os: str
     machine: str
-    driver: str | None
-    cuda: str | None
-    compute_capabilities: tuple[str, ...]
+    driver: DriverVersion | None
+    cuda: CudaVersion | None
+    compute_capabilities: tuple[ComputeCapability, ...]
 
     @classmethod
     def of(cls, target: Target) -> TargetFacts:
@@ -68,9 +73,9 @@ class TargetFacts:
             label=target.label,
             os=target.os,
             machine=target.profile.machine,
-            driver=str(target.driver) if target.driver else None,
-            cuda=str(target.cuda) if target.cuda else None,
-            compute_capabilities=tuple(str(cc) for cc in target.profile.capabilities),
+            driver=target.driver,
+            cuda=target.cuda,
+            compute_capabilities=target.profile.capabilities,
         )
 
 
@@ -78,7 +83,7 @@ class TargetFacts:
 class LockedPackage:
     name: str
     variant: str
-    cuda: str | None
+    cuda: CudaVersion | None
     source: str
     url: str
     version: str | None  # as locked by the package manager
@@ -90,12 +95,16 @@ class LockedPackage:
 class CudaLock:
     content_hash: str
     backend: str
-    policy: str
+    policy: Policy
     cuda: str
     targets: tuple[TargetFacts, ...]
     packages: tuple[LockedPackage, ...]
     system_requirements: tuple[SystemRequirement, ...]
     managed_sources: tuple[str, ...]
+
+    def project_cuda(self) -> CudaVersion | None:
+        """The project's CUDA version (see `project_cuda`), as this lock records it."""
+        return project_cuda(((p.name, p.cuda) for p in self.packages), CudaRequest.parse(self.cuda))
 
     def package(self, name: str) -> LockedPackage | None:
         return next((p for p in self.packages if p.name == name), None)
@@ -171,9 +180,9 @@ def _facts_table(facts: TargetFacts) -> dict[str, Any]:
         "label": facts.label,
         "os": facts.os,
         "machine": facts.machine,
-        "driver": facts.driver,
-        "cuda": facts.cuda,
-        "compute-capabilities": facts.compute_capabilities,
+        "driver": _text(facts.driver),
+        "cuda": _text(facts.cuda),
+        "compute-capabilities": tuple(str(cc) for cc in facts.compute_capabilities),
     }
 
 
@@ -181,13 +190,46 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
     return {
         "name": package.name,
         "variant": package.variant,
-        "cuda": package.cuda,
+        "cuda": _text(package.cuda),
         "source": package.source,
         "url": package.url,
         "version": package.version,
         "arches": package.arches,
         "reason": package.reason,
     }
+
+
+def _text(value: CudaVersion | DriverVersion | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def project_cuda(
+    cudas: Iterable[tuple[str, CudaVersion | None]], request: CudaRequest
+) -> CudaVersion | None:
+    """The CUDA version of the project: what its own toolkit (`toolkit = "wheels"`) matches.
+
+    torch's when torch has a CUDA build (extensions built with `torch.utils.cpp_extension`
+    must match it), else the newest chosen CUDA build's, else that of an exact `cuda`
+    setting ("13.2", "cu132"). `cudas` are the chosen packages' names and CUDA versions:
+    the plan's before locking, the lock's after.
+    """
+    versions = []
+    for name, cuda in cudas:
+        if cuda is None:
+            continue
+        if name == PREFERRED:
+            return cuda
+        versions.append(cuda)
+    if versions:
+        return max(versions)
+    if request.kind == "version" and request.specifier is not None:
+        specs = list(request.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
+            try:
+                return CudaVersion.parse(specs[0].version[:-2])
+            except ValueError:
+                return None
+    return None
 
 
 def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:
@@ -247,7 +289,7 @@ def read(path: Path) -> CudaLock:
     return CudaLock(
         content_hash=top.value("content-hash", str, STRING),
         backend=top.value("backend", str, STRING),
-        policy=top.value("policy", str, STRING),
+        policy=top.choice("policy", POLICIES),
         cuda=_checked(top, "cuda", _cuda_request),
         managed_sources=top.texts("managed-sources", ()),
         targets=tuple(
@@ -255,11 +297,9 @@ def read(path: Path) -> CudaLock:
                 label=t.value("label", str, STRING),
                 os=t.value("os", str, STRING),
                 machine=t.value("machine", str, STRING),
-                driver=_checked_optional(t, "driver", DriverVersion.parse),
-                cuda=_checked_optional(t, "cuda", CudaVersion.parse),
-                compute_capabilities=_checked_list(
-                    t, "compute-capabilities", ComputeCapability.parse
-                ),
+                driver=_parsed(t, "driver", DriverVersion.parse),
+                cuda=_parsed(t, "cuda", CudaVersion.parse),
+                compute_capabilities=t.parsed_list("compute-capabilities", ComputeCapability.parse),
             )
             for t in top.tables("targets")
         ),
@@ -267,7 +307,7 @@ def read(path: Path) -> CudaLock:
             LockedPackage(
                 name=p.value("name", str, STRING),
                 variant=p.value("variant", str, STRING),
-                cuda=_checked_optional(p, "cuda", CudaVersion.parse),
+                cuda=_parsed(p, "cuda", CudaVersion.parse),
                 source=p.value("source", str, STRING),
                 url=p.value("url", str, STRING),
                 version=p.value("version", str, STRING, None),
@@ -297,15 +337,7 @@ def _checked(table: Table, key: str, parser: Callable[[str], object]) -> str:
     return value
 
 
-def _checked_optional(table: Table, key: str, parser: Callable[[str], object]) -> str | None:
+def _parsed(table: Table, key: str, parser: Callable[[str], T]) -> T | None:
+    """An optional string value as `parser` (e.g. CudaVersion.parse) reads it."""
     value = table.value(key, str, STRING, None)
-    if value is not None:
-        table.parse(key, value, parser)
-    return value
-
-
-def _checked_list(table: Table, key: str, parser: Callable[[str], object]) -> tuple[str, ...]:
-    values = table.texts(key, ())
-    for i, value in enumerate(values):
-        table.parse(f"{key}[{i}]", value, parser)
-    return values
+    return None if value is None else table.parse(key, value, parser)

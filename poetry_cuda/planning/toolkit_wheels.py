@@ -19,6 +19,7 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge._loader import provenance
 from poetry_cuda.knowledge._loader import voice
+from poetry_cuda.locking.lockfile import project_cuda
 from poetry_cuda.planning.plan import Addition
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import by
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 FILE = "toolkit_wheels.toml"
 SCHEMA = 1
-PREFERRED_FAMILY = "torch"  # extensions must match torch's CUDA: its version wins
 
 
 @dataclass(frozen=True)
@@ -91,34 +91,11 @@ def for_major(major: int) -> ToolkitWheels | None:
     return next((row for row in table() if row.cuda == major), None)
 
 
-def project_cuda(plan: Plan, settings: Settings) -> CudaVersion | None:
-    """The CUDA version the per-project toolkit must match.
-
-    torch's when it is in the plan (extensions built with `torch.utils.cpp_extension`
-    must match it), else the newest chosen CUDA variant, else an exact `cuda` setting.
-    """
-    chosen = [c for c in plan.packages if c.cuda is not None]
-    lead = next((c for c in chosen if c.family == PREFERRED_FAMILY), None)
-    if lead is not None:
-        return lead.cuda
-    if chosen:
-        return max((c.cuda for c in chosen if c.cuda is not None), key=lambda v: (v.major, v.minor))
-    request = settings.cuda
-    if request.kind == "version" and request.specifier is not None:
-        specs = list(request.specifier)
-        if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
-            try:
-                return CudaVersion.parse(specs[0].version[:-2])
-            except ValueError:
-                return None
-    return None
-
-
 def additions(plan: Plan, settings: Settings) -> tuple[tuple[Addition, ...], tuple[str, ...]]:
     """The wheels `toolkit = "wheels"` adds to the managed group, and warnings."""
     if settings.toolkit != "wheels":
         return (), ()
-    cuda = project_cuda(plan, settings)
+    cuda = project_cuda(((c.name, c.cuda) for c in plan.packages), settings.cuda)
     if cuda is None:
         warning = (
             'toolkit = "wheels": the plan chose no CUDA version, so no toolkit wheels were '

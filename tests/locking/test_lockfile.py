@@ -11,6 +11,9 @@ from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile import content_hash
 from poetry_cuda.locking.lockfile import read
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
@@ -23,14 +26,21 @@ LOCK = CudaLock(
     policy="newest",
     cuda="auto",
     targets=(
-        TargetFacts("hosts/a.json", "linux", "x86_64", "550.54.14", "12.4", ("8.9",)),
+        TargetFacts(
+            "hosts/a.json",
+            "linux",
+            "x86_64",
+            DriverVersion.parse("550.54.14"),
+            CudaVersion(12, 4),
+            (ComputeCapability(8, 9),),
+        ),
         TargetFacts("hosts/mac.json", "macos", "arm64", None, None, ()),
     ),
     packages=(
         LockedPackage(
             "torch",
             "cu124",
-            "12.4",
+            CudaVersion(12, 4),
             "pytorch-cu124",
             "https://download.pytorch.org/whl/cu124",
             "2.5.1+cu124",
