@@ -44,6 +44,7 @@ from poetry_cuda.locking import lockfile
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.versions import CudaVersion
 from tests.support.fake_nvml import FakeNvml
 from tests.support.fake_nvml import FakeNvmlUnavailableError
 from tests.support.fake_nvml import FakeSmi
@@ -87,7 +88,14 @@ def make_project(folder: Path) -> Path:
         SystemRequirement("paddlepaddle-gpu", "cudnn", ">=8.6.0,<9", "libcudnn.so.8", "install"),
     )
     package = LockedPackage(
-        "paddlepaddle-gpu", "cu118", "11.8", "pypi", "https://pypi.org/simple", "2.6.2", (), ""
+        "paddlepaddle-gpu",
+        "cu118",
+        CudaVersion(11, 8),
+        "pypi",
+        "https://pypi.org/simple",
+        "2.6.2",
+        (),
+        "",
     )
     draft = CudaLock("", "poetry", "newest", "auto", (), (package,), needs, ())
     record = draft.sealed(read_toml(folder / "pyproject.toml"))

@@ -22,25 +22,32 @@ from poetry_cuda.errors import InputFileError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+
+def parse_with_tomlkit(text: str) -> dict[str, Any]:
+    """TOML as plain values by tomlkit, a runtime dependency: Python 3.10 has no tomllib."""
+    import tomlkit
+
+    return tomlkit.parse(text).unwrap()
+
+
 if sys.version_info >= (3, 11):
     import tomllib
 
-    def _parse(text: str) -> dict[str, Any]:
-        return tomllib.loads(text)
-
+    _parse = tomllib.loads
     _TomlError: type[Exception] = tomllib.TOMLDecodeError
 else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomlkit
     import tomlkit.exceptions
 
-    def _parse(text: str) -> dict[str, Any]:
-        return tomlkit.parse(text).unwrap()
-
+    _parse = parse_with_tomlkit
     _TomlError = tomlkit.exceptions.ParseError
 
 
 def parse_toml(text: str) -> dict[str, Any]:
-    """Parse TOML text into plain Python values (raises the parser's own error)."""
+    """Parse TOML text into plain Python values (raises the parser's own error).
+
+    The one TOML parser of poetry-cuda: tomllib where Python has it, else tomlkit; both
+    parsers' errors are ValueErrors.
+    """
     return _parse(text)
 
 

@@ -25,7 +25,6 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
 from poetry_cuda.request.project import find_project
 from poetry_cuda.request.settings import parse_settings
-from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
@@ -35,32 +34,11 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import Cudnn
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.host.profiles import Toolkit
-    from poetry_cuda.locking.lockfile import CudaLock
+    from poetry_cuda.versions import CudaVersion
 
 
 TOOLKITS_ENV = "POETRY_CUDA_TOOLKITS"
 PROBE_TIMEOUT = 10.0
-
-
-def project_cuda(cuda_lock: CudaLock) -> CudaVersion | None:
-    """torch's CUDA version when it is locked (extensions must match it), else the newest.
-
-    Without a CUDA build, an exact `cuda` setting recorded in the lock names the version.
-    """
-    versions = []
-    for package in cuda_lock.packages:
-        if package.cuda is None:
-            continue
-        version = CudaVersion.parse(package.cuda)
-        if package.name == "torch":
-            return version
-        versions.append(version)
-    if versions:
-        return max(versions, key=lambda v: (v.major, v.minor))
-    try:  # no CUDA build locked: an exact `cuda` setting ("13.2", "cu132") still names one
-        return CudaVersion.parse(cuda_lock.cuda)
-    except ValueError:
-        return None
 
 
 def _os_name() -> OperatingSystem:
@@ -146,7 +124,7 @@ def project_environment(
     venv = backend.environment(project, environ)
     sites = [] if venv is None else site_packages(venv, os_name)
     wheel_libraries = [folder for site in sites for folder in library_folders(site, os_name)]
-    cuda = project_cuda(cuda_lock)
+    cuda = cuda_lock.project_cuda()
     wheels = None
     if settings.toolkit == "wheels" and venv is not None and cuda is not None:
         wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)

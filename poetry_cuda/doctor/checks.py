@@ -17,7 +17,6 @@ from poetry_cuda.locking.lockfile import FILENAME
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.compat import serves_gpu
 from poetry_cuda.planning.plan import Source
-from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.lockfile import LockedPackage
     from poetry_cuda.planning.targets import Target
+    from poetry_cuda.versions import CudaVersion
 
 
 LOCK_FIX = "run `poetry cuda lock` (or `poetry-cuda lock`)"
@@ -179,7 +179,7 @@ def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase)
         return [ok("host", "variant", f"{name} {variant_name} needs no GPU", subject=name)]
     variant = locked_variant(package, kb)
     if variant is None:
-        runs, fact = _fixed_verdict(CudaVersion.parse(package.cuda), target, kb.nvidia)
+        runs, fact = _fixed_verdict(package.cuda, target, kb.nvidia)
         if runs:
             return [ok("host", "variant", f"{name} {variant_name}: {fact}", subject=name)]
         return [

@@ -98,7 +98,7 @@ def _installed(
             "environment",
             "installed",
             f"a CPU build of {name} ({dist.version}) is installed where cuda.lock locks "
-            f"{package.variant} ({expected or 'CUDA ' + package.cuda}): torch.cuda.is_available() "
+            f"{package.variant} ({expected or f'CUDA {package.cuda}'}): torch.cuda.is_available() "
             "will be False",
             fix + " (it replaces the CPU build)",
             subject=name,

@@ -7,6 +7,7 @@ with NVIDIA's table (see `poetry_cuda.knowledge`), which is the caller's job.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from typing import Literal
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import read_bounded
+from poetry_cuda.schema import Table
+from poetry_cuda.schema import Voice
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -164,119 +167,83 @@ class HostProfile:
         }
 
 
-class _Reader:
-    """Reads one JSON object, naming the file and the dotted key in every error."""
-
-    def __init__(self, origin: str) -> None:
-        self.origin = origin
-
-    def fail(self, key: str, problem: str) -> InputFileError:
-        return InputFileError(
-            f"{self.origin}: {key}: {problem}",
-            why="a host profile must follow the documented schema",
-            fix="compare it with the output of `poetry-cuda detect --json`",
-        )
-
-    def get(self, data: dict[str, Any], key: str, path: str, kind: type, *, required: bool) -> Any:
-        if key not in data or data[key] is None:
-            if required:
-                raise self.fail(path, "missing")
-            return None
-        value = data[key]
-        if kind is int and isinstance(value, bool):
-            raise self.fail(path, f"expected an integer, got {value!r}")
-        if not isinstance(value, kind):
-            raise self.fail(path, f"expected {kind.__name__}, got {type(value).__name__}")
-        return value
-
-    def parse(self, path: str, value: str, parser: Any) -> Any:
-        try:
-            return parser(value)
-        except ValueError as error:
-            raise self.fail(path, str(error)) from None
+VOICE = Voice(
+    InputFileError,
+    "",
+    why="a host profile must follow the documented schema",
+    fix="compare it with the output of `poetry-cuda detect --json`",
+)
+OBJECT = "an object"
+OBJECTS = "a list of objects"
 
 
 def profile_from_json(data: object, origin: str) -> HostProfile:
     """Validate a profile document; `origin` names the file in error messages."""
-    reader = _Reader(origin)
+    voice = dataclasses.replace(VOICE, prefix=f"{origin}: ")
     if not isinstance(data, dict):
-        raise reader.fail("(top level)", "expected a JSON object")
-    schema = reader.get(data, "schema", "schema", int, required=False)
+        raise voice.fail("", "expected a JSON object")
+    top = Table(data, voice)
+    schema = top.value("schema", int, "an integer", None)
     if schema is not None and schema != SCHEMA:
-        raise reader.fail("schema", f"unsupported schema {schema} (this version reads {SCHEMA})")
-    os_name = reader.get(data, "os", "os", str, required=True)
-    if os_name not in OPERATING_SYSTEMS:
-        raise reader.fail("os", f"{os_name!r} is not one of {', '.join(OPERATING_SYSTEMS)}")
-    machine = reader.get(data, "machine", "machine", str, required=False) or "x86_64"
+        raise top.error("schema", f"unsupported schema {schema} (this version reads {SCHEMA})")
+    os_name = top.choice("os", OPERATING_SYSTEMS)
+    machine = top.value("machine", str, "a string", None) or "x86_64"
 
     driver = None
-    raw_driver = reader.get(data, "driver", "driver", dict, required=False)
+    raw_driver = top.table("driver", None, what=OBJECT)
     if raw_driver is not None:
-        version_text = reader.get(raw_driver, "version", "driver.version", str, required=False)
-        cuda_text = reader.get(raw_driver, "cuda", "driver.cuda", str, required=False)
+        version_text = raw_driver.value("version", str, "a string", None)
+        cuda_text = raw_driver.value("cuda", str, "a string", None)
         if version_text is None and cuda_text is None:
-            raise reader.fail("driver", "give driver.version, driver.cuda or both")
+            raise top.error("driver", "give driver.version, driver.cuda or both")
         driver = Driver(
-            version=reader.parse("driver.version", version_text, DriverVersion.parse)
+            version=raw_driver.parse("version", version_text, DriverVersion.parse)
             if version_text
             else None,
-            cuda=reader.parse("driver.cuda", cuda_text, CudaVersion.parse) if cuda_text else None,
-            source=reader.get(raw_driver, "source", "driver.source", str, required=False)
-            or "target",
+            cuda=raw_driver.parse("cuda", cuda_text, CudaVersion.parse) if cuda_text else None,
+            source=raw_driver.value("source", str, "a string", None) or "target",
         )
 
     gpus = []
-    for i, raw in enumerate(reader.get(data, "gpus", "gpus", list, required=False) or []):
-        key = f"gpus[{i}]"
-        if not isinstance(raw, dict):
-            raise reader.fail(key, "expected an object")
-        cc_text = reader.get(
-            raw, "compute_capability", f"{key}.compute_capability", str, required=True
-        )
-        index = reader.get(raw, "index", f"{key}.index", int, required=False)
+    for i, raw in enumerate(top.tables("gpus", what=OBJECTS, item=OBJECT)):
+        cc_text = raw.value("compute_capability", str, "a string")
+        index = raw.value("index", int, "an integer", None)
         gpus.append(
             Gpu(
                 index=i if index is None else index,
-                name=reader.get(raw, "name", f"{key}.name", str, required=False) or "NVIDIA GPU",
-                compute_capability=reader.parse(
-                    f"{key}.compute_capability", cc_text, ComputeCapability.parse
+                name=raw.value("name", str, "a string", None) or "NVIDIA GPU",
+                compute_capability=raw.parse(
+                    "compute_capability", cc_text, ComputeCapability.parse
                 ),
-                source=reader.get(raw, "source", f"{key}.source", str, required=False) or "target",
-                uuid=reader.get(raw, "uuid", f"{key}.uuid", str, required=False),
-                memory_mib=reader.get(raw, "memory_mib", f"{key}.memory_mib", int, required=False),
+                source=raw.value("source", str, "a string", None) or "target",
+                uuid=raw.value("uuid", str, "a string", None),
+                memory_mib=raw.value("memory_mib", int, "an integer", None),
             )
         )
     if gpus and driver is None:
-        raise reader.fail("driver", "GPUs are listed but no driver is given")
+        raise top.error("driver", "GPUs are listed but no driver is given")
 
     toolkits = []
-    for i, raw in enumerate(reader.get(data, "toolkits", "toolkits", list, required=False) or []):
-        key = f"toolkits[{i}]"
-        if not isinstance(raw, dict):
-            raise reader.fail(key, "expected an object")
-        version = reader.get(raw, "version", f"{key}.version", str, required=True)
-        reader.parse(f"{key}.version", version, CudaVersion.parse)
+    for raw in top.tables("toolkits", what=OBJECTS, item=OBJECT):
+        version = raw.value("version", str, "a string")
+        raw.parse("version", version, CudaVersion.parse)
         toolkits.append(
             Toolkit(
                 version=version,
-                root=reader.get(raw, "root", f"{key}.root", str, required=False) or "",
-                nvcc=reader.get(raw, "nvcc", f"{key}.nvcc", str, required=False),
-                source=reader.get(raw, "source", f"{key}.source", str, required=False) or "target",
+                root=raw.value("root", str, "a string", None) or "",
+                nvcc=raw.value("nvcc", str, "a string", None),
+                source=raw.value("source", str, "a string", None) or "target",
             )
         )
 
-    cudnn = []
-    for i, raw in enumerate(reader.get(data, "cudnn", "cudnn", list, required=False) or []):
-        key = f"cudnn[{i}]"
-        if not isinstance(raw, dict):
-            raise reader.fail(key, "expected an object")
-        cudnn.append(
-            Cudnn(
-                version=reader.get(raw, "version", f"{key}.version", str, required=True),
-                path=reader.get(raw, "path", f"{key}.path", str, required=False) or "",
-                source=reader.get(raw, "source", f"{key}.source", str, required=False) or "target",
-            )
+    cudnn = [
+        Cudnn(
+            version=raw.value("version", str, "a string"),
+            path=raw.value("path", str, "a string", None) or "",
+            source=raw.value("source", str, "a string", None) or "target",
         )
+        for raw in top.tables("cudnn", what=OBJECTS, item=OBJECT)
+    ]
 
     return HostProfile(
         os=os_name,

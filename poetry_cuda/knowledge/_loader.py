@@ -14,12 +14,8 @@ maintainers and not loaded.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 from typing import TYPE_CHECKING
-from typing import Any
-from typing import TypeVar
-from typing import cast
 from typing import get_args
 
 from packaging.specifiers import SpecifierSet
@@ -27,6 +23,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.model import PLATFORMS
 from poetry_cuda.knowledge.model import ArchRange
 from poetry_cuda.knowledge.model import CompatFloor
@@ -43,13 +40,17 @@ from poetry_cuda.knowledge.model import RequirementKind
 from poetry_cuda.knowledge.model import ToolkitDriver
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.knowledge.model import VersionForm
+from poetry_cuda.schema import Table
+from poetry_cuda.schema import Voice
+from poetry_cuda.schema import by
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    import sys
+
     from pathlib import Path
 
     if sys.version_info >= (3, 11):
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
         from importlib.abc import Traversable
 
 
-T = TypeVar("T")
 Provenance = tuple[str, Confidence]
 
 SCHEMA = 1
@@ -70,121 +70,30 @@ MECHANISMS: tuple[Mechanism, ...] = get_args(Mechanism)
 VERSION_FORMS: tuple[VersionForm, ...] = get_args(VersionForm)
 
 
-def parse_with_tomlkit(text: str) -> dict[str, Any]:
-    # Python 3.10 has no tomllib; tomlkit is already a runtime dependency.
-    import tomlkit
-
-    return tomlkit.parse(text).unwrap()
-
-
-if sys.version_info >= (3, 11):
-    import tomllib
-
-    parse_toml = tomllib.loads
-else:
-    parse_toml = parse_with_tomlkit
+def voice(file: str) -> Voice:
+    """How the errors of a packaged data file read: it stops at the first bad row."""
+    return Voice(
+        InputFileError,
+        f"{file}: ",
+        why="poetry-cuda checks its knowledge base as it reads it and stops at the first bad row",
+        fix=lambda where: (
+            f"correct {where} in {file} (a packaged copy that fails here was "
+            "modified: reinstall poetry-cuda)"
+        ),
+    )
 
 
-class Table:
-    """One TOML table being read: each key is taken once, leftovers are unknown keys."""
-
-    def __init__(self, data: dict[str, Any], file: str, path: str = "") -> None:
-        self.data = dict(data)
-        self.file = file
-        self.path = path
-
-    def error(self, key: str, problem: str) -> InputFileError:
-        where = ".".join(p for p in (self.path, key) if p) or "(top level)"
-        return InputFileError(
-            f"{self.file}: {where}: {problem}",
-            why="poetry-cuda checks its knowledge base as it reads it and stops at the first "
-            "bad row",
-            fix=f"correct {where} in {self.file} (a packaged copy that fails here was "
-            "modified: reinstall poetry-cuda)",
-        )
-
-    def take(self, key: str, kind: type[T], what: str, default: T | None = None) -> T:
-        if key not in self.data:
-            if default is None:
-                raise self.error(key, f"missing (expected {what})")
-            return default
-        value = self.data.pop(key)
-        # bool is an int: never accept one where a number is meant.
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.error(key, f"expected {what}, got {value!r}")
-        return value
-
-    def text(self, key: str, default: str | None = None) -> str:
-        value = self.take(key, str, "a string", default)
-        if not value.strip() and default is None:
-            raise self.error(key, "must not be empty")
-        return value
-
-    def optional(self, key: str) -> str | None:
-        return self.text(key) if key in self.data else None
-
-    def texts(self, key: str, default: tuple[str, ...] | None = None) -> tuple[str, ...]:
-        values = self.take(key, list, "a list of strings", None if default is None else [*default])
-        for i, value in enumerate(values):
-            if not isinstance(value, str):
-                raise self.error(f"{key}[{i}]", f"expected a string, got {value!r}")
-        return tuple(values)
-
-    def parsed(self, key: str, parse: Callable[[str], T], default: str | None = None) -> T:
-        value = self.text(key, default)
-        try:
-            return parse(value)
-        except ValueError as error:  # InvalidVersion and InvalidSpecifier included
-            raise self.error(key, str(error)) from None
-
-    def parsed_list(self, key: str, parse: Callable[[str], T]) -> tuple[T, ...]:
-        out = []
-        for i, value in enumerate(self.texts(key, ())):
-            try:
-                out.append(parse(value))
-            except ValueError as error:
-                raise self.error(f"{key}[{i}]", str(error)) from None
-        return tuple(out)
-
-    def choice(self, key: str, options: tuple[T, ...], default: str | None = None) -> T:
-        value = self.take(key, str, "a string", default)
-        if value not in options:
-            raise self.error(key, f"{value!r} is not one of {', '.join(map(str, options))}")
-        return cast("T", value)
-
-    def tables(self, key: str, label: Callable[[dict[str, Any], int], str]) -> list[Table]:
-        rows = self.take(key, list, "an array of tables", [])
-        out = []
-        for i, row in enumerate(rows):
-            name = f"{key}[{label(row, i) if isinstance(row, dict) else i}]"
-            if not isinstance(row, dict):
-                raise self.error(name, f"expected a table, got {row!r}")
-            out.append(Table(row, self.file, ".".join(p for p in (self.path, name) if p)))
-        return out
-
-    def table(self, key: str) -> Table:
-        path = ".".join(p for p in (self.path, key) if p)
-        return Table(self.take(key, dict, "a table"), self.file, path)
-
-    def provenance(self, inherited: Provenance | None = None) -> Provenance:
-        """The row's source and confidence, or its parent's; uncertainty needs a `note`."""
-        own = "confidence" in self.data
-        source = self.text("source", None if inherited is None else inherited[0])
-        confidence = self.choice(
-            "confidence", CONFIDENCES, None if inherited is None else inherited[1]
-        )
-        if self.optional("note") is None and own and confidence == "uncertain":
-            raise self.error("note", "an uncertain row needs a note saying what is unconfirmed")
-        return source, confidence
-
-    def done(self) -> None:
-        for key in self.data:
-            raise self.error(key, "unknown key")
-
-
-def by(field: str) -> Callable[[dict[str, Any], int], str]:
-    """Label array rows by one of their fields (``release[2.5]``), else by position."""
-    return lambda row, i: str(row.get(field, i))
+def provenance(row: Table, inherited: Provenance | None = None) -> Provenance:
+    """The row's source and confidence, or its parent's; uncertainty needs a `note`."""
+    own = row.has("confidence")
+    if inherited is None:
+        source, confidence = row.text("source"), row.choice("confidence", CONFIDENCES)
+    else:
+        source = row.text("source", inherited[0])
+        confidence = row.choice("confidence", CONFIDENCES, inherited[1])
+    if row.text("note", None) is None and own and confidence == "uncertain":
+        raise row.error("note", "an uncertain row needs a note saying what is unconfirmed")
+    return source, confidence
 
 
 def _cc(text: str) -> ComputeCapability:
@@ -217,7 +126,7 @@ def _platform(text: str) -> str:
 def _requirement(
     row: Table, inherited: Provenance | None, kind: RequirementKind | None
 ) -> Requirement:
-    source, confidence = row.provenance(inherited)
+    source, confidence = provenance(row, inherited)
     requirement = Requirement(
         kind=row.choice("kind", KINDS) if kind is None else kind,
         spec=row.parsed("spec", _spec) if kind is None else row.parsed("spec", _spec, ""),
@@ -247,8 +156,8 @@ def _open(directory: Traversable | Path, name: str) -> Table:
             fix=f"correct the syntax of {name} (a packaged copy that fails here was modified: "
             "reinstall poetry-cuda)",
         ) from None
-    top = Table(data, name)
-    schema = top.take("schema", int, "the schema number")
+    top = Table(data, voice(name))
+    schema = top.value("schema", int, "the schema number")
     if schema != SCHEMA:
         raise top.error("schema", f"is {schema}; this poetry-cuda reads schema {SCHEMA}")
     return top
@@ -259,20 +168,20 @@ def _nvidia(top: Table) -> Nvidia:
     for row in top.tables("toolkit", by("cuda")):
         cuda = row.parsed("cuda", CudaVersion.parse)
         linux = row.parsed("linux", DriverVersion.parse)
-        windows = row.parsed("windows", DriverVersion.parse) if "windows" in row.data else None
-        toolkits.append(ToolkitDriver(cuda, linux, windows, *row.provenance()))
+        windows = row.parsed("windows", DriverVersion.parse) if row.has("windows") else None
+        toolkits.append(ToolkitDriver(cuda, linux, windows, *provenance(row)))
         row.done()
     floors = []
     for row in top.tables("floor", by("major")):
-        major = row.take("major", int, "a CUDA major version")
+        major = row.value("major", int, "a CUDA major version")
         linux = row.parsed("linux", DriverVersion.parse)
         windows = row.parsed("windows", DriverVersion.parse)
-        floors.append(CompatFloor(major, linux, windows, *row.provenance()))
+        floors.append(CompatFloor(major, linux, windows, *provenance(row)))
         row.done()
     arches = []
     for row in top.tables("arch", by("major")):
-        major = row.take("major", int, "a CUDA major version")
-        arches.append(ArchRange(major, row.parsed("oldest", _cc), *row.provenance()))
+        major = row.value("major", int, "a CUDA major version")
+        arches.append(ArchRange(major, row.parsed("oldest", _cc), *provenance(row)))
         row.done()
     top.done()
     return Nvidia(tuple(toolkits), tuple(floors), tuple(arches))
@@ -280,11 +189,11 @@ def _nvidia(top: Table) -> Nvidia:
 
 def _variant(row: Table, inherited: Provenance) -> Variant:
     name = row.text("name")
-    cuda = row.parsed("cuda", CudaVersion.parse) if "cuda" in row.data else None
+    cuda = row.parsed("cuda", CudaVersion.parse) if row.has("cuda") else None
     sass = row.parsed_list("sass", _cc)
     ptx = row.parsed_list("ptx", _cc)
     platforms = row.parsed_list("platforms", _platform)
-    source, confidence = row.provenance(inherited)
+    source, confidence = provenance(row, inherited)
     builds = []
     for build in row.tables("build", by("platform")):
         platform = build.parsed("platform", _platform)
@@ -295,7 +204,7 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
                 platform,
                 build.parsed_list("sass", _cc),
                 build.parsed_list("ptx", _cc),
-                *build.provenance((source, confidence)),
+                *provenance(build, (source, confidence)),
             )
         )
         build.done()
@@ -318,7 +227,7 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
 
 def _pairs(row: Table, lead: str, members: tuple[str, ...]) -> tuple[dict[str, str], ...]:
     pairs = []
-    for i, raw in enumerate(row.take("pairs", list, "a list of {member = version} tables")):
+    for i, raw in enumerate(row.value("pairs", list, "a list of {member = version} tables")):
         key = f"pairs[{i}]"
         if not isinstance(raw, dict) or lead not in raw:
             raise row.error(key, f"expected a table naming the lead package {lead}, got {raw!r}")
@@ -340,10 +249,10 @@ def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
     series = row.text("series")
     if not all(part.isdigit() for part in series.split(".")):
         raise row.error("series", f"{series!r} is not a release series such as '2.5'")
-    version_form = row.choice("version_form", VERSION_FORMS) if "version_form" in row.data else None
-    source, confidence = row.provenance()
+    version_form = row.choice("version_form", VERSION_FORMS) if row.has("version_form") else None
+    source, confidence = provenance(row)
     pairs = _pairs(row, lead, members)
-    pypi_table = row.take("pypi", dict, "a table of platform = variant", {})
+    pypi_table = row.value("pypi", dict, "a table of platform = variant", {})
     variants = tuple(_variant(v, (source, confidence)) for v in row.tables("variant", by("name")))
     names = [v.name for v in variants]
     pypi: dict[str, str] = {}
@@ -367,10 +276,10 @@ def _family(top: Table) -> Family:
     companions = head.parsed_list("companions", _name)
     mechanism = head.choice("mechanism", MECHANISMS)
     version_form = head.choice("version_form", VERSION_FORMS)
-    index = head.parsed("index", _url_template) if "index" in head.data else None
-    mirror_key = head.optional("mirror_key")
+    index = head.parsed("index", _url_template) if head.has("index") else None
+    mirror_key = head.text("mirror_key", None)
     source_prefix = head.text("source_prefix")
-    source, confidence = head.provenance()
+    source, confidence = provenance(head)
     head.done()
     releases = tuple(_release(r, lead, members) for r in top.tables("release", by("series")))
     top.done()
@@ -394,11 +303,11 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requi
     flavours = []
     for row in top.tables("flavour", by("package")):
         package = row.parsed("package", _name)
-        extra = row.parsed("extra", _name) if "extra" in row.data else None
+        extra = row.parsed("extra", _name) if row.has("extra") else None
         versions = row.parsed("versions", _spec)
         cuda = row.parsed("cuda", _spec)
-        oldest = row.parsed("oldest_arch", _cc) if "oldest_arch" in row.data else None
-        source, confidence = row.provenance()
+        oldest = row.parsed("oldest_arch", _cc) if row.has("oldest_arch") else None
+        source, confidence = provenance(row)
         requirements = tuple(
             _requirement(r, (source, confidence), None)
             for r in row.tables("requirement", by("kind"))
@@ -410,7 +319,7 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requi
     nvcc = []
     for row in top.tables("nvcc", by("package")):
         package = row.parsed("package", _name)
-        at_run_time = row.take("at-run-time", bool, "true or false", False)
+        at_run_time = row.value("at-run-time", bool, "true or false", False)
         requirement = _requirement(row, None, "nvcc")
         nvcc.append((package, dataclasses.replace(requirement, at_run_time=at_run_time)))
     top.done()

@@ -64,7 +64,7 @@ def build_lock(
             LockedPackage(
                 name=c.name,
                 variant=c.variant,
-                cuda=str(c.cuda) if c.cuda else None,
+                cuda=c.cuda,
                 source=c.source.name,
                 url=c.source.url,
                 version=locked.get(c.name, c.version),

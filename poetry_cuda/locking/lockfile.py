@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
 import tomlkit
 
@@ -27,7 +28,11 @@ from poetry_cuda.files import CUDA_LOCK_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
+from poetry_cuda.request.settings import Policy
+from poetry_cuda.schema import Table
+from poetry_cuda.schema import Voice
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -44,7 +49,9 @@ if TYPE_CHECKING:
 
 
 FILENAME = "cuda.lock"
+PREFERRED = "torch"  # extensions must match torch's CUDA: its version wins
 VERSION = 1
+T = TypeVar("T")
 HEADER = (
     "This file is written by poetry-cuda (`lock`) and is meant to be committed.\n"
     "It records the CUDA decision and the host facts behind it; do not edit it by hand."
@@ -56,9 +63,9 @@ class TargetFacts:
     label: str
     os: str
     machine: str
-    driver: str | None
-    cuda: str | None
-    compute_capabilities: tuple[str, ...]
+    driver: DriverVersion | None
+    cuda: CudaVersion | None
+    compute_capabilities: tuple[ComputeCapability, ...]
 
     @classmethod
     def of(cls, target: Target) -> TargetFacts:
@@ -66,9 +73,9 @@ class TargetFacts:
             label=target.label,
             os=target.os,
             machine=target.profile.machine,
-            driver=str(target.driver) if target.driver else None,
-            cuda=str(target.cuda) if target.cuda else None,
-            compute_capabilities=tuple(str(cc) for cc in target.profile.capabilities),
+            driver=target.driver,
+            cuda=target.cuda,
+            compute_capabilities=target.profile.capabilities,
         )
 
 
@@ -76,7 +83,7 @@ class TargetFacts:
 class LockedPackage:
     name: str
     variant: str
-    cuda: str | None
+    cuda: CudaVersion | None
     source: str
     url: str
     version: str | None  # as locked by the package manager
@@ -88,12 +95,16 @@ class LockedPackage:
 class CudaLock:
     content_hash: str
     backend: str
-    policy: str
+    policy: Policy
     cuda: str
     targets: tuple[TargetFacts, ...]
     packages: tuple[LockedPackage, ...]
     system_requirements: tuple[SystemRequirement, ...]
     managed_sources: tuple[str, ...]
+
+    def project_cuda(self) -> CudaVersion | None:
+        """The project's CUDA version (see `project_cuda`), as this lock records it."""
+        return project_cuda(((p.name, p.cuda) for p in self.packages), CudaRequest.parse(self.cuda))
 
     def package(self, name: str) -> LockedPackage | None:
         return next((p for p in self.packages if p.name == name), None)
@@ -169,9 +180,9 @@ def _facts_table(facts: TargetFacts) -> dict[str, Any]:
         "label": facts.label,
         "os": facts.os,
         "machine": facts.machine,
-        "driver": facts.driver,
-        "cuda": facts.cuda,
-        "compute-capabilities": facts.compute_capabilities,
+        "driver": _text(facts.driver),
+        "cuda": _text(facts.cuda),
+        "compute-capabilities": tuple(str(cc) for cc in facts.compute_capabilities),
     }
 
 
@@ -179,13 +190,46 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
     return {
         "name": package.name,
         "variant": package.variant,
-        "cuda": package.cuda,
+        "cuda": _text(package.cuda),
         "source": package.source,
         "url": package.url,
         "version": package.version,
         "arches": package.arches,
         "reason": package.reason,
     }
+
+
+def _text(value: CudaVersion | DriverVersion | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def project_cuda(
+    cudas: Iterable[tuple[str, CudaVersion | None]], request: CudaRequest
+) -> CudaVersion | None:
+    """The CUDA version of the project: what its own toolkit (`toolkit = "wheels"`) matches.
+
+    torch's when torch has a CUDA build (extensions built with `torch.utils.cpp_extension`
+    must match it), else the newest chosen CUDA build's, else that of an exact `cuda`
+    setting ("13.2", "cu132"). `cudas` are the chosen packages' names and CUDA versions:
+    the plan's before locking, the lock's after.
+    """
+    versions = []
+    for name, cuda in cudas:
+        if cuda is None:
+            continue
+        if name == PREFERRED:
+            return cuda
+        versions.append(cuda)
+    if versions:
+        return max(versions)
+    if request.kind == "version" and request.specifier is not None:
+        specs = list(request.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
+            try:
+                return CudaVersion.parse(specs[0].version[:-2])
+            except ValueError:
+                return None
+    return None
 
 
 def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:
@@ -209,66 +253,13 @@ def content_hash(relevant: object) -> str:
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
 
 
-class _Reader:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def fail(self, key: str, problem: str) -> InputFileError:
-        return InputFileError(
-            f"{self.path}: {key}: {problem}",
-            why=f"{FILENAME} is written by poetry-cuda and was changed or damaged since",
-            fix="restore it from version control, or run `poetry cuda lock` to write it anew",
-        )
-
-    def value(
-        self, table: dict[str, Any], key: str, where: str, kind: type, *, optional: bool = False
-    ) -> Any:
-        if key not in table:
-            if optional:
-                return None
-            raise self.fail(f"{where}{key}", "missing")
-        value = table[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.fail(f"{where}{key}", f"expected {kind.__name__}, got {value!r}")
-        return value
-
-    def strings(
-        self, table: dict[str, Any], key: str, where: str, parser: Callable[[str], object] = str
-    ) -> tuple[str, ...]:
-        values = self.value(table, key, where, list, optional=True) or []
-        if not all(isinstance(v, str) for v in values):
-            raise self.fail(f"{where}{key}", "expected a list of strings")
-        for value in values:
-            self.check(value, f"{where}{key}", parser)
-        return tuple(values)
-
-    def version(
-        self,
-        table: dict[str, Any],
-        key: str,
-        where: str,
-        parser: Callable[[str], object],
-        *,
-        optional: bool = False,
-    ) -> Any:
-        """A string value that `parser` (e.g. CudaVersion.parse) must accept."""
-        value = self.value(table, key, where, str, optional=optional)
-        if value is not None:
-            self.check(value, f"{where}{key}", parser)
-        return value
-
-    def check(self, value: str, key: str, parser: Callable[[str], object]) -> None:
-        try:
-            parser(value)
-        except ValueError as error:
-            raise self.fail(key, str(error)) from None
-
-    def rows(self, data: dict[str, Any], key: str) -> list[tuple[str, dict[str, Any]]]:
-        rows = self.value(data, key, "", list, optional=True) or []
-        for i, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise self.fail(f"{key}[{i}]", "expected a table")
-        return [(f"{key}[{i}].", row) for i, row in enumerate(rows)]
+STRING = "a string"
+VOICE = Voice(
+    InputFileError,
+    f"{FILENAME}: ",
+    why=f"{FILENAME} is written by poetry-cuda and was changed or damaged since",
+    fix="restore it from version control, or run `poetry cuda lock` to write it anew",
+)
 
 
 def _specifier(text: str) -> object:
@@ -287,56 +278,66 @@ def _cuda_request(text: str) -> object:
 def read(path: Path) -> CudaLock:
     """Parse and validate `cuda.lock`; every error names the bad key."""
     data = read_toml(path, kind=InputFileError, limit=CUDA_LOCK_LIMIT)
-    r = _Reader(path)
-    version = r.value(data, "version", "", int)
+    top = Table(data, dataclasses.replace(VOICE, prefix=f"{path}: "))
+    version = top.value("version", int, "an integer")
     if version != VERSION:
         raise InputFileError(
             f"{path}: version {version} is not supported (this poetry-cuda reads {VERSION})",
             why="the file was written by a different poetry-cuda release",
             fix="upgrade poetry-cuda, or run `poetry cuda lock` to write it for this release",
         )
-    s = r.value
     return CudaLock(
-        content_hash=s(data, "content-hash", "", str),
-        backend=s(data, "backend", "", str),
-        policy=s(data, "policy", "", str),
-        cuda=r.version(data, "cuda", "", _cuda_request),
-        managed_sources=r.strings(data, "managed-sources", ""),
+        content_hash=top.value("content-hash", str, STRING),
+        backend=top.value("backend", str, STRING),
+        policy=top.choice("policy", POLICIES),
+        cuda=_checked(top, "cuda", _cuda_request),
+        managed_sources=top.texts("managed-sources", ()),
         targets=tuple(
             TargetFacts(
-                label=s(t, "label", w, str),
-                os=s(t, "os", w, str),
-                machine=s(t, "machine", w, str),
-                driver=r.version(t, "driver", w, DriverVersion.parse, optional=True),
-                cuda=r.version(t, "cuda", w, CudaVersion.parse, optional=True),
-                compute_capabilities=r.strings(
-                    t, "compute-capabilities", w, ComputeCapability.parse
-                ),
+                label=t.value("label", str, STRING),
+                os=t.value("os", str, STRING),
+                machine=t.value("machine", str, STRING),
+                driver=_parsed(t, "driver", DriverVersion.parse),
+                cuda=_parsed(t, "cuda", CudaVersion.parse),
+                compute_capabilities=t.parsed_list("compute-capabilities", ComputeCapability.parse),
             )
-            for w, t in r.rows(data, "targets")
+            for t in top.tables("targets")
         ),
         packages=tuple(
             LockedPackage(
-                name=s(p, "name", w, str),
-                variant=s(p, "variant", w, str),
-                cuda=r.version(p, "cuda", w, CudaVersion.parse, optional=True),
-                source=s(p, "source", w, str),
-                url=s(p, "url", w, str),
-                version=s(p, "version", w, str, optional=True),
-                arches=r.strings(p, "arches", w),
-                reason=s(p, "reason", w, str),
+                name=p.value("name", str, STRING),
+                variant=p.value("variant", str, STRING),
+                cuda=_parsed(p, "cuda", CudaVersion.parse),
+                source=p.value("source", str, STRING),
+                url=p.value("url", str, STRING),
+                version=p.value("version", str, STRING, None),
+                arches=p.texts("arches", ()),
+                reason=p.value("reason", str, STRING),
             )
-            for w, p in r.rows(data, "packages")
+            for p in top.tables("packages")
         ),
         system_requirements=tuple(
             SystemRequirement(
-                package=s(q, "package", w, str),
-                kind=s(q, "kind", w, str),
-                spec=r.version(q, "spec", w, _specifier),
-                reason=s(q, "reason", w, str),
-                satisfy=s(q, "satisfy", w, str),
-                satisfied_by=s(q, "satisfied-by", w, str, optional=True) or "",
+                package=q.value("package", str, STRING),
+                kind=q.value("kind", str, STRING),
+                spec=_checked(q, "spec", _specifier),
+                reason=q.value("reason", str, STRING),
+                satisfy=q.value("satisfy", str, STRING),
+                satisfied_by=q.value("satisfied-by", str, STRING, None) or "",
             )
-            for w, q in r.rows(data, "system-requirements")
+            for q in top.tables("system-requirements")
         ),
     )
+
+
+def _checked(table: Table, key: str, parser: Callable[[str], object]) -> str:
+    """A string value that `parser` (e.g. CudaVersion.parse) must accept."""
+    value = table.value(key, str, STRING)
+    table.parse(key, value, parser)
+    return value
+
+
+def _parsed(table: Table, key: str, parser: Callable[[str], T]) -> T | None:
+    """An optional string value as `parser` (e.g. CudaVersion.parse) reads it."""
+    value = table.value(key, str, STRING, None)
+    return None if value is None else table.parse(key, value, parser)

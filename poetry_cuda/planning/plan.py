@@ -8,6 +8,7 @@ from typing import Any
 
 
 if TYPE_CHECKING:
+    from poetry_cuda.request.settings import Policy
     from poetry_cuda.versions import CudaVersion
 
 
@@ -69,7 +70,7 @@ class Addition:
 
 @dataclass(frozen=True)
 class Plan:
-    policy: str
+    policy: Policy
     targets: tuple[str, ...]
     packages: tuple[Choice, ...]
     system_requirements: tuple[SystemRequirement, ...]

@@ -17,8 +17,12 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.knowledge._loader import Table
+from poetry_cuda.knowledge._loader import provenance
+from poetry_cuda.knowledge._loader import voice
+from poetry_cuda.locking.lockfile import project_cuda
 from poetry_cuda.planning.plan import Addition
+from poetry_cuda.schema import Table
+from poetry_cuda.schema import by
 from poetry_cuda.versions import CudaVersion
 
 
@@ -29,7 +33,6 @@ if TYPE_CHECKING:
 
 FILE = "toolkit_wheels.toml"
 SCHEMA = 1
-PREFERRED_FAMILY = "torch"  # extensions must match torch's CUDA: its version wins
 
 
 @dataclass(frozen=True)
@@ -51,28 +54,28 @@ def parse(text: str, file: str = FILE) -> tuple[ToolkitWheels, ...]:
         data = parse_toml(text)
     except ValueError as error:
         raise InputFileError(f"{file}: not valid TOML ({error})") from None
-    top = Table(data, file)
-    if top.take("schema", int, "an integer") != SCHEMA:
+    top = Table(data, voice(file))
+    if top.value("schema", int, "an integer") != SCHEMA:
         raise top.error("schema", f"this poetry-cuda reads schema {SCHEMA}")
     rows = []
-    for row in top.tables("major", lambda r, i: str(r.get("cuda", i))):
-        major = row.take("cuda", int, "a CUDA major such as 12")
+    for row in top.tables("major", by("cuda")):
+        major = row.value("cuda", int, "a CUDA major such as 12")
         minors = row.parsed_list("minors", CudaVersion.parse)
         if any(minor.major != major for minor in minors):
             raise row.error("minors", f"every minor must be {major}.x")
-        source, confidence = row.provenance()
+        source, confidence = provenance(row)
         rows.append(
             ToolkitWheels(
                 cuda=major,
                 packages=row.texts("packages"),
                 minors=minors,
-                nvcc=row.take("nvcc", bool, "true or false"),
+                nvcc=row.value("nvcc", bool, "true or false"),
                 root=row.choice("root", ("nvidia/*", "nvidia/cu13")),
                 source=source,
                 confidence=confidence,
             )
         )
-        row.optional("note")
+        row.text("note", None)
         row.done()
     top.done()
     return tuple(rows)
@@ -88,34 +91,11 @@ def for_major(major: int) -> ToolkitWheels | None:
     return next((row for row in table() if row.cuda == major), None)
 
 
-def project_cuda(plan: Plan, settings: Settings) -> CudaVersion | None:
-    """The CUDA version the per-project toolkit must match.
-
-    torch's when it is in the plan (extensions built with `torch.utils.cpp_extension`
-    must match it), else the newest chosen CUDA variant, else an exact `cuda` setting.
-    """
-    chosen = [c for c in plan.packages if c.cuda is not None]
-    lead = next((c for c in chosen if c.family == PREFERRED_FAMILY), None)
-    if lead is not None:
-        return lead.cuda
-    if chosen:
-        return max((c.cuda for c in chosen if c.cuda is not None), key=lambda v: (v.major, v.minor))
-    request = settings.cuda
-    if request.kind == "version" and request.specifier is not None:
-        specs = list(request.specifier)
-        if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
-            try:
-                return CudaVersion.parse(specs[0].version[:-2])
-            except ValueError:
-                return None
-    return None
-
-
 def additions(plan: Plan, settings: Settings) -> tuple[tuple[Addition, ...], tuple[str, ...]]:
     """The wheels `toolkit = "wheels"` adds to the managed group, and warnings."""
     if settings.toolkit != "wheels":
         return (), ()
-    cuda = project_cuda(plan, settings)
+    cuda = project_cuda(((c.name, c.cuda) for c in plan.packages), settings.cuda)
     if cuda is None:
         warning = (
             'toolkit = "wheels": the plan chose no CUDA version, so no toolkit wheels were '

@@ -21,6 +21,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.schema import Table
+from poetry_cuda.schema import Voice
 from poetry_cuda.versions import CudaVersion
 
 
@@ -118,19 +120,7 @@ KEYS = {  # every key of [tool.poetry-cuda]
 }
 
 
-def _bad(key: str, problem: str, fix: str) -> ConfigError:
-    return ConfigError(f"{TABLE} {key}: {problem}", fix=fix)
-
-
-def _choice(table: dict[str, Any], key: str, choices: tuple[str, ...], default: str) -> str:
-    value = table.get(key, default)
-    if not isinstance(value, str) or value not in choices:
-        raise _bad(
-            key,
-            f"{value!r} is not one of {', '.join(repr(c) for c in choices)}",
-            f'write e.g. {key} = "{default}"',
-        )
-    return value
+VOICE = Voice(ConfigError, f"{TABLE} ", fix=f"correct it in {TABLE}")
 
 
 def is_loopback(host: str) -> bool:
@@ -206,95 +196,80 @@ def _well_formed(url: str) -> SplitResult | None:
 def parse_settings(pyproject: dict[str, Any]) -> Settings:
     """Read `[tool.poetry-cuda]` from a parsed pyproject.toml (a plain dict)."""
     tool = pyproject.get("tool", {})
-    table = tool.get("poetry-cuda", {}) if isinstance(tool, dict) else {}
-    if not isinstance(table, dict):
+    raw = tool.get("poetry-cuda", {}) if isinstance(tool, dict) else {}
+    if not isinstance(raw, dict):
         raise ConfigError(f"{TABLE} must be a table", fix=f"write it as a {TABLE} section")
-    unknown = sorted(set(table) - KEYS)
-    if unknown:
-        raise _bad(
-            unknown[0],
-            "unknown key",
-            f"remove it; the known keys are {', '.join(sorted(KEYS))}",
-        )
+    table = Table(raw, VOICE)
+    table.only(KEYS, fix=f"remove it; the known keys are {', '.join(sorted(KEYS))}")
+    cuda = table.value("cuda", str, "a string", "auto", fix='write e.g. cuda = "auto"')
+    fallback = table.value(
+        "allow-cpu-fallback",
+        bool,
+        "true or false",
+        False,
+        fix="write allow-cpu-fallback = true",
+    )
+    run_environment = table.value(
+        "poetry-run-environment",
+        bool,
+        "true or false",
+        True,
+        fix="write poetry-run-environment = false to keep `poetry run` as Poetry has it",
+    )
+    targets_fix = 'write targets = ["hosts/*.json"]'
+    targets = table.texts("targets", (), what="a list of paths", item="a path", fix=targets_fix)
+    for i, target in enumerate(targets):
+        if not target:
+            raise table.error(f"targets[{i}]", "must not be empty", fix=targets_fix)
 
-    cuda = table.get("cuda", "auto")
-    if not isinstance(cuda, str):
-        raise _bad("cuda", f"expected a string, got {cuda!r}", 'write e.g. cuda = "auto"')
-
-    fallback = table.get("allow-cpu-fallback", False)
-    if not isinstance(fallback, bool):
-        raise _bad(
-            "allow-cpu-fallback",
-            f"expected true or false, got {fallback!r}",
-            "write allow-cpu-fallback = true",
-        )
-
-    run_environment = table.get("poetry-run-environment", True)
-    if not isinstance(run_environment, bool):
-        raise _bad(
-            "poetry-run-environment",
-            f"expected true or false, got {run_environment!r}",
-            "write poetry-run-environment = false to keep `poetry run` as Poetry has it",
-        )
-
-    targets = table.get("targets", [])
-    if (
-        isinstance(targets, str)
-        or not isinstance(targets, list)
-        or not all(isinstance(t, str) and t for t in targets)
-    ):
-        raise _bad("targets", "expected a list of paths", 'write targets = ["hosts/*.json"]')
-
-    mirrors = table.get("mirrors", {})
-    if not isinstance(mirrors, dict):
-        raise _bad(
-            "mirrors", "expected a table", 'write [tool.poetry-cuda.mirrors] pytorch = "..."'
-        )
-    for key, url in mirrors.items():
+    mirrors = table.table("mirrors", {}, fix='write [tool.poetry-cuda.mirrors] pytorch = "..."')
+    urls = {}
+    for key in mirrors:
         if key not in MIRROR_KEYS:
-            raise _bad(
-                f"mirrors.{key}", "unknown index family", f"use one of {', '.join(MIRROR_KEYS)}"
+            raise mirrors.error(
+                key, "unknown index family", fix=f"use one of {', '.join(MIRROR_KEYS)}"
             )
-        if not isinstance(url, str):
-            raise _bad(f"mirrors.{key}", f"expected a URL string, got {url!r}", "quote the URL")
-        check_index_url(url, f"{TABLE} mirrors.{key}")
+        url = mirrors.value(key, str, "a URL string", fix="quote the URL")
+        urls[key] = check_index_url(url, f"{TABLE} {mirrors.where(key)}")
 
     return Settings(
         cuda=CudaRequest.parse(cuda),
-        policy=_choice(table, "policy", POLICIES, "newest"),  # type: ignore[arg-type]
+        policy=table.choice("policy", POLICIES, "newest", fix='write e.g. policy = "newest"'),
         allow_cpu_fallback=fallback,
-        targets=tuple(targets),
-        backend=_choice(table, "backend", BACKENDS, "auto"),  # type: ignore[arg-type]
-        toolkit=_choice(table, "toolkit", TOOLKIT_MODES, "system"),  # type: ignore[arg-type]
+        targets=targets,
+        backend=table.choice("backend", BACKENDS, "auto", fix='write e.g. backend = "auto"'),
+        toolkit=table.choice(
+            "toolkit", TOOLKIT_MODES, "system", fix='write e.g. toolkit = "system"'
+        ),
         run_environment=run_environment,
-        mirrors=dict(mirrors),
-        packages=_parse_package_rules(table.get("packages", {})),
+        mirrors=urls,
+        packages=_parse_package_rules(
+            table.table(
+                "packages",
+                {},
+                what="a table of packages",
+                fix="write [tool.poetry-cuda.packages.NAME]",
+            )
+        ),
     )
 
 
-def _parse_package_rules(raw: object) -> tuple[PackageRule, ...]:
-    if not isinstance(raw, dict):
-        raise _bad(
-            "packages", "expected a table of packages", "write [tool.poetry-cuda.packages.NAME]"
-        )
+def _parse_package_rules(packages: Table) -> tuple[PackageRule, ...]:
     rules = []
-    for name, rule in raw.items():
-        key = f"packages.{name}"
-        if not isinstance(rule, dict) or set(rule) - {"needs"}:
-            raise _bad(
-                key, "expected a table with one key, needs", 'write needs = ["nvcc>=12.1,<13"]'
-            )
-        needs = rule.get("needs", [])
-        if not isinstance(needs, list):
-            raise _bad(f"{key}.needs", "expected a list", 'write needs = ["cudnn>=9"]')
-        parsed = []
-        for need in needs:
-            parsed.append(_parse_need(need, f"{key}.needs"))
-        rules.append(PackageRule(name=canonicalize_name(name), needs=tuple(parsed)))
+    for name in packages:
+        rule = packages.table(
+            name,
+            what="a table with one key, needs",
+            fix='write needs = ["nvcc>=12.1,<13"]',
+        )
+        rule.only(("needs",), fix='write needs = ["nvcc>=12.1,<13"]')
+        needs = rule.value("needs", list, "a list", [], fix='write needs = ["cudnn>=9"]')
+        parsed = tuple(_parse_need(need, rule) for need in needs)
+        rules.append(PackageRule(name=canonicalize_name(name), needs=parsed))
     return tuple(rules)
 
 
-def _parse_need(need: object, key: str) -> tuple[str, str]:
+def _parse_need(need: object, rule: Table) -> tuple[str, str]:
     if isinstance(need, str):
         kind = next(
             (k for k in sorted(REQUIREMENT_KINDS, key=len, reverse=True) if need.startswith(k)),
@@ -308,9 +283,9 @@ def _parse_need(need: object, key: str) -> tuple[str, str]:
                 pass
             else:
                 return kind, spec
-    raise _bad(
-        key,
+    raise rule.error(
+        "needs",
         f"{need!r} is not a requirement",
-        f"write KIND followed by a version range, KIND one of {', '.join(REQUIREMENT_KINDS)}: "
+        fix=f"write KIND followed by a version range, KIND one of {', '.join(REQUIREMENT_KINDS)}: "
         '"nvcc>=12.1,<13"',
     )

@@ -22,6 +22,9 @@ from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
@@ -179,9 +182,27 @@ def make_project(
         backend="poetry",
         policy="newest",
         cuda=cuda,
-        targets=(TargetFacts("this machine", "linux", "x86_64", "550.54.14", "12.4", ("8.9",)),),
+        targets=(
+            TargetFacts(
+                "this machine",
+                "linux",
+                "x86_64",
+                DriverVersion.parse("550.54.14"),
+                CudaVersion(12, 4),
+                (ComputeCapability(8, 9),),
+            ),
+        ),
         packages=tuple(
-            LockedPackage(name, variant, version, "pypi", "https://pypi.org/simple", None, (), "")
+            LockedPackage(
+                name,
+                variant,
+                CudaVersion.parse(version),
+                "pypi",
+                "https://pypi.org/simple",
+                None,
+                (),
+                "",
+            )
             for name, variant, version in packages
         ),
         system_requirements=tuple(

@@ -24,6 +24,7 @@ from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.planning.targets import Target
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
 from tests.support import knowledge as lookup
 from tests.support.doctor_projects import torch_package
@@ -117,7 +118,7 @@ def test_locked_variant_comes_from_the_locked_release() -> None:
 
 def test_fixed_flavour_needs_its_cuda_major() -> None:
     cupy = LockedPackage(
-        "cupy-cuda13x", "13x", "13.0", "pypi", "https://pypi.org/simple", None, (), ""
+        "cupy-cuda13x", "13x", CudaVersion(13, 0), "pypi", "https://pypi.org/simple", None, (), ""
     )
     (variant,) = by(check_host(target("550.54.14"), lock_of(cupy), KB), "variant")
     assert variant.status == "fail"

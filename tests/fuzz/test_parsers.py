@@ -43,6 +43,7 @@ from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.request.settings import KEYS
+from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.versions import ComputeCapability
@@ -297,17 +298,18 @@ def test_settings_are_settings_or_config_errors(table: dict[str, Any]) -> None:
 
 texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=20)
 # The keys whose values other code parses hold what poetry-cuda writes there.
-cuda_versions = st.sampled_from(["11.8", "12.4", "12.6", "13.0"])
+cuda_versions = st.sampled_from(["11.8", "12.4", "12.6", "13.0"]).map(CudaVersion.parse)
 target_facts = st.builds(
     TargetFacts,
     label=texts,
     os=st.sampled_from(["linux", "windows", "macos"]),
     machine=texts,
-    driver=st.none() | st.sampled_from(["550.54.14", "470.256.02", "580.65.06"]),
+    driver=st.none()
+    | st.sampled_from(["550.54.14", "470.256.02", "580.65.06"]).map(DriverVersion.parse),
     cuda=st.none() | cuda_versions,
-    compute_capabilities=st.lists(st.sampled_from(["7.5", "8.6", "8.9", "9.0"]), max_size=3).map(
-        tuple
-    ),
+    compute_capabilities=st.lists(
+        st.sampled_from(["7.5", "8.6", "8.9", "9.0"]).map(ComputeCapability.parse), max_size=3
+    ).map(tuple),
 )
 locked_packages = st.builds(
     LockedPackage,
@@ -332,7 +334,7 @@ locks = st.builds(
     CudaLock,
     content_hash=texts,
     backend=texts,
-    policy=texts,
+    policy=st.sampled_from(POLICIES),
     cuda=st.sampled_from(["auto", "cpu", "cu124", "12.4", ">=12.1,<12.7"]),
     targets=st.lists(target_facts, max_size=2).map(tuple),
     packages=st.lists(locked_packages, max_size=3).map(tuple),

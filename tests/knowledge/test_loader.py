@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import parse_toml
+from poetry_cuda.files import parse_with_tomlkit
 from poetry_cuda.knowledge import load
 from poetry_cuda.knowledge import load_directory
-from poetry_cuda.knowledge._loader import parse_toml
-from poetry_cuda.knowledge._loader import parse_with_tomlkit
 from poetry_cuda.versions import CudaVersion
 
 
@@ -273,6 +273,10 @@ def test_tomllib_is_used_where_python_has_it() -> None:
     if sys.version_info >= (3, 11):
         import tomllib
 
-        assert parse_toml is tomllib.loads
+        error: type[Exception] = tomllib.TOMLDecodeError
     else:
-        assert parse_toml is parse_with_tomlkit
+        import tomlkit.exceptions
+
+        error = tomlkit.exceptions.ParseError
+    with pytest.raises(error):
+        parse_toml("key = ")

@@ -11,6 +11,9 @@ from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile import content_hash
 from poetry_cuda.locking.lockfile import read
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
@@ -23,14 +26,21 @@ LOCK = CudaLock(
     policy="newest",
     cuda="auto",
     targets=(
-        TargetFacts("hosts/a.json", "linux", "x86_64", "550.54.14", "12.4", ("8.9",)),
+        TargetFacts(
+            "hosts/a.json",
+            "linux",
+            "x86_64",
+            DriverVersion.parse("550.54.14"),
+            CudaVersion(12, 4),
+            (ComputeCapability(8, 9),),
+        ),
         TargetFacts("hosts/mac.json", "macos", "arm64", None, None, ()),
     ),
     packages=(
         LockedPackage(
             "torch",
             "cu124",
-            "12.4",
+            CudaVersion(12, 4),
             "pytorch-cu124",
             "https://download.pytorch.org/whl/cu124",
             "2.5.1+cu124",
@@ -74,7 +84,10 @@ def test_content_hash_is_order_independent() -> None:
         (lambda t: t.replace('variant = "cu124"', "variant = 124"), "packages[0].variant"),
         (lambda t: t.replace('os = "linux"', "os = []"), "targets[0].os"),
         (lambda t: t[: len(t) // 2] + "\n[[packages]\n", "not valid TOML"),
-        (lambda t: t.replace("version = 1", 'version = "1"'), "version: expected int"),
+        (
+            lambda t: t.replace("version = 1", 'version = "1"'),
+            "version: expected an integer, got '1'",
+        ),
         (lambda t: "", "version: missing"),
         (
             lambda t: t.replace('managed-sources = ["pytorch-cu124"]', "managed-sources = [1]"),

@@ -36,7 +36,7 @@ def example(tmp_path: Path) -> Path:
         ('cuda = "auto"', 'cuda = "banana"', "cuda"),
         ('cuda = "12.4"', 'cuda = "banana"', "targets[0].cuda"),
         ('driver = "550.54.14"', 'driver = "banana"', "targets[0].driver"),
-        ('"8.9"', '"banana"', "targets[0].compute-capabilities"),
+        ('"8.9"', '"banana"', "targets[0].compute-capabilities[0]"),
         (
             'variant = "cu124"\ncuda = "12.4"',
             'variant = "cu124"\ncuda = "banana"',

@@ -11,6 +11,9 @@ import pytest
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.locking import lockfile
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
 from tests.conftest import EXAMPLES
 
 
@@ -39,12 +42,21 @@ def _lock(payload: str, cuda: str = "auto") -> str:
         backend="poetry",
         policy="newest",
         cuda=cuda,
-        targets=(lockfile.TargetFacts(payload, "linux", "x86_64", "550.54.14", "12.4", ("8.9",)),),
+        targets=(
+            lockfile.TargetFacts(
+                payload,
+                "linux",
+                "x86_64",
+                DriverVersion.parse("550.54.14"),
+                CudaVersion(12, 4),
+                (ComputeCapability(8, 9),),
+            ),
+        ),
         packages=(
             lockfile.LockedPackage(
                 name="torch",
                 variant="cu124",
-                cuda="12.4",
+                cuda=CudaVersion(12, 4),
                 source=payload,
                 url=payload,
                 version=payload,

@@ -21,6 +21,9 @@ from poetry_cuda.locking import lockfile
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
@@ -99,7 +102,7 @@ def make_venv(root: Path, dists: Sequence[Dist], *, interpreter: bool = False) -
 
 
 def torch_package(version: str = "2.5.1+cu124", variant: str = "cu124") -> LockedPackage:
-    cuda = None if variant == "cpu" else f"{variant[2:-1]}.{variant[-1]}"
+    cuda = None if variant == "cpu" else CudaVersion.parse(variant)
     return LockedPackage(
         name="torch",
         variant=variant,
@@ -132,7 +135,16 @@ def write_project(
         backend="poetry",
         policy="newest",
         cuda="auto",
-        targets=(TargetFacts("this machine", "linux", "x86_64", "550.54.14", "12.4", ("8.9",)),),
+        targets=(
+            TargetFacts(
+                "this machine",
+                "linux",
+                "x86_64",
+                DriverVersion.parse("550.54.14"),
+                CudaVersion(12, 4),
+                (ComputeCapability(8, 9),),
+            ),
+        ),
         packages=tuple(packages),
         system_requirements=tuple(requirements),
         managed_sources=(),

@@ -1,0 +1,244 @@
+"""One reader for parsed TOML and JSON documents: typed values, errors that name the key.
+
+The knowledge tables, host profiles, cuda.lock and `[tool.poetry-cuda]` are read
+through `Table`, so that every bad value is reported the same way: the file, the
+dotted key (``release[2.5].variant[cu124].sass[1]``) and the problem, with the why
+and fix of the document's `Voice`. A key whose value is None (JSON's null) is absent.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeVar
+from typing import overload
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from collections.abc import Collection
+    from collections.abc import Iterator
+    from collections.abc import Mapping
+
+    from poetry_cuda.errors import PoetryCudaError
+
+
+T = TypeVar("T")
+D = TypeVar("D")
+C = TypeVar("C", bound=str)
+
+
+class _Absent(enum.Enum):
+    """No default given: the key is required (a sentinel, as None is a valid default)."""
+
+    ABSENT = enum.auto()
+
+
+ABSENT = _Absent.ABSENT
+
+
+@dataclass(frozen=True)
+class Voice:
+    """How a document's errors read: their class, how they name it, why and how to fix.
+
+    `prefix` starts every message (``"cuda.lock: "``, ``"[tool.poetry-cuda] "``); `fix`
+    may be a function of the dotted key, for documents whose fix names it.
+    """
+
+    error: type[PoetryCudaError]
+    prefix: str
+    why: str = ""
+    fix: str | Callable[[str], str] = ""
+
+    def fail(self, where: str, problem: str, fix: str | None = None) -> PoetryCudaError:
+        where = where or "(top level)"
+        if fix is None:
+            fix = self.fix if isinstance(self.fix, str) else self.fix(where)
+        return self.error(f"{self.prefix}{where}: {problem}", why=self.why, fix=fix)
+
+
+class Table:
+    """One table (or JSON object) being read; `done` refuses the keys nobody asked for.
+
+    Every accessor takes `fix`, for a key whose fix says more than the document's.
+    """
+
+    def __init__(self, data: Mapping[str, Any], voice: Voice, path: str = "") -> None:
+        self.data = data
+        self.voice = voice
+        self.path = path
+        self._asked: set[str] = set()
+
+    def where(self, key: str) -> str:
+        return ".".join(p for p in (self.path, key) if p)
+
+    def error(self, key: str, problem: str, *, fix: str | None = None) -> PoetryCudaError:
+        return self.voice.fail(self.where(key), problem, fix)
+
+    def has(self, key: str) -> bool:
+        return self.data.get(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        """The keys as written, for tables whose keys are names (mirrors, packages)."""
+        return iter(self.data)
+
+    @overload
+    def value(self, key: str, kind: type[T], what: str, *, fix: str | None = None) -> T: ...
+    @overload
+    def value(
+        self, key: str, kind: type[T], what: str, default: D, *, fix: str | None = None
+    ) -> T | D: ...
+    def value(
+        self,
+        key: str,
+        kind: type[T],
+        what: str,
+        default: object = ABSENT,
+        *,
+        fix: str | None = None,
+    ) -> object:
+        """The value of `key`, of type `kind` (`what` describes it); required without `default`."""
+        return self._get(key, kind, what, default, fix)
+
+    def _get(self, key: str, kind: type, what: str, default: object, fix: str | None) -> Any:
+        self._asked.add(key)
+        if not self.has(key):
+            if default is ABSENT:
+                raise self.error(key, f"missing (expected {what})", fix=fix)
+            return default
+        value = self.data[key]
+        # bool is an int: never accept one where a number is meant.
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self.error(key, f"expected {what}, got {value!r}", fix=fix)
+        return value
+
+    @overload
+    def text(self, key: str, *, fix: str | None = None) -> str: ...
+    @overload
+    def text(self, key: str, default: D, *, fix: str | None = None) -> str | D: ...
+    def text(self, key: str, default: object = ABSENT, *, fix: str | None = None) -> object:
+        """A string that must not be empty, unless a string default stands for it."""
+        return self._text(key, default, fix)
+
+    def _text(self, key: str, default: object, fix: str | None = None) -> Any:
+        value = self._get(key, str, "a string", default, fix)
+        if isinstance(value, str) and not value.strip() and not isinstance(default, str):
+            raise self.error(key, "must not be empty", fix=fix)
+        return value
+
+    def texts(
+        self,
+        key: str,
+        default: tuple[str, ...] | _Absent = ABSENT,
+        *,
+        what: str = "a list of strings",
+        item: str = "a string",
+        fix: str | None = None,
+    ) -> tuple[str, ...]:
+        """A list of strings; a bad item is named by its index (``sass[1]``)."""
+        values = self._get(key, list, what, default, fix)
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                raise self.error(f"{key}[{i}]", f"expected {item}, got {value!r}", fix=fix)
+        return tuple(values)
+
+    def parse(self, key: str, text: str, parser: Callable[[str], T]) -> T:
+        """`parser(text)`, its ValueError (InvalidVersion and InvalidSpecifier too) named by key."""
+        try:
+            return parser(text)
+        except ValueError as error:
+            raise self.error(key, str(error)) from None
+
+    def parsed(self, key: str, parser: Callable[[str], T], default: str | _Absent = ABSENT) -> T:
+        """`text` of `key` as `parser` reads it; `default` is a text to parse."""
+        return self.parse(key, self._text(key, default), parser)
+
+    def parsed_list(
+        self, key: str, parser: Callable[[str], T], default: tuple[str, ...] | _Absent = ()
+    ) -> tuple[T, ...]:
+        """`texts` of `key` as `parser` reads each (absent: none)."""
+        return tuple(
+            self.parse(f"{key}[{i}]", text, parser)
+            for i, text in enumerate(self.texts(key, default))
+        )
+
+    def choice(
+        self,
+        key: str,
+        options: tuple[C, ...],
+        default: C | _Absent = ABSENT,
+        *,
+        fix: str | None = None,
+    ) -> C:
+        """One of `options`, typed as they are (a Literal type for a tuple of Literals)."""
+        self._asked.add(key)
+        if not self.has(key):
+            if isinstance(default, _Absent):
+                raise self.error(key, f"missing (expected one of {', '.join(options)})", fix=fix)
+            return default
+        value = self.data[key]
+        for option in options:
+            if value == option:
+                return option
+        raise self.error(key, f"{value!r} is not one of {', '.join(options)}", fix=fix)
+
+    @overload
+    def table(self, key: str, *, what: str = ..., fix: str | None = None) -> Table: ...
+    @overload
+    def table(
+        self, key: str, default: Mapping[str, Any], *, what: str = ..., fix: str | None = None
+    ) -> Table: ...
+    @overload
+    def table(
+        self, key: str, default: None, *, what: str = ..., fix: str | None = None
+    ) -> Table | None: ...
+    def table(
+        self,
+        key: str,
+        default: Mapping[str, Any] | _Absent | None = ABSENT,
+        *,
+        what: str = "a table",
+        fix: str | None = None,
+    ) -> Table | None:
+        """The sub-table at `key`; its errors name ``key.subkey``."""
+        data = self._get(key, dict, what, default, fix)
+        return None if data is None else Table(data, self.voice, self.where(key))
+
+    def tables(
+        self,
+        key: str,
+        label: Callable[[Mapping[str, Any], int], str] | None = None,
+        *,
+        what: str = "an array of tables",
+        item: str = "a table",
+    ) -> list[Table]:
+        """The array of tables at `key` (absent: none), each named ``key[label]``.
+
+        `label` names a row by one of its fields (see `by`); by default rows are numbered.
+        """
+        rows = self._get(key, list, what, [], None)
+        out = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise self.error(f"{key}[{i}]", f"expected {item}, got {row!r}")
+            name = f"{key}[{label(row, i) if label else i}]"
+            out.append(Table(row, self.voice, self.where(name)))
+        return out
+
+    def only(self, keys: Collection[str], *, fix: str | None = None) -> None:
+        """Refuse the first key (in sorted order) that is not one of `keys`."""
+        unknown = sorted(set(self.data) - set(keys))
+        if unknown:
+            raise self.error(unknown[0], "unknown key", fix=fix)
+
+    def done(self) -> None:
+        """Refuse a key that no accessor asked for: a typo must not pass unnoticed."""
+        self.only(self._asked)
+
+
+def by(field: str) -> Callable[[Mapping[str, Any], int], str]:
+    """Label array rows by one of their fields (``release[2.5]``), else by position."""
+    return lambda row, i: str(row.get(field, i))
