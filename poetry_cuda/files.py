@@ -17,6 +17,7 @@ from typing import Any
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.errors import PoetryCudaError
 
 
 if TYPE_CHECKING:
@@ -158,12 +159,20 @@ def _parse_file(
             fix="correct the syntax at the position shown",
         ) from None
     except (ValueError, RecursionError) as error:
-        # Valid syntax the parser still refuses: an integer of thousands of digits, or
-        # arrays and tables nested deeper than it recurses.
-        raise kind(
-            f"{path}: not readable TOML ({error.__class__.__name__}: {str(error)[:200]})",
+        raise refused(
+            kind,
+            f"{path}: not readable TOML",
+            error,
             fix="replace the value: no key poetry-cuda reads holds anything like it",
         ) from None
+
+
+def refused(
+    kind: type[PoetryCudaError], what: str, error: Exception, *, why: str = "", fix: str
+) -> PoetryCudaError:
+    """A document of valid syntax its parser still refuses: an integer of thousands of
+    digits, or arrays and tables nested deeper than the parser recurses."""
+    return kind(f"{what} ({error.__class__.__name__}: {str(error)[:200]})", why=why, fix=fix)
 
 
 # A UTF-8 byte order mark, which some Windows editors put at the start of every file.

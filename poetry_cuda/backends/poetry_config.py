@@ -87,11 +87,8 @@ def _check_user_pins(poetry: Any, managed: Managed) -> None:
 
 
 def _managed_group(poetry: Any) -> Any:
-    """The managed group, if there is one; a group of that name without the marker is refused."""
-    group = pyproject_edit.mapping(poetry, "group", "tool.poetry.group").get(MANAGED_GROUP)
-    if group is not None and not pyproject_edit.has_comment(group, MARKER):
-        raise pyproject_edit.foreign_group(f"[{GROUP}]", MARKER, f"delete [{GROUP}]")
-    return group
+    groups = pyproject_edit.mapping(poetry, "group", "tool.poetry.group")
+    return pyproject_edit.managed_group(groups, f"[{GROUP}]", MARKER, f"delete [{GROUP}]")
 
 
 def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:

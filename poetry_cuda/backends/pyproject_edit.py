@@ -3,7 +3,7 @@
 Both backends edit through this layer: `rewrite` drives one edit, `apply_indexes` keeps
 the named explicit indexes poetry-cuda writes (Poetry's sources, uv's indexes), and the
 conflicts a user's own entries cause are worded once (`own_source_conflict`,
-`foreign_group`).
+`managed_group`).
 
 tomlkit keeps every byte it is not asked to change, but it mis-writes some edits: a table
 added inside an inline table raises, a table added to an inline array gives invalid TOML,
@@ -34,6 +34,7 @@ from tomlkit.items import Table
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -182,15 +183,22 @@ def own_source_conflict(
     )
 
 
-def foreign_group(where: str, marker: str, delete: str) -> ConfigError:
-    """A group of the managed group's name that does not carry poetry-cuda's marker line."""
-    return ConfigError(
-        f"{where} is not the group poetry-cuda writes: it lacks the line `{marker}`",
-        why="poetry-cuda rewrites that group whole on every lock, and would drop what you put "
-        "in it",
-        fix=f"move your dependencies to a group of another name and {delete}; poetry-cuda "
-        "then writes its own",
-    )
+def managed_group(groups: Any, where: str, marker: str, delete: str) -> Any:
+    """The managed group in `groups`, if there is one.
+
+    A group of that name without poetry-cuda's `marker` line is the user's: poetry-cuda
+    rewrites its group whole on every lock, so it refuses to take that one over.
+    """
+    group = groups.get(MANAGED_GROUP)
+    if group is not None and not has_comment(group, marker):
+        raise ConfigError(
+            f"{where} is not the group poetry-cuda writes: it lacks the line `{marker}`",
+            why="poetry-cuda rewrites that group whole on every lock, and would drop what you "
+            "put in it",
+            fix=f"move your dependencies to a group of another name and {delete}; poetry-cuda "
+            "then writes its own",
+        )
+    return group
 
 
 def remove(parent: Any, key: str, name: str) -> None:

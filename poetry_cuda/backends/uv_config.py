@@ -99,16 +99,13 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
 
 
 def _managed_group(document: TOMLDocument) -> Any:
-    """The managed dependency group, if any; one of that name without the marker is refused."""
     groups = pyproject_edit.mapping(document, "dependency-groups", "dependency-groups")
-    group = groups.get(MANAGED_GROUP)
-    if group is not None and not pyproject_edit.has_comment(group, GROUP_COMMENT):
-        raise pyproject_edit.foreign_group(
-            f"[dependency-groups] {MANAGED_GROUP}",
-            GROUP_COMMENT,
-            f"delete {MANAGED_GROUP} from [dependency-groups]",
-        )
-    return group
+    return pyproject_edit.managed_group(
+        groups,
+        f"[dependency-groups] {MANAGED_GROUP}",
+        GROUP_COMMENT,
+        f"delete {MANAGED_GROUP} from [dependency-groups]",
+    )
 
 
 def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:

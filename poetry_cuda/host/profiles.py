@@ -19,6 +19,7 @@ from typing import Literal
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import read_bounded
+from poetry_cuda.files import refused
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.versions import ComputeCapability
@@ -281,10 +282,10 @@ def load_target(path: Path, *, label: str | None = None) -> HostProfile:
             fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
         ) from None
     except (ValueError, RecursionError) as error:
-        # Valid JSON the parser still refuses: an integer of thousands of digits, or
-        # nesting deeper than it recurses.
-        raise InputFileError(
-            f"{name}: not a readable profile ({error.__class__.__name__}: {str(error)[:200]})",
+        raise refused(
+            InputFileError,
+            f"{name}: not a readable profile",
+            error,
             why="a target file is a host profile in JSON",
             fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
         ) from None

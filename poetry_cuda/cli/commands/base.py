@@ -140,3 +140,10 @@ class CudaCommand(Command):
 
     def warn(self, message: str) -> None:
         self.line_error(f"<comment>Warning: {Formatter.escape(message)}</comment>")
+
+
+def section(title: str, rows: list[str], empty: str | None = None) -> list[str]:
+    """A titled list for a report; without rows, one line saying so (or nothing)."""
+    if rows:
+        return [f"<info>{title}</info>:", *rows]
+    return [f"<comment>{title}</comment>: {empty}"] if empty is not None else []

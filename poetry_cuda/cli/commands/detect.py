@@ -13,6 +13,7 @@ from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import section
 
 
 if TYPE_CHECKING:
@@ -84,27 +85,21 @@ def render(profile: HostProfile) -> list[str]:
         for gpu in profile.gpus
     ]
     if gpus or driver is not None:
-        lines += _section("GPUs", gpus, "none reported")
+        lines += section("GPUs", gpus, "none reported")
     toolkits = [
         f"  {toolkit.version} at {esc(toolkit.root)}"
         + (f", nvcc {esc(toolkit.nvcc)}" if toolkit.nvcc else ", no nvcc")
         + f" [{esc(toolkit.source)}]"
         for toolkit in profile.toolkits
     ]
-    lines += _section("CUDA toolkits", toolkits, "none found")
+    lines += section("CUDA toolkits", toolkits, "none found")
     cudnn = [f"  {c.version} at {esc(c.path)} [{esc(c.source)}]" for c in profile.cudnn]
-    lines += _section("cuDNN", cudnn, "none found")
+    lines += section("cuDNN", cudnn, "none found")
     for problem in profile.problems:
         lines.append(f"<error>Problem</error> [{problem.probe}]: {esc(problem.message)}")
         lines.append(f"  Fix: {esc(problem.fix)}")
-    if profile.probes:
-        lines.append("<info>Probes</info>:")
-        for probe in profile.probes:
-            detail = f": {esc(probe.detail)}" if probe.detail else ""
-            lines.append(f"  {probe.probe}: {probe.result}{detail}")
-    return lines
-
-
-def _section(title: str, rows: list[str], empty: str) -> list[str]:
-    """A titled list of facts, or one line saying there are none."""
-    return [f"<info>{title}</info>:", *rows] if rows else [f"<comment>{title}</comment>: {empty}"]
+    probes = [
+        f"  {p.probe}: {p.result}" + (f": {esc(p.detail)}" if p.detail else "")
+        for p in profile.probes
+    ]
+    return lines + section("Probes", probes)
