@@ -15,14 +15,26 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poetry_cuda import backends
 from poetry_cuda.cudaenv.decide import ProjectEnv
 from poetry_cuda.cudaenv.decide import Tree
+from poetry_cuda.cudaenv.decide import changes
 from poetry_cuda.cudaenv.decide import compose
+from poetry_cuda.cudaenv.tree import assemble
 from poetry_cuda.cudaenv.tree import library_folders
 from poetry_cuda.cudaenv.tree import site_packages
+from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
+from poetry_cuda.host.cudnn import find_cudnn
+from poetry_cuda.host.detect import host_os
+from poetry_cuda.host.paths import HostPaths
+from poetry_cuda.host.profiles import Toolkit
+from poetry_cuda.host.toolkits import find_toolkits
+from poetry_cuda.host.toolkits import looks_like_toolkit
+from poetry_cuda.host.toolkits import toolkit_version
 from poetry_cuda.locking import lockfile
+from poetry_cuda.planning.toolkit_wheels import for_major
 from poetry_cuda.request.project import find_project
 from poetry_cuda.request.settings import parse_settings
 
@@ -33,7 +45,6 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.profiles import Cudnn
     from poetry_cuda.host.profiles import OperatingSystem
-    from poetry_cuda.host.profiles import Toolkit
     from poetry_cuda.versions import CudaVersion
 
 
@@ -42,16 +53,11 @@ PROBE_TIMEOUT = 10.0
 
 
 def _os_name() -> OperatingSystem:
-    from poetry_cuda.host.detect import host_os
 
     return host_os(sys.platform)
 
 
 def system_toolkits(environ: Mapping[str, str], os_name: OperatingSystem) -> list[Toolkit]:
-    from poetry_cuda.host.profiles import Toolkit
-    from poetry_cuda.host.toolkits import find_toolkits
-    from poetry_cuda.host.toolkits import looks_like_toolkit
-    from poetry_cuda.host.toolkits import toolkit_version
 
     found: list[Toolkit] = []
     nvcc_name = "nvcc.exe" if os_name == "windows" else "nvcc"
@@ -104,8 +110,6 @@ def project_environment(
 
     With `toolkit = "wheels"` this builds ``<venv>/cuda`` unless `build_tree` is False.
     """
-    from poetry_cuda import backends
-
     environ = os.environ if environ is None else environ
     project = find_project(start)
     pyproject = read_toml(project / "pyproject.toml")
@@ -167,8 +171,6 @@ def _venv_bin(venv: Path | None, os_name: str) -> str | None:
 def _wheel_tree(
     venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str, *, build: bool
 ) -> Tree | None:
-    from poetry_cuda.cudaenv.tree import assemble
-    from poetry_cuda.planning.toolkit_wheels import for_major
 
     row = for_major(cuda.major)
     if row is None or os_name == "windows":
@@ -183,8 +185,6 @@ def _wheel_tree(
 def _cudnn(
     environ: Mapping[str, str], os_name: OperatingSystem, roots: list[str]
 ) -> tuple[tuple[Cudnn, ...], dict[str, str], tuple[str, ...]]:
-    from poetry_cuda.host.cudnn import find_cudnn
-    from poetry_cuda.host.paths import HostPaths
 
     paths = HostPaths()
     found, _ = find_cudnn(
@@ -208,9 +208,6 @@ def apply_for_poetry_run(project: Path, environ: MutableMapping[str, str]) -> st
     Returns a warning instead of raising: `poetry run` then goes on unchanged. Nothing
     changes when `poetry-run-environment = false` is set in [tool.poetry-cuda].
     """
-    from poetry_cuda.cudaenv.decide import changes
-    from poetry_cuda.errors import PoetryCudaError
-
     try:
         if not parse_settings(read_toml(project / "pyproject.toml")).run_environment:
             return None

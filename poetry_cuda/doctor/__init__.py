@@ -12,8 +12,12 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks
+from poetry_cuda.doctor.deep import deep_findings
+from poetry_cuda.doctor.deep import modules
+from poetry_cuda.doctor.deep import probe
 from poetry_cuda.doctor.environment import check_environment
 from poetry_cuda.doctor.environment import check_shell
+from poetry_cuda.doctor.environment import install_command
 from poetry_cuda.doctor.facts import Facts
 from poetry_cuda.doctor.facts import gather
 from poetry_cuda.doctor.findings import Finding
@@ -68,11 +72,6 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
 
 def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
     """`--deep`: import the locked packages with the environment's Python, in a time limit."""
-    from poetry_cuda.doctor.deep import deep_findings
-    from poetry_cuda.doctor.deep import modules
-    from poetry_cuda.doctor.deep import probe
-    from poetry_cuda.doctor.environment import install_command
-
     cuda_lock = facts.locks.cuda_lock
     python = facts.environment.python() if facts.environment is not None else None
     if cuda_lock is None or python is None:

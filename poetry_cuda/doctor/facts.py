@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda import backends
+from poetry_cuda.cudaenv.decide import contradictions
+from poetry_cuda.cudaenv.project_env import project_environment
 from poetry_cuda.doctor.checks import LockState
 from poetry_cuda.doctor.installed import read_environment
 from poetry_cuda.doctor.libraries import from_ldconfig
@@ -146,8 +148,6 @@ def shell_contradictions(
 ) -> tuple[Contradiction, ...] | None:
     if project is None or not (project / lockfile.FILENAME).is_file():
         return None
-    from poetry_cuda.cudaenv.decide import contradictions
-    from poetry_cuda.cudaenv.project_env import project_environment
 
     try:
         wanted = project_environment(project, environ, build_tree=False)

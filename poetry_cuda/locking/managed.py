@@ -18,6 +18,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from poetry_cuda.knowledge import load
+
 
 if TYPE_CHECKING:
     from poetry_cuda.planning.plan import Plan
@@ -73,8 +75,6 @@ def is_our_source(name: object, url: object) -> bool:
     cu124, and a mirror's name ends with the digest of the mirror's URL; so a user's
     source of any other name, or of our name with another URL, is never taken for ours.
     """
-    from poetry_cuda.knowledge import load
-
     if not isinstance(name, str) or not isinstance(url, str):
         return False
     for family in load().families:

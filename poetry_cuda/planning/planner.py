@@ -11,6 +11,8 @@ from typing import Any
 
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
+from poetry_cuda.host.detect import DRIVER_ENV
+from poetry_cuda.host.detect import detect_host
 from poetry_cuda.planning.families import make_plan
 from poetry_cuda.planning.targets import collect
 from poetry_cuda.planning.targets import distinct
@@ -75,8 +77,6 @@ def apply_options(settings: Settings, options: Options) -> Settings:
 
 
 def detect_this_machine(environ: Mapping[str, str]) -> HostProfile:
-    from poetry_cuda.host.detect import DRIVER_ENV
-    from poetry_cuda.host.detect import detect_host
 
     return detect_host(driver_override=environ.get(DRIVER_ENV) or None, environ=environ)
 
