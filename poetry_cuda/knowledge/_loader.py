@@ -25,6 +25,7 @@ from packaging.version import Version
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.model import PLATFORMS
+from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
 from poetry_cuda.knowledge.model import ArchRange
 from poetry_cuda.knowledge.model import CompatFloor
 from poetry_cuda.knowledge.model import Confidence
@@ -65,7 +66,6 @@ SCHEMA = 1
 NVIDIA_FILE = "nvidia.toml"
 FIXED_FILE = "fixed.toml"
 CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
-KINDS: tuple[RequirementKind, ...] = get_args(RequirementKind)
 MECHANISMS: tuple[Mechanism, ...] = get_args(Mechanism)
 VERSION_FORMS: tuple[VersionForm, ...] = get_args(VersionForm)
 
@@ -128,7 +128,7 @@ def _requirement(
 ) -> Requirement:
     source, confidence = provenance(row, inherited)
     requirement = Requirement(
-        kind=row.choice("kind", KINDS) if kind is None else kind,
+        kind=row.choice("kind", REQUIREMENT_KINDS) if kind is None else kind,
         spec=row.parsed("spec", _spec) if kind is None else row.parsed("spec", _spec, ""),
         reason=row.text("reason"),
         satisfy=row.text("satisfy"),

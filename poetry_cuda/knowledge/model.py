@@ -12,6 +12,7 @@ from dataclasses import field
 from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Literal
+from typing import get_args
 
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ Confidence = Literal["verified", "third-party", "uncertain"]
 
 
 RequirementKind = Literal["cuda-runtime", "cudnn", "nccl", "nvcc", "tensorrt", "driver"]
+REQUIREMENT_KINDS: tuple[RequirementKind, ...] = get_args(RequirementKind)
 
 PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64")
 """The platform names variants and `Release.pypi` use: ``{os}-{machine}``."""

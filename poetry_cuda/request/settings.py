@@ -21,6 +21,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.versions import CudaVersion
@@ -34,7 +35,6 @@ POLICIES: tuple[Policy, ...] = ("newest", "native")
 BACKENDS: tuple[Backend, ...] = ("auto", "poetry", "uv")
 TOOLKIT_MODES: tuple[ToolkitMode, ...] = ("system", "wheels")
 MIRROR_KEYS = ("pytorch", "paddle")
-REQUIREMENT_KINDS = ("cuda-runtime", "cudnn", "nccl", "nvcc", "tensorrt", "driver")
 TABLE = "[tool.poetry-cuda]"
 
 
