@@ -27,6 +27,7 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import CUDA_LOCK_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
 
 
 FILENAME = "cuda.lock"
-PREFERRED = "torch"  # extensions must match torch's CUDA: its version wins
 VERSION = 1
 T = TypeVar("T")
 HEADER = (
@@ -201,35 +201,6 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
 
 def _text(value: CudaVersion | DriverVersion | None) -> str | None:
     return None if value is None else str(value)
-
-
-def project_cuda(
-    cudas: Iterable[tuple[str, CudaVersion | None]], request: CudaRequest
-) -> CudaVersion | None:
-    """The CUDA version of the project: what its own toolkit (`toolkit = "wheels"`) matches.
-
-    torch's when torch has a CUDA build (extensions built with `torch.utils.cpp_extension`
-    must match it), else the newest chosen CUDA build's, else that of an exact `cuda`
-    setting ("13.2", "cu132"). `cudas` are the chosen packages' names and CUDA versions:
-    the plan's before locking, the lock's after.
-    """
-    versions = []
-    for name, cuda in cudas:
-        if cuda is None:
-            continue
-        if name == PREFERRED:
-            return cuda
-        versions.append(cuda)
-    if versions:
-        return max(versions)
-    if request.kind == "version" and request.specifier is not None:
-        specs = list(request.specifier)
-        if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
-            try:
-                return CudaVersion.parse(specs[0].version[:-2])
-            except ValueError:
-                return None
-    return None
 
 
 def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:

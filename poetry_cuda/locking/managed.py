@@ -13,12 +13,12 @@ marker comment poetry-cuda writes in it.
 
 from __future__ import annotations
 
-import hashlib
-
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poetry_cuda.knowledge import load
+from poetry_cuda.planning.plan import MIRROR_INFIX
+from poetry_cuda.planning.plan import source_name
 
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 
 CUDA_PLATFORMS = "sys_platform == 'linux' or sys_platform == 'win32'"
-MIRROR_INFIX = "-mirror-"
 
 
 @dataclass(frozen=True)
@@ -56,16 +55,6 @@ class Managed:
     @property
     def source_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.sources)
-
-
-def source_name(prefix: str, variant: str, url: str, *, mirrored: bool) -> str:
-    """The name of the index poetry-cuda adds for `variant` of a family (`prefix`)."""
-    name = f"{prefix}-{variant}"
-    if mirrored:
-        # Poetry caches pages and hashes per source name: a mirror must never share one.
-        # The digest also ties the name to its URL (see is_our_source).
-        name += MIRROR_INFIX + hashlib.sha256(url.encode()).hexdigest()[:8]
-    return name
 
 
 def is_our_source(name: object, url: object) -> bool:

@@ -8,16 +8,19 @@ meets (a wheel that brings cuDNN); `lockfile_staleness` is `--check`'s use of bo
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from typing import TYPE_CHECKING
 
+from packaging.specifiers import SpecifierSet
+
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
-from poetry_cuda.planning.flavours import LIBRARY_WHEELS
-from poetry_cuda.planning.flavours import met_by_lock
 
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Sequence
     from pathlib import Path
 
     from poetry_cuda.backends import Backend
@@ -26,6 +29,18 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
+
+
+# The nvidia-* wheels that bring a kind's libraries: -cu11/-cu12 suffixes, none from CUDA 13.
+LIBRARY_WHEELS = {
+    "cuda-runtime": re.compile(r"nvidia-cuda-runtime(-cu\d+)?"),
+    "cudnn": re.compile(r"nvidia-cudnn(-cu\d+)?"),
+    "nccl": re.compile(r"nvidia-nccl(-cu\d+)?"),
+}
+SDIST_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".zip")
+# The wheel that carries the CUDA runtime (nvidia-cuda-runtime-cu12, from CUDA 13 on
+# nvidia-cuda-runtime): its version is the CUDA version a build links against.
+CUDA_RUNTIME_WHEEL = LIBRARY_WHEELS["cuda-runtime"]
 
 
 def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | None:
@@ -37,11 +52,6 @@ def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | Non
         except PoetryCudaError as error:
             problem = error.what
     return problem
-
-
-# The wheel that carries the CUDA runtime (nvidia-cuda-runtime-cu12, from CUDA 13 on
-# nvidia-cuda-runtime): its version is the CUDA version a build links against.
-CUDA_RUNTIME_WHEEL = LIBRARY_WHEELS["cuda-runtime"]
 
 
 def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]:
@@ -122,3 +132,41 @@ def cross_check(planned: Planned, project: Path, backend: Backend) -> tuple[Syst
 
 def _major_minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
+
+
+def met_by_lock(
+    requirement: SystemRequirement,
+    entries: Sequence[LockedEntry],
+    wheel_versions: Mapping[str, Sequence[str]],
+    *,
+    runs_nvcc: bool,
+) -> str:
+    """What in the lock meets `requirement`, or "" when the system must.
+
+    `entries` are the lock's entries of the requirement's package (one per platform
+    build), `wheel_versions` the locked versions of the nvidia-* wheels they depend on.
+    A library need is met when every entry depends on the wheel that carries it, at a
+    version inside the spec; an install-time nvcc need when only wheels are locked.
+    """
+    if not entries:
+        return ""
+    wheels = LIBRARY_WHEELS.get(requirement.kind)
+    if wheels is not None:
+        spec = SpecifierSet(requirement.spec)
+        met = set()
+        for entry in entries:
+            fitting = [
+                name
+                for name, _ in entry.dependencies
+                if wheels.fullmatch(name)
+                and any(spec.contains(v, prereleases=True) for v in wheel_versions.get(name, ()))
+            ]
+            if not fitting:
+                return ""
+            met.update(fitting)
+        return f"{', '.join(sorted(met))} in the lock"
+    if requirement.kind == "nvcc" and not runs_nvcc:
+        files = [name for entry in entries for name in entry.files]
+        if files and not any(name.endswith(SDIST_SUFFIXES) for name in files):
+            return "prebuilt wheels in the lock (nothing is compiled at install)"
+    return ""

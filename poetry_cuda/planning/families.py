@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
-from poetry_cuda.locking.managed import source_name
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.flavours import build_requirements
 from poetry_cuda.planning.flavours import from_data
@@ -26,6 +25,7 @@ from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.planning.plan import source_name
 from poetry_cuda.request import constraints
 
 

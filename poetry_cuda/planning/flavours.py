@@ -9,8 +9,6 @@ torch's CUDA. Those become `SystemRequirement`s of the plan.
 
 from __future__ import annotations
 
-import re
-
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
@@ -24,10 +22,8 @@ from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from collections.abc import Sequence
 
-    from poetry_cuda.backends import LockedEntry
     from poetry_cuda.knowledge.model import FixedFlavour
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Requirement
@@ -164,50 +160,3 @@ def build_requirements(
                 )
             )
     return found
-
-
-# The nvidia-* wheels that bring a kind's libraries: -cu11/-cu12 suffixes, none from CUDA 13.
-LIBRARY_WHEELS = {
-    "cuda-runtime": re.compile(r"nvidia-cuda-runtime(-cu\d+)?"),
-    "cudnn": re.compile(r"nvidia-cudnn(-cu\d+)?"),
-    "nccl": re.compile(r"nvidia-nccl(-cu\d+)?"),
-}
-SDIST_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".zip")
-
-
-def met_by_lock(
-    requirement: SystemRequirement,
-    entries: Sequence[LockedEntry],
-    wheel_versions: Mapping[str, Sequence[str]],
-    *,
-    runs_nvcc: bool,
-) -> str:
-    """What in the lock meets `requirement`, or "" when the system must.
-
-    `entries` are the lock's entries of the requirement's package (one per platform
-    build), `wheel_versions` the locked versions of the nvidia-* wheels they depend on.
-    A library need is met when every entry depends on the wheel that carries it, at a
-    version inside the spec; an install-time nvcc need when only wheels are locked.
-    """
-    if not entries:
-        return ""
-    wheels = LIBRARY_WHEELS.get(requirement.kind)
-    if wheels is not None:
-        spec = SpecifierSet(requirement.spec)
-        met = set()
-        for entry in entries:
-            fitting = [
-                name
-                for name, _ in entry.dependencies
-                if wheels.fullmatch(name)
-                and any(spec.contains(v, prereleases=True) for v in wheel_versions.get(name, ()))
-            ]
-            if not fitting:
-                return ""
-            met.update(fitting)
-        return f"{', '.join(sorted(met))} in the lock"
-    if requirement.kind == "nvcc" and not runs_nvcc:
-        files = [name for entry in entries for name in entry.files]
-        if files and not any(name.endswith(SDIST_SUFFIXES) for name in files):
-            return "prebuilt wheels in the lock (nothing is compiled at install)"
-    return ""

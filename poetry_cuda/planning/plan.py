@@ -1,15 +1,26 @@
-"""What was chosen: the plan, and its JSON form (`plan --json`)."""
+"""What was chosen: the plan, and its JSON form (`plan --json`).
+
+Also the two rules every later step reads from a choice: the name of the index
+poetry-cuda adds for a variant (`source_name`), and the project's CUDA version
+(`project_cuda`).
+"""
 
 from __future__ import annotations
+
+import hashlib
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.versions import CudaVersion
+
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from poetry_cuda.request.settings import CudaRequest
     from poetry_cuda.request.settings import Policy
-    from poetry_cuda.versions import CudaVersion
 
 
 SCHEMA = 1
@@ -112,3 +123,46 @@ class Plan:
             ],
             "warnings": list(self.warnings),
         }
+
+
+MIRROR_INFIX = "-mirror-"
+PREFERRED = "torch"  # extensions must match torch's CUDA: its version wins
+
+
+def source_name(prefix: str, variant: str, url: str, *, mirrored: bool) -> str:
+    """The name of the index poetry-cuda adds for `variant` of a family (`prefix`)."""
+    name = f"{prefix}-{variant}"
+    if mirrored:
+        # Poetry caches pages and hashes per source name: a mirror must never share one.
+        # The digest also ties the name to its URL (see is_our_source).
+        name += MIRROR_INFIX + hashlib.sha256(url.encode()).hexdigest()[:8]
+    return name
+
+
+def project_cuda(
+    cudas: Iterable[tuple[str, CudaVersion | None]], request: CudaRequest
+) -> CudaVersion | None:
+    """The CUDA version of the project: what its own toolkit (`toolkit = "wheels"`) matches.
+
+    torch's when torch has a CUDA build (extensions built with `torch.utils.cpp_extension`
+    must match it), else the newest chosen CUDA build's, else that of an exact `cuda`
+    setting ("13.2", "cu132"). `cudas` are the chosen packages' names and CUDA versions:
+    the plan's before locking, the lock's after.
+    """
+    versions = []
+    for name, cuda in cudas:
+        if cuda is None:
+            continue
+        if name == PREFERRED:
+            return cuda
+        versions.append(cuda)
+    if versions:
+        return max(versions)
+    if request.kind == "version" and request.specifier is not None:
+        specs = list(request.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*"):
+            try:
+                return CudaVersion.parse(specs[0].version[:-2])
+            except ValueError:
+                return None
+    return None

@@ -19,8 +19,8 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge._loader import provenance
 from poetry_cuda.knowledge._loader import voice
-from poetry_cuda.locking.lockfile import project_cuda
 from poetry_cuda.planning.plan import Addition
+from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import by
 from poetry_cuda.versions import CudaVersion

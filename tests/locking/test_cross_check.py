@@ -11,7 +11,7 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends.poetry import PoetryBackend
 from poetry_cuda.knowledge import load
 from poetry_cuda.locking.verify import cross_check
-from poetry_cuda.planning.flavours import met_by_lock
+from poetry_cuda.locking.verify import met_by_lock
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.planner import Planned

@@ -9,7 +9,7 @@ from poetry_cuda.files import parse_toml
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.managed import Pin
 from poetry_cuda.locking.managed import is_our_source
-from poetry_cuda.locking.managed import source_name
+from poetry_cuda.planning.plan import source_name
 
 
 PYPROJECT = """\
