@@ -16,7 +16,7 @@ from tests.support.fake_nvml import RTX_4090
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
     from tests.support.fake_nvml import FakeNvml
 
 

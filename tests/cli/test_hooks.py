@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import BIN
+from tests.support.cli import BIN
 from tests.support.example import snapshot
 from tests.support.example import torch_entries
 
@@ -17,8 +17,8 @@ from tests.support.example import torch_entries
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,7 @@ from tests.cudaenv.conftest import site_packages
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fake trees are Linux ones")

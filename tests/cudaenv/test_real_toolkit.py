@@ -17,7 +17,7 @@ from tests.cudaenv.conftest import make_project
 
 
 if TYPE_CHECKING:
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 def real_toolkit() -> tuple[Path, str]:

@@ -26,7 +26,7 @@ from tests.cudaenv.conftest import make_project
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="POSIX shells")

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.request.settings import Settings
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 def plan_with(*cudas: tuple[str, str, str | None]) -> Plan:

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 SECRET = "s3cret-t0ken"

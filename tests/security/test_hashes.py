@@ -14,8 +14,8 @@ from urllib.parse import quote
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import Cli
 from tests.support.catalog import WorldServer
+from tests.support.cli import Cli
 from tests.support.hostile import copy_world
 from tests.support.hostile import tamper
 from tests.support.hostile import tamper_in_place

@@ -11,13 +11,13 @@ import pytest
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.locking import lockfile
-from tests.conftest import EXAMPLES
+from tests.support.example import EXAMPLES
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 MARKER = "PWNED"

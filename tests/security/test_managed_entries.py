@@ -28,8 +28,8 @@ from tests.support.hostile_projects import torch_project
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
     from tests.support.hostile_projects import Backend
 
 

@@ -21,7 +21,7 @@ from tests.cudaenv.conftest import make_project
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 OSC52 = "\x1b]52;c;ZWNobyBQV05FRA==\x07"  # sets the clipboard to "echo PWNED"

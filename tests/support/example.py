@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from tests.support.catalog import WorldServer
 
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
 FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
 
 

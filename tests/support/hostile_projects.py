@@ -8,24 +8,25 @@ mirror on 127.0.0.1.
 from __future__ import annotations
 
 import shutil
-import sys
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Literal
 
+from tests.support.isolation import UV_OFFLINE
+
 
 if TYPE_CHECKING:
-    from tests.conftest import Cli
-    from tests.conftest import Result
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
+    from tests.support.cli import Result
 
 
 Backend = Literal["poetry", "uv"]
 BACKENDS: tuple[Backend, ...] = ("poetry", "uv")
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "torch_project"
 # uv uses the interpreter running the tests and never downloads one.
-UV = {"UV_PYTHON": sys.executable, "UV_PYTHON_DOWNLOADS": "never", "UV_HTTP_RETRIES": "0"}
+UV = {**UV_OFFLINE, "UV_HTTP_RETRIES": "0"}
 PYPI = "local-pypi"
 
 
