@@ -12,20 +12,20 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.cudaenv.conftest import PADDLE
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import Probe
-from tests.cudaenv.conftest import add_wheel_library
-from tests.cudaenv.conftest import make_project
-from tests.cudaenv.conftest import site_packages
 from tests.support.cli import BIN
+from tests.support.cuda_trees import Probe
+from tests.support.cuda_trees import add_wheel_library
+from tests.support.cuda_trees import site_packages
+from tests.support.projects import PADDLE
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.cudaenv.conftest import Machine
     from tests.support.cli import Cli
+    from tests.support.cuda_trees import Machine
 
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fake trees are Linux ones")

@@ -22,9 +22,9 @@ from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import TOML_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import read_toml_once
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import make_project
 from tests.support.example import EXAMPLES
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import make_project
 from tests.support.cli import BIN
 from tests.support.example import EXAMPLES
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.display import shown
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import make_project
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
