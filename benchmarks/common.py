@@ -22,6 +22,9 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.support.isolation import UV_OFFLINE
+from tests.support.isolation import hermetic_env
+
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -183,29 +186,14 @@ def compare_locks(
 
 
 def tool_env(home: Path, **extra: str) -> dict[str, str]:
-    """The environment for Poetry and uv with their config, caches and data under `home`,
-    offline from PyPI (every index a project uses is on 127.0.0.1)."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("POETRY_", "UV_", "VIRTUAL_ENV", "PIP_"))
+    """The hermetic environment for Poetry and uv under `home`, offline from PyPI (every index a
+    project uses is on 127.0.0.1)."""
+    defaults = {
+        # Kept out of the cache so that a cold cache does not also mean a new virtualenv.
+        "POETRY_VIRTUALENVS_PATH": str(home / "virtualenvs"),
+        **UV_OFFLINE,
     }
-    env.update(
-        {
-            "POETRY_CONFIG_DIR": str(home / "poetry-config"),
-            "POETRY_CACHE_DIR": str(home / "poetry-cache"),
-            "POETRY_DATA_DIR": str(home / "poetry-data"),
-            # Kept out of the cache so that a cold cache does not also mean a new virtualenv.
-            "POETRY_VIRTUALENVS_PATH": str(home / "virtualenvs"),
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
-            "UV_CACHE_DIR": str(home / "uv-cache"),
-            "UV_PYTHON": sys.executable,
-            "UV_PYTHON_DOWNLOADS": "never",
-            "NO_COLOR": "1",
-        }
-    )
-    env.update(extra)
-    return env
+    return hermetic_env(home, **{**defaults, **extra})
 
 
 def load() -> str:

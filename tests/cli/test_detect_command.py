@@ -11,12 +11,13 @@ import pytest
 
 from tests.support.fake_nvml import GTX_1080_TI
 from tests.support.fake_nvml import RTX_4090
+from tests.support.projects import write_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
     from tests.support.fake_nvml import FakeNvml
 
 
@@ -79,9 +80,7 @@ def test_mismatch_report_says_how_to_fix(cli: Cli, fake_nvml: FakeNvml, tmp_path
 
 
 def test_plan_for_this_machine(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "p"\nversion = "0"\ndependencies = ["torch>=2.4"]\n'
-    )
+    write_project(tmp_path, name="p", dependencies=["torch>=2.4"])
     # A GTX 1080 Ti on driver 580: cu128 and later have no sm_6x kernels, cu126 does.
     env = fake_nvml.scenario(driver="580.65.06", cuda=13000, gpus=(GTX_1080_TI,))
     result = cli.run("plan", "--json", cwd=tmp_path, env=env)

@@ -12,7 +12,7 @@ from poetry_cuda.cli.commands import COMMANDS
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

@@ -9,16 +9,18 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import BIN
+from tests.support.cli import BIN
 from tests.support.example import snapshot
 from tests.support.example import torch_entries
+from tests.support.projects import APP
+from tests.support.projects import write_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.slow
@@ -93,11 +95,12 @@ def test_sync_warns_when_cuda_lock_is_stale(cli: Cli, locked_example: Path) -> N
 
 
 def test_unmanaged_projects_hear_nothing(cli: Cli, tmp_path: Path, server: WorldServer) -> None:
-    project = tmp_path / "plain"
-    project.mkdir()
-    (project / "pyproject.toml").write_text(
-        '[project]\nname = "plain"\nversion = "0"\nrequires-python = ">=3.11,<3.12"\n'
-        "dependencies = []\n\n[tool.poetry]\npackage-mode = false\n"
+    project = write_project(
+        tmp_path / "plain",
+        name="plain",
+        requires_python=">=3.11,<3.12",
+        dependencies=(),
+        tool={"poetry": APP},
     )
     result = cli.run("install", cwd=project, program="poetry")
     assert result.code == 0, result.stderr

@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import shutil
 import socket
-import sys
 
 from typing import TYPE_CHECKING
 
 import pytest
 
 from poetry_cuda.files import parse_toml
-from tests.conftest import EXAMPLES
+from tests.support.example import EXAMPLES
+from tests.support.isolation import UV_OFFLINE
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
-UV_OFFLINE = {"UV_PYTHON": sys.executable, "UV_PYTHON_DOWNLOADS": "never"}
 
 
 def refused_url() -> str:

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.support.example import EXAMPLES
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -13,20 +12,20 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import BIN
-from tests.cudaenv.conftest import PADDLE
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import Probe
-from tests.cudaenv.conftest import add_wheel_library
-from tests.cudaenv.conftest import make_project
-from tests.cudaenv.conftest import site_packages
+from tests.support.cli import BIN
+from tests.support.cuda_trees import Probe
+from tests.support.cuda_trees import add_wheel_library
+from tests.support.cuda_trees import site_packages
+from tests.support.projects import PADDLE
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
-    from tests.cudaenv.conftest import Machine
+    from tests.support.cli import Cli
+    from tests.support.cuda_trees import Machine
 
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fake trees are Linux ones")
@@ -110,11 +109,13 @@ def test_run_loads_the_libcudart_of_each_project(
     assert loaded["libcudart.so.11.0"][0] == 0
 
 
-def test_without_run_the_shell_would_load_the_wrong_major(machine: Machine, probe: Probe) -> None:
+def test_without_run_the_shell_would_load_the_wrong_major(
+    cli: Cli, machine: Machine, probe: Probe
+) -> None:
     """The control: the same probe in the contradicting shell gets CUDA 12.4's library."""
     completed = subprocess.run(
         [str(probe.program), "libcudart.so"],
-        env={**os.environ, **host_env(machine)},
+        env={**cli.env, **host_env(machine)},
         capture_output=True,
         text=True,
         timeout=30,
@@ -144,7 +145,7 @@ def test_env_sh_output_evaluates_to_the_json_values(
                 text=True,
                 timeout=30,
                 check=True,
-                env={**os.environ, **env},
+                env={**cli.env, **env},
             )
             home, path, libraries = completed.stdout.split("\n")
             assert (home, path, libraries) == (

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import add_wheel_library
-from tests.cudaenv.conftest import make_project
-from tests.cudaenv.conftest import site_packages
+from tests.support.cuda_trees import add_wheel_library
+from tests.support.cuda_trees import site_packages
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fake trees are Linux ones")

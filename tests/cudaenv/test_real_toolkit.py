@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.host.toolkits import toolkit_version
-from tests.cudaenv.conftest import Probe
-from tests.cudaenv.conftest import make_project
+from tests.support.cuda_trees import Probe
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 def real_toolkit() -> tuple[Path, str]:

@@ -19,14 +19,14 @@ import pytest
 
 from poetry_cuda.cudaenv.decide import ProjectEnv
 from poetry_cuda.cudaenv.shells import render
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import make_project
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="POSIX shells")

@@ -13,17 +13,18 @@ import pytest
 
 from poetry_cuda.planning.plan import SystemRequirement
 from tests.support.doctor_projects import CU124_LIBS
+from tests.support.doctor_projects import fresh_project
 from tests.support.doctor_projects import locked_torch
 from tests.support.doctor_projects import make_venv
 from tests.support.doctor_projects import torch_dist
 from tests.support.doctor_projects import torch_package
-from tests.support.doctor_projects import write_project
 from tests.support.fake_nvml import GTX_1080_TI
 from tests.support.fake_nvml import RTX_4090
+from tests.support.projects import write_project
 
 
 if TYPE_CHECKING:
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
     from tests.support.fake_nvml import FakeNvml
 
 
@@ -47,7 +48,7 @@ def find(rows: list[dict[str, Any]], area: str, check: str) -> dict[str, Any]:
 
 
 def cpu_torch_project(tmp_path: Path, *, interpreter: bool = False) -> Path:
-    project = write_project(
+    project = fresh_project(
         tmp_path / "demo",
         packages=[torch_package()],
         poetry_lock=[locked_torch("2.5.1+cu124", "pytorch-cu124", CU124_LIBS)],
@@ -96,7 +97,7 @@ def test_readable_report(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
 
 
 def test_every_gpu_must_be_served(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
-    project = write_project(
+    project = fresh_project(
         tmp_path / "demo",
         dependencies=["torch==2.7.1"],
         packages=[torch_package("2.7.1+cu128", "cu128")],
@@ -114,7 +115,7 @@ def test_every_gpu_must_be_served(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path)
 def test_without_cuda_lock_reports_the_host_and_what_to_run(
     cli: Cli, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    write_project(tmp_path, name="p")
     result = cli.run("doctor", "--json", cwd=tmp_path, env=fake_nvml.scenario())
     assert result.code == 0, result.stderr
     rows = findings(result.stdout)
@@ -133,7 +134,7 @@ def test_no_driver_fails_when_cuda_is_locked(cli: Cli, fake_nvml: FakeNvml, tmp_
 
 
 def test_bad_driver_override_is_bad_input(cli: Cli, tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    write_project(tmp_path, name="p")
     result = cli.run("doctor", cwd=tmp_path, env={"POETRY_CUDA_DRIVER_VERSION": "latest"})
     assert result.code == 2
     assert "'latest' is not a driver version" in result.stderr
@@ -162,7 +163,7 @@ def test_nvcc_major_against_the_real_toolkit(cli: Cli, fake_nvml: FakeNvml, tmp_
 
     def nvcc(spec: str) -> dict[str, Any]:
         requirement = SystemRequirement("flash-attn", "nvcc", spec, "compiles", "install nvcc")
-        project = write_project(
+        project = fresh_project(
             tmp_path / spec.replace("<", "").replace(">=", "").replace(",", "-"),
             dependencies=["flash-attn"],
             requirements=[requirement],

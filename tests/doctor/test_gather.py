@@ -17,12 +17,12 @@ from poetry_cuda.knowledge import load
 from poetry_cuda.planning.plan import SystemRequirement
 from tests.support.doctor_projects import CU124_LIBS
 from tests.support.doctor_projects import Dist
+from tests.support.doctor_projects import fresh_project
 from tests.support.doctor_projects import locked_torch
 from tests.support.doctor_projects import make_venv
 from tests.support.doctor_projects import nvidia_dist
 from tests.support.doctor_projects import torch_dist
 from tests.support.doctor_projects import torch_package
-from tests.support.doctor_projects import write_project
 
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def env(fake_nvml: FakeNvml, root: Path) -> dict[str, str]:
 
 
 def torch_project(tmp_path: Path, *dists: Dist) -> Path:
-    project = write_project(
+    project = fresh_project(
         tmp_path / "demo",
         packages=[torch_package()],
         poetry_lock=[locked_torch("2.5.1+cu124", "pytorch-cu124", CU124_LIBS)],
@@ -151,7 +151,7 @@ def test_wrong_label_and_missing_venv(tmp_path: Path, root: Path, env: dict[str,
 
 
 def test_poetry_lock_disagrees(tmp_path: Path, root: Path, env: dict[str, str]) -> None:
-    project = write_project(
+    project = fresh_project(
         tmp_path / "demo",
         packages=[torch_package()],
         poetry_lock=[locked_torch("2.5.1", None)],
@@ -178,7 +178,7 @@ def test_stale_and_damaged_cuda_lock(tmp_path: Path, root: Path, env: dict[str, 
 
 
 def paddle_project(tmp_path: Path, *requirements: SystemRequirement) -> Path:
-    return write_project(
+    return fresh_project(
         tmp_path / "paddle",
         dependencies=["paddlepaddle-gpu==2.6.2"],
         requirements=requirements or (CUDNN8, CUDART118),

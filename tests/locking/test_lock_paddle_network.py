@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import EXAMPLES
+from tests.support.example import EXAMPLES
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import BIN
-from tests.conftest import EXAMPLES
 from tests.support.catalog import WorldServer
 from tests.support.catalog import add_padded_torch
+from tests.support.cli import BIN
+from tests.support.example import EXAMPLES
 from tests.support.example import configure
 from tests.support.example import snapshot
 from tests.support.example import torch_entries
@@ -31,8 +31,8 @@ from tests.support.index import Fault
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import World
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.slow

@@ -22,25 +22,26 @@ import pytest
 
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
-from tests.conftest import BIN
-from tests.conftest import EXAMPLES
+from tests.support.cli import BIN
+from tests.support.example import EXAMPLES
 from tests.support.example import configure_uv
 from tests.support.index import Fault
 from tests.support.index import refused_url
+from tests.support.isolation import UV_OFFLINE
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
-    from tests.conftest import Result
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
+    from tests.support.cli import Result
 
 
 pytestmark = pytest.mark.slow
 FILES = ("pyproject.toml", "uv.lock", "cuda.lock")
 # uv uses the interpreter running the tests and never downloads one.
-UV = {"UV_PYTHON": sys.executable, "UV_PYTHON_DOWNLOADS": "never", "UV_HTTP_RETRIES": "0"}
+UV = {**UV_OFFLINE, "UV_HTTP_RETRIES": "0"}
 
 
 @pytest.fixture

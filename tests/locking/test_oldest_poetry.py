@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import EXAMPLES
-from tests.conftest import ROOT
+from tests.support.example import EXAMPLES
+from tests.support.example import ROOT
 from tests.support.example import configure
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.network]

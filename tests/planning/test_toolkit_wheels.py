@@ -24,13 +24,15 @@ from poetry_cuda.planning.toolkit_wheels import parse
 from poetry_cuda.planning.toolkit_wheels import table
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.versions import CudaVersion
+from tests.support.projects import APP
+from tests.support.projects import write_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.request.settings import Settings
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 def plan_with(*cudas: tuple[str, str, str | None]) -> Plan:
@@ -99,9 +101,11 @@ def test_plan_project_adds_them(tmp_path: Path) -> None:
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import plan_project
 
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "x"\nversion = "0"\ndependencies = []\n'
-        '[tool.poetry-cuda]\ntoolkit = "wheels"\ncuda = "13.2"\n'
+    write_project(
+        tmp_path,
+        name="x",
+        dependencies=(),
+        tool={"poetry-cuda": {"toolkit": "wheels", "cuda": "13.2"}},
     )
     (tmp_path / "host.json").write_text(json.dumps({"schema": 1, "os": "linux"}))
     options = Options(targets=(str(tmp_path / "host.json"),))
@@ -166,12 +170,13 @@ def test_real_nvcc_wheel_compiles_with_the_projects_cuda(cli: Cli, tmp_path: Pat
     """lock + poetry install from PyPI, then nvcc 13.2 from the venv, not the system's."""
     if sys.platform != "linux" or not shutil.which("g++"):
         pytest.skip("needs Linux and a host compiler (g++)")
-    project = tmp_path / "ext-app"
-    project.mkdir()
-    (project / "pyproject.toml").write_text(
-        '[project]\nname = "ext-app"\nversion = "0.1.0"\nrequires-python = ">=3.10"\n'
-        "dependencies = []\n\n[tool.poetry]\npackage-mode = false\n\n"
-        '[tool.poetry-cuda]\ncuda = "13.2"\ntoolkit = "wheels"\n'
+    project = write_project(
+        tmp_path / "ext-app",
+        name="ext-app",
+        version="0.1.0",
+        requires_python=">=3.10",
+        dependencies=(),
+        tool={"poetry": APP, "poetry-cuda": {"cuda": "13.2", "toolkit": "wheels"}},
     )
     locked = cli.run("lock", cwd=project, timeout=600)
     assert locked.code == 0, locked

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import EXAMPLES
 from tests.support.catalog import WorldServer
+from tests.support.example import EXAMPLES
 from tests.support.example import configure
 
 
@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import World
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.slow
@@ -267,7 +267,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory, world: World) -> Iterator[Path]:
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
     home = tmp_path_factory.mktemp("home")
     project = tmp_path_factory.mktemp("template") / "torch_project"

@@ -22,17 +22,17 @@ from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import TOML_LIMIT
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import read_toml_once
-from tests.conftest import EXAMPLES
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import make_project
+from tests.support.example import EXAMPLES
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from tests.conftest import Cli
-    from tests.conftest import Result
+    from tests.support.cli import Cli
+    from tests.support.cli import Result
 
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")

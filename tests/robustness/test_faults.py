@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import BIN
+from tests.support.cli import BIN
 from tests.support.example import snapshot
 from tests.support.index import Fault
 
 
 if TYPE_CHECKING:
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
     from tests.support.fake_nvml import FakeNvml
 
 

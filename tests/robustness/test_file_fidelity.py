@@ -16,8 +16,8 @@ from tests.support.example import torch_example
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.slow

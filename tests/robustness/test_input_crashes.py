@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import BIN
-from tests.conftest import EXAMPLES
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import make_project
+from tests.support.cli import BIN
+from tests.support.example import EXAMPLES
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 @pytest.fixture

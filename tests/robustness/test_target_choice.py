@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.support.example import EXAMPLES
 from tests.support.example import configure
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 MACOS = "hosts/laptop-macos.json"

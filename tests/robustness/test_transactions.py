@@ -19,7 +19,7 @@ import pytest
 
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking.transaction import JOURNAL
-from tests.conftest import BIN
+from tests.support.cli import BIN
 from tests.support.example import snapshot
 from tests.support.example import torch_entries
 from tests.support.index import Fault
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 pytestmark = pytest.mark.slow

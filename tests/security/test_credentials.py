@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
+from tests.support.example import torch_example
 from tests.support.hostile_projects import lock
-from tests.support.hostile_projects import torch_project
 
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 SECRET = "s3cret-t0ken"
@@ -56,7 +56,7 @@ def set_mirror(project: Path, family: str, url: str) -> None:
 def test_credentials_in_a_mirror_are_refused(
     cli: Cli, server: WorldServer, tmp_path: Path, url: str, family: str, command: str
 ) -> None:
-    project = torch_project(tmp_path, server, "poetry")
+    project = torch_example(tmp_path, server, "poetry")
     set_mirror(project, family, url)
     before = (project / "pyproject.toml").read_bytes()
     result = cli.run(command, cwd=project)
@@ -83,7 +83,7 @@ def test_a_query_or_fragment_in_a_mirror_is_refused(
     cli: Cli, server: WorldServer, tmp_path: Path, url: str
 ) -> None:
     """`.../whl?token=abc` became `.../whl?token=abc/cu124`: the variant in the query."""
-    project = torch_project(tmp_path, server, "poetry")
+    project = torch_example(tmp_path, server, "poetry")
     set_mirror(project, "pytorch", url)
     result = cli.run("plan", cwd=project)
     assert result.code == 2, result
@@ -104,7 +104,7 @@ def test_poetrys_message_is_redacted(
     cli: Cli, server: WorldServer, tmp_path: Path, refused_port: int
 ) -> None:
     """The user's own source with credentials, unreachable: Poetry names `user:password@host`."""
-    project = torch_project(tmp_path, server, "poetry")
+    project = torch_example(tmp_path, server, "poetry")
     pyproject = project / "pyproject.toml"
     text = pyproject.read_text()
     assert server.pypi_url in text
@@ -123,7 +123,7 @@ def test_a_locked_mirror_records_no_credentials(
     cli: Cli, server: WorldServer, tmp_path: Path
 ) -> None:
     """The control: an accepted mirror is written as given, and cuda.lock holds no '@'."""
-    project = torch_project(tmp_path, server, "poetry")
+    project = torch_example(tmp_path, server, "poetry")
     result = lock(cli, project)
     assert result.code == 0, result
     recorded = read_toml(project / "cuda.lock")

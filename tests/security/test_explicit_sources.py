@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
+from tests.support.example import torch_example
 from tests.support.hostile import CUDA_ONLY
 from tests.support.hostile import HOSTILE_FILELOCK
 from tests.support.hostile_projects import BACKENDS
 from tests.support.hostile_projects import UV
 from tests.support.hostile_projects import lock
 from tests.support.hostile_projects import snapshot
-from tests.support.hostile_projects import torch_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
-    from tests.support.hostile_projects import Backend
+    from tests.support.cli import Cli
+    from tests.support.example import Backend
 
 
 pytestmark = pytest.mark.slow
@@ -49,7 +49,7 @@ def _managed_names(project: Path) -> set[str]:
 def test_poetry_sources_are_explicit_and_serve_only_their_packages(
     cli: Cli, tmp_path: Path, hostile: WorldServer
 ) -> None:
-    project = torch_project(tmp_path, hostile, "poetry")
+    project = torch_example(tmp_path, hostile, "poetry")
     result = lock(cli, project)
     assert result.code == 0, result.stderr
 
@@ -72,7 +72,7 @@ def test_poetry_sources_are_explicit_and_serve_only_their_packages(
 def test_uv_indexes_are_explicit_and_serve_only_their_packages(
     cli: Cli, tmp_path: Path, hostile: WorldServer
 ) -> None:
-    project = torch_project(tmp_path, hostile, "uv")
+    project = torch_example(tmp_path, hostile, "uv")
     result = lock(cli, project)
     assert result.code == 0, result.stderr
 
@@ -104,7 +104,7 @@ def test_a_higher_version_on_the_cuda_index_is_not_taken_when_asked_for(
     cli: Cli, tmp_path: Path, hostile: WorldServer, backend: Backend
 ) -> None:
     """Even a direct `filelock>=4` the CUDA index could satisfy fails rather than use it."""
-    project = torch_project(tmp_path, hostile, backend)
+    project = torch_example(tmp_path, hostile, backend)
     _add_dependency(project, "filelock>=4")
     before = snapshot(project, backend)
     result = lock(cli, project)
@@ -119,7 +119,7 @@ def test_a_higher_version_on_the_cuda_index_is_not_taken_when_asked_for(
 def test_a_package_only_the_cuda_index_has_does_not_resolve(
     cli: Cli, tmp_path: Path, hostile: WorldServer, backend: Backend
 ) -> None:
-    project = torch_project(tmp_path, hostile, backend)
+    project = torch_example(tmp_path, hostile, backend)
     _add_dependency(project, CUDA_ONLY)
     before = snapshot(project, backend)
     result = lock(cli, project)

@@ -14,8 +14,9 @@ from urllib.parse import quote
 import pytest
 
 from poetry_cuda.files import read_toml
-from tests.conftest import Cli
 from tests.support.catalog import WorldServer
+from tests.support.cli import Cli
+from tests.support.example import torch_example
 from tests.support.hostile import copy_world
 from tests.support.hostile import tamper
 from tests.support.hostile import tamper_in_place
@@ -23,7 +24,6 @@ from tests.support.hostile import torch_wheel
 from tests.support.hostile_projects import BACKENDS
 from tests.support.hostile_projects import install
 from tests.support.hostile_projects import lock
-from tests.support.hostile_projects import torch_project
 
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.support.catalog import World
-    from tests.support.hostile_projects import Backend
+    from tests.support.example import Backend
 
 
 pytestmark = pytest.mark.slow
@@ -80,7 +80,7 @@ def _assert_no_torch_and_no_half_install(project: Path) -> None:
 def test_poetry_lock_entries_from_managed_sources_carry_sha256(
     cli: Cli, tmp_path: Path, server: WorldServer
 ) -> None:
-    project = torch_project(tmp_path, server, "poetry")
+    project = torch_example(tmp_path, server, "poetry")
     assert lock(cli, project).code == 0
     managed = set(read_toml(project / "cuda.lock")["managed-sources"])
     entries = [
@@ -98,7 +98,7 @@ def test_poetry_lock_entries_from_managed_sources_carry_sha256(
 def test_uv_lock_entries_from_managed_indexes_carry_sha256(
     cli: Cli, tmp_path: Path, server: WorldServer
 ) -> None:
-    project = torch_project(tmp_path, server, "uv")
+    project = torch_example(tmp_path, server, "uv")
     assert lock(cli, project).code == 0
     indexes = read_toml(project / "pyproject.toml")["tool"]["uv"]["index"]
     urls = {i["url"] for i in indexes if i.get("explicit")}
@@ -130,7 +130,7 @@ def _tamper(server: WorldServer, world: World, listing: str) -> None:
 def test_plain_poetry_install_refuses_a_tampered_wheel(
     cli: Cli, tmp_path: Path, own_server: WorldServer, own_world: World, listing: str
 ) -> None:
-    project = torch_project(tmp_path, own_server, "poetry")
+    project = torch_example(tmp_path, own_server, "poetry")
     assert lock(cli, project).code == 0
     _tamper(own_server, own_world, listing)
     teammate = Cli(tmp_path / "teammate")  # a clean cache: nothing downloaded at lock time
@@ -148,7 +148,7 @@ def test_plain_poetry_install_refuses_a_tampered_wheel(
 def test_plain_uv_sync_refuses_a_tampered_wheel(
     cli: Cli, tmp_path: Path, own_server: WorldServer, own_world: World, listing: str
 ) -> None:
-    project = torch_project(tmp_path, own_server, "uv")
+    project = torch_example(tmp_path, own_server, "uv")
     assert lock(cli, project).code == 0
     _tamper(own_server, own_world, listing)
     teammate = Cli(tmp_path / "teammate")
@@ -164,7 +164,7 @@ def test_the_untampered_wheel_installs(
     cli: Cli, tmp_path: Path, own_server: WorldServer, backend: Backend
 ) -> None:
     """The control: the same steps without tampering install torch."""
-    project = torch_project(tmp_path, own_server, backend)
+    project = torch_example(tmp_path, own_server, backend)
     assert lock(cli, project).code == 0
     done = install(Cli(tmp_path / "teammate"), project, backend)
     assert done.code == 0, done.stderr

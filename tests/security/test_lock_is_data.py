@@ -14,13 +14,13 @@ from poetry_cuda.locking import lockfile
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
-from tests.conftest import EXAMPLES
+from tests.support.example import EXAMPLES
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 MARKER = "PWNED"

@@ -17,20 +17,20 @@ import pytest
 
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_toml
+from tests.support.example import PYPI
+from tests.support.example import torch_example
 from tests.support.hostile_projects import BACKENDS
-from tests.support.hostile_projects import PYPI
 from tests.support.hostile_projects import lock
 from tests.support.hostile_projects import lock_files
 from tests.support.hostile_projects import snapshot
-from tests.support.hostile_projects import torch_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
     from tests.support.catalog import WorldServer
-    from tests.support.hostile_projects import Backend
+    from tests.support.cli import Cli
+    from tests.support.example import Backend
 
 
 pytestmark = pytest.mark.slow
@@ -77,7 +77,7 @@ def test_a_cuda_lock_naming_the_users_own_indexes_deletes_nothing(
     cli: Cli, tmp_path: Path, server: WorldServer, backend: Backend
 ) -> None:
     """Both the user's PyPI mirror (the project's primary index) and an explicit index of theirs."""
-    project = torch_project(tmp_path, server, backend)
+    project = torch_example(tmp_path, server, backend)
     _append(project, OWN_INDEX[backend])
     assert lock(cli, project).code == 0
     _list_in_cuda_lock(project, "internal")
@@ -96,7 +96,7 @@ def test_a_cuda_lock_naming_the_users_own_indexes_deletes_nothing(
 def test_a_users_own_group_of_the_managed_name_is_not_replaced(
     cli: Cli, tmp_path: Path, server: WorldServer, backend: Backend
 ) -> None:
-    project = torch_project(tmp_path, server, backend)
+    project = torch_example(tmp_path, server, backend)
     _append(project, OWN_GROUP[backend])
     _refused(cli, project, backend, "poetry-cuda", "Managed by poetry-cuda")
 
@@ -121,7 +121,7 @@ def test_an_inline_source_array_is_locked_in_its_own_shape(
     cli: Cli, tmp_path: Path, server: WorldServer, backend: Backend
 ) -> None:
     """`source = [{ ... }]` / `index = [{ ... }]`: Poetry and uv read what poetry-cuda wrote."""
-    project = torch_project(tmp_path, server, backend)
+    project = torch_example(tmp_path, server, backend)
     pyproject = project / "pyproject.toml"
     text, entry, key = _without_own_index(pyproject.read_text(), backend)
     text = text.replace(HEADER[backend], f"{HEADER[backend]}{key} = [{entry}]  # the stand-in\n")
@@ -149,7 +149,7 @@ def test_an_inline_source_array_is_locked_in_its_own_shape(
 def test_a_layout_that_cannot_be_edited_faithfully_is_refused(
     cli: Cli, tmp_path: Path, server: WorldServer, backend: Backend, layout: str
 ) -> None:
-    project = torch_project(tmp_path, server, backend)
+    project = torch_example(tmp_path, server, backend)
     pyproject = project / "pyproject.toml"
     text, entry, key = _without_own_index(pyproject.read_text(), backend)
     first = HEADER[backend].splitlines()[1]
@@ -185,7 +185,7 @@ def test_a_layout_that_cannot_be_edited_faithfully_is_refused(
 def test_a_lock_file_that_is_no_lock_is_stale(
     cli: Cli, tmp_path: Path, server: WorldServer, backend: Backend, content: bytes, says: str
 ) -> None:
-    project = torch_project(tmp_path, server, backend)
+    project = torch_example(tmp_path, server, backend)
     assert lock(cli, project).code == 0
     assert lock(cli, project, "--check").code == 0
     name = lock_files(backend)[1]
@@ -203,7 +203,7 @@ def test_a_binary_poetry_lock_is_a_bad_input_file_when_sources_change(
     cli: Cli, tmp_path: Path, server: WorldServer
 ) -> None:
     """Dropping the old variant's entries reads poetry.lock: its damage is named, not a crash."""
-    project = torch_project(tmp_path, server, "poetry")
+    project = torch_example(tmp_path, server, "poetry")
     assert lock(cli, project).code == 0
     (project / "poetry.lock").write_bytes(b"\x00\xff\xfe binary \x80")
     pyproject = project / "pyproject.toml"

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.display import shown
-from tests.cudaenv.conftest import TORCH
-from tests.cudaenv.conftest import make_project
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.conftest import Cli
+    from tests.support.cli import Cli
 
 
 OSC52 = "\x1b]52;c;ZWNobyBQV05FRA==\x07"  # sets the clipboard to "echo PWNED"

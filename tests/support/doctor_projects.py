@@ -16,14 +16,11 @@ from typing import TYPE_CHECKING
 
 import tomlkit
 
-from poetry_cuda.files import read_toml
-from poetry_cuda.locking import lockfile
-from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
-from poetry_cuda.locking.lockfile import TargetFacts
-from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
-from poetry_cuda.versions import DriverVersion
+from tests.support.projects import APP
+from tests.support.projects import write_cuda_lock
+from tests.support.projects import write_project
 
 
 if TYPE_CHECKING:
@@ -115,7 +112,7 @@ def torch_package(version: str = "2.5.1+cu124", variant: str = "cu124") -> Locke
     )
 
 
-def write_project(
+def fresh_project(
     project: Path,
     *,
     dependencies: Sequence[str] = ("torch==2.5.1",),
@@ -124,33 +121,8 @@ def write_project(
     poetry_lock: Sequence[Mapping[str, object]] | None = None,
 ) -> Path:
     """A project with pyproject.toml and a fresh cuda.lock (and poetry.lock if given)."""
-    project.mkdir(parents=True, exist_ok=True)
-    deps = ", ".join(f'"{d}"' for d in dependencies)
-    (project / "pyproject.toml").write_text(
-        f'[project]\nname = "demo"\nversion = "0"\ndependencies = [{deps}]\n\n'
-        "[tool.poetry]\npackage-mode = false\n"
-    )
-    record = CudaLock(
-        content_hash="",
-        backend="poetry",
-        policy="newest",
-        cuda="auto",
-        targets=(
-            TargetFacts(
-                "this machine",
-                "linux",
-                "x86_64",
-                DriverVersion.parse("550.54.14"),
-                CudaVersion(12, 4),
-                (ComputeCapability(8, 9),),
-            ),
-        ),
-        packages=tuple(packages),
-        system_requirements=tuple(requirements),
-        managed_sources=(),
-    )
-    record = record.sealed(read_toml(project / "pyproject.toml"))
-    (project / lockfile.FILENAME).write_text(record.dumps())
+    write_project(project, dependencies=dependencies, tool={"poetry": APP})
+    write_cuda_lock(project, packages=packages, requirements=requirements)
     if poetry_lock is not None:
         document = tomlkit.document()
         document.add("package", tomlkit.aot())

@@ -1,4 +1,8 @@
-"""The example torch project, pointed at the test world's indexes, and readers for its files."""
+"""The example torch project, pointed at the test world's indexes, and readers for its files.
+
+The security tests attack exactly this configuration: the PyPI stand-in as the project's only
+ordinary index, and the pytorch mirror on 127.0.0.1.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import shutil
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Literal
 
 from poetry_cuda.files import read_toml
 
@@ -14,8 +19,11 @@ if TYPE_CHECKING:
     from tests.support.catalog import WorldServer
 
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
 FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
+PYPI = "local-pypi"
+Backend = Literal["poetry", "uv"]
 
 
 def configure(project: Path, server: WorldServer, mirror: str | None = None) -> None:
@@ -24,7 +32,7 @@ def configure(project: Path, server: WorldServer, mirror: str | None = None) -> 
     text = pyproject.read_text().replace('">=3.10,<3.14"', '">=3.11,<3.12"')
     text += (
         f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
-        f'\n[[tool.poetry.source]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\n'
+        f'\n[[tool.poetry.source]]\nname = "{PYPI}"\nurl = "{server.pypi_url}"\n'
         'priority = "primary"\n'
     )
     pyproject.write_text(text)
@@ -37,16 +45,16 @@ def configure_uv(project: Path, server: WorldServer, mirror: str | None = None) 
     text = text.replace("[tool.poetry]\npackage-mode = false\n", "[tool.uv]\npackage = false\n")
     text += (
         f'\n[tool.poetry-cuda.mirrors]\npytorch = "{mirror or server.pytorch_mirror}"\n'
-        f'\n[[tool.uv.index]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\ndefault = true\n'
+        f'\n[[tool.uv.index]]\nname = "{PYPI}"\nurl = "{server.pypi_url}"\ndefault = true\n'
     )
     pyproject.write_text(text)
 
 
-def torch_example(directory: Path, server: WorldServer) -> Path:
-    """A copy of examples/torch_project in `directory`, configured for `server`."""
+def torch_example(directory: Path, server: WorldServer, backend: Backend = "poetry") -> Path:
+    """A copy of examples/torch_project in `directory`, a `backend` project configured for `server`."""
     project = directory / "torch_project"
     shutil.copytree(EXAMPLES / "torch_project", project)
-    configure(project, server)
+    (configure if backend == "poetry" else configure_uv)(project, server)
     return project
 
 

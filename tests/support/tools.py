@@ -1,8 +1,8 @@
 """Real uv and Poetry in subprocesses, isolated from the user's configuration, caches and network.
 
-Every run gets HOME, XDG directories, Poetry's config/cache/data directories and uv's cache under
-one temporary home, no proxy settings, no keyring, and no Python downloads (uv uses the interpreter
-running the tests). Projects must point both tools at loopback indexes only.
+Every run gets the hermetic environment of tests.support.isolation under one temporary home, and
+no Python downloads (uv uses the interpreter running the tests). Projects must point both tools
+at loopback indexes only.
 """
 
 from __future__ import annotations
@@ -10,20 +10,18 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import sysconfig
 
 from typing import TYPE_CHECKING
 
 import uv
 
+from tests.support.isolation import UV_OFFLINE
+from tests.support.isolation import hermetic_env
+
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-_INHERITED_PREFIXES = ("POETRY_", "UV_", "PIP_", "VIRTUAL_ENV", "CONDA", "PYTHON")
-_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 
 
 class ToolError(AssertionError):
@@ -41,31 +39,13 @@ class Tools:
             raise RuntimeError(f"poetry is not installed in {scripts}")
         self.poetry_bin = poetry
         self.uv_bin = uv.find_uv_bin()
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(_INHERITED_PREFIXES) and key.lower() not in _PROXY_VARIABLES
-        }
-        self.env.update(
-            {
-                "HOME": str(home),
-                "XDG_CONFIG_HOME": str(home / "config"),
-                "XDG_CACHE_HOME": str(home / "cache"),
-                "XDG_DATA_HOME": str(home / "data"),
-                "NO_PROXY": "127.0.0.1,localhost",
-                "NO_COLOR": "1",
-                "POETRY_CONFIG_DIR": str(home / "poetry-config"),
-                "POETRY_CACHE_DIR": str(home / "poetry-cache"),
-                "POETRY_DATA_DIR": str(home / "poetry-data"),
-                "POETRY_VIRTUALENVS_IN_PROJECT": "true",
-                "POETRY_VIRTUALENVS_USE_POETRY_PYTHON": "true",
-                "POETRY_NO_INTERACTION": "1",
-                "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
-                "UV_CACHE_DIR": str(home / "uv-cache"),
-                "UV_PYTHON": sys.executable,
-                "UV_PYTHON_DOWNLOADS": "never",
-                "UV_NO_PROGRESS": "1",
-            }
+        self.env = hermetic_env(
+            home,
+            POETRY_VIRTUALENVS_IN_PROJECT="true",
+            POETRY_VIRTUALENVS_USE_POETRY_PYTHON="true",
+            POETRY_NO_INTERACTION="1",
+            **UV_OFFLINE,
+            UV_NO_PROGRESS="1",
         )
 
     def uv(self, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
