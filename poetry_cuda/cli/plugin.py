@@ -175,13 +175,15 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
     from poetry_cuda.locking.interrupts import Interrupted
     from poetry_cuda.locking.interrupts import interruptible
     from poetry_cuda.locking.lock import lock
+    from poetry_cuda.locking.lock import recorded_targets
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import plan_project
 
     try:
         with interruptible():
             # The same guards as `poetry cuda lock`: inside Poetry, uv only when configured.
-            planned = plan_project(project, Options(), load())
+            options = Options(recorded=recorded_targets(project))  # the team's targets
+            planned = plan_project(project, options, load())
             backend = backends.for_project(
                 planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"
             )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.errors import NoVariantError
 from poetry_cuda.files import read_text
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.backends import Backend
+    from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
 
@@ -93,7 +95,7 @@ def staleness(
         reasons.append("the CUDA-relevant parts of pyproject.toml changed since the lock")
     if text != new_text:
         reasons.append("the managed entries in pyproject.toml differ from the plan")
-    if current.targets != wanted.targets:
+    if {t.facts for t in current.targets} != {t.facts for t in wanted.targets}:
         reasons.append("the targets' facts (driver, CUDA, GPUs) changed since the lock")
     chosen = {(p.name, p.variant, p.source, p.url) for p in wanted.packages}
     recorded = {(p.name, p.variant, p.source, p.url) for p in current.packages}
@@ -125,6 +127,40 @@ def _current(project: Path) -> CudaLock | None:
     return lockfile.read(path) if path.exists() else None
 
 
+def recorded_targets(project: Path) -> tuple[HostProfile, ...]:
+    """The hosts the project's cuda.lock was made for (none before the first lock)."""
+    current = _current(project)
+    return tuple(facts.profile() for facts in current.targets) if current else ()
+
+
+def refuse_silent_cpu(planned: Planned, current: CudaLock | None) -> None:
+    """No lock turns a CUDA build that cuda.lock records into a CPU build unasked.
+
+    Asking is `--cuda cpu` (or `cuda = "cpu"`), or naming targets that have no driver; a
+    laptop or CI runner without a GPU that locks again keeps the team's CUDA builds.
+    """
+    if current is None or planned.settings.cuda.kind == "cpu" or planned.targets_explicit:
+        return
+    lost = [
+        (recorded, choice)
+        for choice in planned.plan.packages
+        if choice.cuda is None
+        and (recorded := current.package(choice.name)) is not None
+        and recorded.cuda is not None
+    ]
+    if lost:
+        names = ", ".join(f"{r.name} {r.variant}" for r, _ in lost)
+        raise NoVariantError(
+            f"this lock would replace the CUDA builds cuda.lock records ({names}) with CPU "
+            f"builds: the targets ({', '.join(planned.plan.targets)}, from "
+            f"{planned.targets_from}) have no NVIDIA driver",
+            why="a CPU build for Linux and Windows would reach every teammate's next install; "
+            "poetry-cuda makes one only when asked",
+            fix="lock on a machine with the GPU, or pass --target FILE with its profile; to "
+            "lock CPU builds on purpose, pass --cuda cpu",
+        )
+
+
 def _diff(text: str, new_text: str) -> str:
     return "".join(
         difflib.unified_diff(
@@ -138,7 +174,9 @@ def _diff(text: str, new_text: str) -> str:
 
 def preview(planned: Planned, backend: Backend) -> Outcome:
     """What `lock` would write (`--dry-run`), without writing or resolving anything."""
-    text, new_text = _rewritten(planned, backend, _current(planned.project))
+    current = _current(planned.project)
+    refuse_silent_cpu(planned, current)
+    text, new_text = _rewritten(planned, backend, current)
     return Outcome(planned, build_lock(planned, backend.name, {}), _diff(text, new_text))
 
 
@@ -146,6 +184,7 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
     """Why the project's locks are not what `lock` would leave (`--check`); () when fresh."""
     project = planned.project
     current = _current(project)
+    refuse_silent_cpu(planned, current)
     text, new_text = _rewritten(planned, backend, current)
     predicted = build_lock(planned, backend.name, {})
     reasons = staleness(current, predicted, planned.pyproject, text, new_text)
@@ -164,6 +203,7 @@ def lock(
     """Lock the planned project with `backend`; call within `transaction.session`."""
     project = planned.project
     current = _current(project)
+    refuse_silent_cpu(planned, current)
     text, new_text = _rewritten(planned, backend, current)
     previous = current.managed_sources if current else ()
     managed = Managed.of(planned.plan)

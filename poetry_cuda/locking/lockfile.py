@@ -26,6 +26,12 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import CUDA_LOCK_LIMIT
 from poetry_cuda.files import read_toml
+from poetry_cuda.host.profiles import OPERATING_SYSTEMS
+from poetry_cuda.host.profiles import Driver
+from poetry_cuda.host.profiles import Gpu
+from poetry_cuda.host.profiles import HostProfile
+from poetry_cuda.host.profiles import OperatingSystem
+from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.request.dependencies import read_dependencies
@@ -61,7 +67,7 @@ HEADER = (
 @dataclass(frozen=True)
 class TargetFacts:
     label: str
-    os: str
+    os: OperatingSystem
     machine: str
     driver: DriverVersion | None
     cuda: CudaVersion | None
@@ -77,6 +83,23 @@ class TargetFacts:
             cuda=target.cuda,
             compute_capabilities=target.profile.capabilities,
         )
+
+    @property
+    def facts(self) -> tuple[object, ...]:
+        """What makes two targets the same host: everything but the label (a path's spelling)."""
+        machine = canonical_machine(self.machine)
+        return (self.os, machine, self.driver, self.cuda, self.compute_capabilities)
+
+    def profile(self) -> HostProfile:
+        """The host these facts describe, to plan for it again: targets are part of the lock."""
+        driver = None
+        if self.driver is not None or self.cuda is not None:
+            driver = Driver(self.driver, self.cuda, source=FILENAME)
+        gpus = tuple(
+            Gpu(index, f"GPU {index}", capability, FILENAME)
+            for index, capability in enumerate(self.compute_capabilities)
+        )
+        return HostProfile(self.os, self.machine, driver, gpus, label=self.label)
 
 
 @dataclass(frozen=True)
@@ -266,7 +289,7 @@ def read(path: Path) -> CudaLock:
         targets=tuple(
             TargetFacts(
                 label=t.value("label", str, STRING),
-                os=t.value("os", str, STRING),
+                os=t.choice("os", OPERATING_SYSTEMS),
                 machine=t.value("machine", str, STRING),
                 driver=_parsed(t, "driver", DriverVersion.parse),
                 cuda=_parsed(t, "cuda", CudaVersion.parse),

@@ -14,6 +14,9 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.host.detect import DRIVER_ENV
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.targets import DETECTED
+from poetry_cuda.planning.targets import RECORDED
+from poetry_cuda.planning.targets import TARGET_ENV
 from poetry_cuda.planning.targets import collect
 from poetry_cuda.planning.targets import distinct
 from poetry_cuda.planning.targets import settle
@@ -38,9 +41,6 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.targets import Target
 
 
-TARGET_ENV = "POETRY_CUDA_TARGET"
-
-
 @dataclass(frozen=True)
 class Options:
     """The planning options a command line may give."""
@@ -48,6 +48,8 @@ class Options:
     targets: tuple[str, ...] = ()
     cuda: str | None = None
     policy: str | None = None
+    # The targets cuda.lock records, planned for when no target is given (`lock`).
+    recorded: tuple[HostProfile, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,12 @@ class Planned:
     targets: tuple[Target, ...]
     plan: Plan
     kb: KnowledgeBase
+    targets_from: str = DETECTED  # `--target`, the targets setting, ..., cuda.lock, this machine
+
+    @property
+    def targets_explicit(self) -> bool:
+        """Whether the user named the targets (rather than cuda.lock or detection)."""
+        return self.targets_from not in (RECORDED, DETECTED)
 
 
 def apply_options(settings: Settings, options: Options) -> Settings:
@@ -88,14 +96,19 @@ def load_targets(
     environ: Mapping[str, str],
     nvidia: Nvidia,
     *,
+    recorded: Sequence[HostProfile] = (),
     collapse: bool = True,
-) -> tuple[tuple[Target, ...], list[str]]:
-    """The settled targets and their warnings; `collapse`: one target per set of facts."""
-    profiles = collect(
+) -> tuple[tuple[Target, ...], list[str], str]:
+    """The settled targets, their warnings and where they came from (see `collect`).
+
+    `collapse`: one target per set of facts.
+    """
+    profiles, origin = collect(
         project=project,
         options=options,
         environ_target=environ.get(TARGET_ENV) or None,
         configured=settings.targets,
+        recorded=recorded,
         detect=lambda: detect_this_machine(environ),
     )
     settled = [settle(profile, nvidia) for profile in profiles]
@@ -104,7 +117,7 @@ def load_targets(
         targets = distinct(targets)
     kept = {id(target) for target in targets}
     warnings = [w for target, found in settled if id(target) in kept for w in found]
-    return targets, warnings
+    return targets, warnings, origin
 
 
 def plan_project(
@@ -115,12 +128,19 @@ def plan_project(
     project = find_project(start)
     pyproject = read_toml(project / "pyproject.toml")
     settings = apply_options(parse_settings(pyproject), options)
-    targets, warnings = load_targets(project, settings, options.targets, environ, kb.nvidia)
+    targets, warnings, origin = load_targets(
+        project, settings, options.targets, environ, kb.nvidia, recorded=options.recorded
+    )
     plan = make_plan(read_dependencies(pyproject), targets, settings, kb)
+    if plan.packages and not any(target.runs_cuda for target in targets):
+        warnings.append(
+            "no target has an NVIDIA driver, so this plan serves no GPU (CPU builds only); "
+            "lock on a GPU machine, or pass --target FILE with a GPU host's profile"
+        )
     added, toolkit_warnings = toolkit_additions(plan, settings)
     warnings.extend(toolkit_warnings)
     if added:
         plan = dataclasses.replace(plan, additions=(*plan.additions, *added))
     if warnings:
         plan = dataclasses.replace(plan, warnings=(*warnings, *plan.warnings))
-    return Planned(project, pyproject, settings, targets, plan, kb)
+    return Planned(project, pyproject, settings, targets, plan, kb, origin)

@@ -1,8 +1,9 @@
 """The hosts a plan is made for, with the driver's CUDA version settled.
 
-Targets come, first match wins, from `--target FILE` options, `targets = [...]` globs
-in `[tool.poetry-cuda]`, the `POETRY_CUDA_TARGET` environment variable (one path), and
-otherwise detection of this machine. A profile that gives only a driver version gets
+Targets come, first match wins, from `--target FILE` options (`--target this` is this
+machine), `targets = [...]` globs in `[tool.poetry-cuda]`, the `POETRY_CUDA_TARGET`
+environment variable (one path), the targets cuda.lock records, and otherwise detection
+of this machine. A profile that gives only a driver version gets
 its CUDA version from NVIDIA's table; one that gives only a CUDA version is assumed to
 run the oldest driver of that CUDA version. Targets with the same facts are one target,
 however many files describe them.
@@ -83,6 +84,13 @@ def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
             )
     if version is None and cuda is not None:
         version = nvidia.toolkit_driver(cuda, profile.os)
+    if cuda is not None and not profile.gpus:
+        warnings.append(
+            f"{profile.label}: the NVIDIA driver lists no GPU (only /proc was readable, or the "
+            "driver version was given by hand), so the plan cannot check that a build has "
+            "kernels for its GPUs; give a profile with compute-capabilities "
+            "(`poetry-cuda detect --json` on that machine) to have them checked"
+        )
     return Target(profile, cuda, version), warnings
 
 
@@ -106,22 +114,38 @@ def _inside(resolved_project: Path, path: Path, origin: str) -> Path:
     return resolved
 
 
+THIS_MACHINE = "this"  # `--target this`: this machine, as detected
+TARGET_ENV = "POETRY_CUDA_TARGET"
+# Where targets come from when the user named none.
+RECORDED = "cuda.lock"
+DETECTED = "this machine"
+
+
 def collect(
     *,
     project: Path | None,
     options: Sequence[str],
     environ_target: str | None,
     configured: Sequence[str],
+    recorded: Sequence[HostProfile],
     detect: Callable[[], HostProfile],
-) -> list[HostProfile]:
-    """The host profiles to plan for, from the first place that names any."""
+) -> tuple[list[HostProfile], str]:
+    """The host profiles to plan for, from the first place that names any, and that place.
+
+    `recorded` are the targets cuda.lock was made for: without a target given, a lock is
+    made again for them, so that one made on a GPU machine stays the team's lock on a
+    laptop or a CI runner without one. Only the first lock plans for this machine.
+    """
     if options:
-        return [load_target(Path(option)) for option in options]
+        chosen = [detect() if o == THIS_MACHINE else load_target(Path(o)) for o in options]
+        return chosen, "--target"
     if configured and project is not None:
-        return _configured(project, configured)
+        return _configured(project, configured), TARGETS_KEY
     if environ_target:
-        return [load_target(Path(environ_target), label=environ_target)]
-    return [detect()]
+        return [load_target(Path(environ_target), label=environ_target)], TARGET_ENV
+    if recorded:
+        return list(recorded), RECORDED
+    return [detect()], DETECTED
 
 
 def _configured(project: Path, patterns: Sequence[str]) -> list[HostProfile]:

@@ -48,9 +48,16 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _collect(project: Path, *patterns: str) -> list[HostProfile]:
-    return collect(
-        project=project, options=(), environ_target=None, configured=patterns, detect=_detect
+    profiles, origin = collect(
+        project=project,
+        options=(),
+        environ_target=None,
+        configured=patterns,
+        recorded=(),
+        detect=_detect,
     )
+    assert origin == "[tool.poetry-cuda] targets"
+    return profiles
 
 
 def test_a_pattern_inside_the_project(tree: Path) -> None:

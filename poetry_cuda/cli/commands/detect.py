@@ -41,7 +41,7 @@ class DetectCommand(CudaCommand):
 
         options = self.option("target")
         nvidia = load().nvidia
-        targets, warnings = load_targets(
+        targets, warnings, _ = load_targets(
             None, Settings(), options, os.environ, nvidia, collapse=False
         )
         profiles = [target.profile for target in targets]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
+
 from contextlib import nullcontext
 from typing import Any
 from typing import ClassVar
@@ -32,6 +35,7 @@ class LockCommand(PlanCommand):
         from poetry_cuda.knowledge import load
         from poetry_cuda.locking import lock
         from poetry_cuda.locking import transaction
+        from poetry_cuda.planning.planner import plan_project
         from poetry_cuda.request.project import find_project
 
         check, dry_run = self.option("check"), self.option("dry-run")
@@ -40,7 +44,11 @@ class LockCommand(PlanCommand):
         # Reading alone needs no turn; a lock holds the project from planning to cuda.lock,
         # so that it plans on what the run before it left.
         with nullcontext() if check or dry_run else transaction.session(project, self.notify):
-            planned = self.plan(project, load())
+            # Without a target given, lock again for the hosts cuda.lock was made for.
+            options = dataclasses.replace(
+                self.planning_options(), recorded=lock.recorded_targets(project)
+            )
+            planned = plan_project(project, options, load(), os.environ)
             settings = planned.settings
             backend = backends.for_project(
                 settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
