@@ -89,6 +89,10 @@ class Backend(Protocol):
         """Every entry of package `name` in the lock file (empty when absent)."""
         ...
 
+    def outdated(self, project: Path) -> str | None:
+        """Why the lock file no longer fits pyproject.toml by the manager's own check, if so."""
+        ...
+
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         """The project's virtual environment, if one exists."""
         ...

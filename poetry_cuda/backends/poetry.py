@@ -78,6 +78,9 @@ class PoetryBackend:
     def lockfile_problem(self, project: Path) -> str | None:
         return lockfile_problem(project / self.lockfile, "metadata")
 
+    def outdated(self, project: Path) -> str | None:
+        return outdated(project)
+
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
 
@@ -116,6 +119,22 @@ def run_lock(project: Path, *, regenerate: bool) -> None:
             why="Poetry could not lock the project with the chosen CUDA sources",
             fix="read Poetry's message above; `poetry cuda plan` shows what was chosen",
         )
+
+
+def outdated(project: Path) -> str | None:
+    """Why poetry.lock no longer fits pyproject.toml (Poetry's own freshness check), if so."""
+    from poetry.core.pyproject.exceptions import PyProjectError
+    from poetry.factory import Factory
+
+    try:
+        locker = Factory().create_poetry(project).locker
+    except (PyProjectError, RuntimeError, ValueError, OSError) as error:  # Poetry's validation
+        return f"Poetry cannot read pyproject.toml ({error.__class__.__name__}: {error})"
+    if not locker.is_fresh():
+        return (
+            "poetry.lock is not consistent with pyproject.toml (what `poetry check --lock` reports)"
+        )
+    return None
 
 
 def forget_sources(lock_path: Path, names: Collection[str]) -> None:

@@ -74,6 +74,9 @@ class UvBackend:
     def lockfile_problem(self, project: Path) -> str | None:
         return lockfile_problem(project / self.lockfile, "version")
 
+    def outdated(self, project: Path) -> str | None:
+        return outdated(find_uv(os.environ), project)
+
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
 
@@ -144,11 +147,30 @@ def check_version(uv: str) -> tuple[int, ...]:
 
 def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
     """Run `uv lock` in `project`; raises ResolutionError with uv's message."""
-    check_version(uv)
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
-    argv = [uv, "lock", "--color", "never", *(["--upgrade"] if regenerate else [])]
+    completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
+    if completed.returncode != 0:
+        raise ResolutionError(
+            "uv's resolution failed:\n" + (completed.stderr or completed.stdout).strip(),
+            why="uv could not lock the project with the chosen CUDA indexes",
+            fix="read uv's message above; `poetry-cuda plan` shows what was chosen",
+        )
+
+
+def outdated(uv: str, project: Path) -> str | None:
+    """Why uv.lock no longer fits pyproject.toml (`uv lock --check`), if it does not."""
+    completed = _uv_lock(uv, project, ["--check"])
+    if completed.returncode == 0:
+        return None
+    said = (completed.stderr or completed.stdout).strip().splitlines()
+    return "uv lock --check: " + (said[-1] if said else f"exit {completed.returncode}")
+
+
+def _uv_lock(uv: str, project: Path, options: list[str]) -> subprocess.CompletedProcess[str]:
+    check_version(uv)
+    argv = [uv, "lock", "--color", "never", *options]
     try:
-        completed = subprocess.run(
+        return subprocess.run(
             argv,
             cwd=project,
             capture_output=True,
@@ -159,16 +181,10 @@ def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
         )
     except subprocess.TimeoutExpired:
         raise ResolutionError(
-            f"`uv lock` did not finish within {LOCK_TIMEOUT:.0f} seconds",
+            f"`{' '.join(argv[1:])}` did not finish within {LOCK_TIMEOUT:.0f} seconds",
             why="an index may be unreachable or very slow",
             fix="check the indexes in pyproject.toml, then run `poetry-cuda lock` again",
         ) from None
-    if completed.returncode != 0:
-        raise ResolutionError(
-            "uv's resolution failed:\n" + (completed.stderr or completed.stdout).strip(),
-            why="uv could not lock the project with the chosen CUDA indexes",
-            fix="read uv's message above; `poetry-cuda plan` shows what was chosen",
-        )
 
 
 def default_index(pyproject: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:

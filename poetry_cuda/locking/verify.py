@@ -45,7 +45,7 @@ CUDA_RUNTIME_WHEEL = LIBRARY_WHEELS["cuda-runtime"]
 
 def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | None:
     """Why the backend's lock file does not hold what `lock` would leave there, if it does not."""
-    problem = backend.lockfile_problem(project)
+    problem = backend.lockfile_problem(project) or backend.outdated(project)
     if problem is None:
         try:
             verify(plan, project, backend)
