@@ -45,13 +45,14 @@ CUDA_RUNTIME_WHEEL = LIBRARY_WHEELS["cuda-runtime"]
 
 def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | None:
     """Why the backend's lock file does not hold what `lock` would leave there, if it does not."""
-    problem = backend.lockfile_problem(project) or backend.outdated(project)
+    problem = backend.lockfile_problem(project)
     if problem is None:
         try:
             verify(plan, project, backend)
         except PoetryCudaError as error:
             problem = error.what
-    return problem
+    # Last, the manager's own check: a lock that holds the plan may still miss a new dependency.
+    return problem or backend.outdated(project)
 
 
 def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]:

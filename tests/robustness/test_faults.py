@@ -70,7 +70,8 @@ def test_an_interruption_while_detecting_the_host(
     marker = tmp_path / "in-nvml-init"
     env = {**cli.env, **fake_nvml.scenario(init_sleep=3600, init_marker=marker)}
     process = subprocess.Popen(
-        [str(BIN / "poetry-cuda"), "lock"],
+        # `--target this`: cuda.lock records the targets, so only this names this machine.
+        [str(BIN / "poetry-cuda"), "lock", "--target", "this"],
         cwd=locked_example,
         env=env,
         stdout=subprocess.PIPE,
