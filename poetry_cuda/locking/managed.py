@@ -3,7 +3,9 @@
 Each backend writes them in its own configuration (`poetry_cuda.backends`): one
 explicit index per chosen source, and one pin per CUDA-flavoured package that puts it
 on that index on the CUDA platforms (Linux and Windows; other platforms keep PyPI),
-plus the PyPI packages a plan adds, such as a per-project nvcc.
+plus the PyPI packages a plan adds, such as a per-project nvcc. A pin carries the
+plan's version bound where newer releases the project allows were passed over, so the
+package manager cannot take one of them from the same index.
 
 What poetry-cuda may rewrite or delete is decided by the file, never by cuda.lock alone
 (a committed cuda.lock is input from anyone): an index is ours only when its name and
@@ -46,9 +48,11 @@ class Managed:
         pins = []
         for choice in plan.packages:
             if choice.source.is_pypi:
+                if choice.bound:  # PyPI would otherwise give the newer release passed over
+                    pins.append(Pin(choice.name, None, choice.bound))
                 continue
             sources.setdefault(choice.source.name, choice.source.url)
-            pins.append(Pin(choice.name, choice.source.name))
+            pins.append(Pin(choice.name, choice.source.name, choice.bound or "*"))
         pins.extend(Pin(addition.name, None, addition.spec) for addition in plan.additions)
         return cls(tuple(sources.items()), tuple(pins))
 

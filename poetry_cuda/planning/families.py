@@ -1,10 +1,10 @@
 """Choosing variants: pure functions from (project, targets, settings, knowledge) to a plan.
 
-For each package family the project uses (torch with torchvision, paddle, ...), every
-variant of every release the project's constraints admit is a candidate; each variant
-is represented by its newest admitted release. Candidates are ranked by CUDA version,
-newest first (`newest` policy; `native` drops minor-compatible ones) and the first one
-that runs on every target wins. Families always get one variant for all their members.
+For each package family the project uses (torch with torchvision, paddle, ...), the
+releases the project's constraints admit are tried newest first: the first one with a
+build that runs on every target wins, and its best build by CUDA version (`newest`
+policy; `native` drops minor-compatible ones) is chosen. The newer releases passed over
+are warned about and bound the pins. Families always get one variant for all members.
 Packages whose CUDA flavour the project names itself (`cupy-cuda12x`, `jax[cuda12]`)
 are checked rather than chosen. Hidden system requirements are collected last.
 """
@@ -12,6 +12,7 @@ are checked rather than chosen. Hidden system requirements are collected last.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.compat import Verdict
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.dependencies import Dependency
+    from poetry_cuda.request.settings import CudaRequest
     from poetry_cuda.request.settings import Settings
 
 
@@ -83,21 +85,24 @@ def _admitted_pairs(
     return admitted
 
 
-def candidates(
-    family: Family, requests: dict[str, list[Dependency]], *, constrained: bool = True
+def release_candidates(
+    family: Family, release: Release, requests: dict[str, list[Dependency]]
 ) -> list[Candidate]:
-    """The newest admitted release of each variant, best CUDA first."""
-    best: dict[str, Candidate] = {}
-    for release in family.releases:  # ascending, so later releases replace earlier ones
-        for variant in release.variants:
-            pairs = (
-                _admitted_pairs(family, release, variant, requests)
-                if constrained
-                else list(release.pairs)
-            )
-            if pairs:
-                best[variant.name] = Candidate(release, variant, pairs[-1])
-    return sorted(best.values(), key=Candidate.sort_key, reverse=True)
+    """The builds of `release` the constraints admit, each at its newest admitted version."""
+    found = []
+    for variant in release.variants:
+        pairs = _admitted_pairs(family, release, variant, requests)
+        if pairs:
+            found.append(Candidate(release, variant, pairs[-1]))
+    return sorted(found, key=Candidate.sort_key, reverse=True)
+
+
+def admitted_releases(
+    family: Family, requests: dict[str, list[Dependency]]
+) -> list[list[Candidate]]:
+    """The candidates of every release the constraints admit, newest release first."""
+    found = (release_candidates(family, r, requests) for r in reversed(family.releases))
+    return [cands for cands in found if cands]
 
 
 def _assumed_candidates(family: Family, requests: dict[str, list[Dependency]]) -> list[Candidate]:
@@ -145,6 +150,29 @@ def _describe(target: Target, verdict: Verdict, several: bool) -> str:
     return f"{prefix}{verdict.detail}"
 
 
+@dataclass(frozen=True)
+class Loss:
+    """A build that lost, and the clause that says why."""
+
+    cand: Candidate
+    why: str  # follows "ruled out: " for a target's fact; whole for an exclusion
+    excluded: bool = False  # by the user's cuda request, not by a target
+
+    @property
+    def said(self) -> str:
+        return self.why if self.excluded else f"{self.cand.variant.name} ruled out: {self.why}"
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """A family's winning build, why it won, what to warn about, and the pins' bounds."""
+
+    cand: Candidate
+    reason: str
+    warnings: tuple[str, ...]
+    bounds: dict[str, str] = field(default_factory=dict)  # member -> PEP 440 specifier
+
+
 def _rule_out(
     cand: Candidate, targets: Sequence[Target], kb: KnowledgeBase, native_only: bool
 ) -> str | None:
@@ -169,90 +197,174 @@ def choose_family(
     targets: Sequence[Target],
     settings: Settings,
     kb: KnowledgeBase,
-) -> tuple[Candidate, str, list[str]]:
-    """The winning candidate of one family, its reason and any warnings."""
+) -> Chosen:
+    """The newest admitted release with a build that runs on every target, and its best build."""
     warnings: list[str] = []
-    ranked = candidates(family, requests)
-    if not ranked:
-        ranked = _assumed_candidates(family, requests)
-        if not ranked:
+    releases = admitted_releases(family, requests)
+    if not releases:
+        assumed = _assumed_candidates(family, requests)
+        if not assumed:
             raise _no_release(family, requests)
+        releases = [assumed]
         warnings.append(
             f"{family.lead}: the versions the project allows are newer than the knowledge base "
-            f"(newest known {ranked[0].lead_version}); assumed they publish the variants and "
-            f"architectures of {family.lead} {ranked[0].release.series}; lock checks the index"
+            f"(newest known {assumed[0].lead_version}); assumed they publish the variants and "
+            f"architectures of {family.lead} {assumed[0].release.series}; lock checks the index"
         )
     gpu_targets = [t for t in targets if t.runs_cuda]
     request = settings.cuda
     cuda_wanted = request.kind == "version" or (request.kind == "auto" and gpu_targets)
-    cpu = next((c for c in ranked if c.variant.is_cpu), None)
+    cpu = next((c for cands in releases for c in cands if c.variant.is_cpu), None)
 
     if cuda_wanted:
-        pool = [c for c in ranked if not c.variant.is_cpu and request.allows(c.variant.cuda)]
         native_only = settings.policy == "native"
-        lost: list[tuple[Candidate, str]] = []
-        for cand in pool:
-            why_not = _rule_out(cand, gpu_targets, kb, native_only)
-            if why_not is None:
-                if not gpu_targets:
-                    warnings.append(
-                        f"no target has an NVIDIA driver; chose {cand.variant.name} because "
-                        f"cuda = {request.text!r}"
+        passed: list[tuple[Release, list[Loss]]] = []  # newer releases passed over, newest first
+        for cands in releases:
+            lost: list[Loss] = []
+            for cand in cands:
+                if cand.variant.is_cpu:
+                    continue
+                if not request.allows(cand.variant.cuda):
+                    lost.append(Loss(cand, f"{cand.variant.name} excluded by {request.said}", True))
+                    continue
+                why_not = _rule_out(cand, gpu_targets, kb, native_only)
+                if why_not is None:
+                    if not gpu_targets:
+                        warnings.append(
+                            f"no target has an NVIDIA driver; chose {cand.variant.name} as "
+                            f"{request.said} asks"
+                        )
+                    over = _passed_over(family, passed, gpu_targets, native_only, request)
+                    warnings.extend(over)
+                    newer = over[0] if over else None  # names the release just above
+                    reason = _reason_for(
+                        cand, gpu_targets, kb, lost, newer, family, releases, request
                     )
-                reason = _reason_for(cand, gpu_targets, kb, lost, family, requests)
-                return cand, reason, warnings
-            lost.append((cand, why_not))
+                    bounds = _bounds(family, cand.release, requests) if passed else {}
+                    return Chosen(cand, reason, tuple(warnings), bounds)
+                lost.append(Loss(cand, why_not))
+            passed.append((cands[0].release, lost))
         if not (settings.allow_cpu_fallback and cpu is not None):
-            raise _no_variant(family, requests, targets, settings, kb, lost)
+            raise _no_variant(family, requests, targets, settings, kb, passed)
         warnings.append(
             f"{family.lead}: no CUDA variant runs on every target; using the CPU build "
             "because allow-cpu-fallback = true"
         )
-        return cpu, "allow-cpu-fallback: " + "; ".join(w for _, w in lost[:1]), warnings
+        first = next((loss.why for _, losses in passed for loss in losses), "no CUDA build")
+        return Chosen(cpu, "allow-cpu-fallback: " + first, tuple(warnings))
 
     if cpu is None:
         raise NoVariantError(
             f"{family.lead} has no CPU build in the versions the project allows",
-            why="no target has an NVIDIA driver" if request.kind == "auto" else "cuda = 'cpu'",
+            why="no target has an NVIDIA driver" if request.kind == "auto" else request.said,
             fix=f"plan for a GPU host with --target, or use the CPU package instead of {family.lead}",
         )
     if request.kind == "cpu":
-        reason = "cuda = 'cpu' asks for the CPU build"
+        reason = f"{request.said} asks for the CPU build"
     elif all(t.os == "macos" for t in targets):
         reason = "macOS has no CUDA builds; PyPI's build is the CPU build"
     else:
         reason = "no target has an NVIDIA driver"
-    return cpu, reason, warnings
+    return Chosen(cpu, reason, tuple(warnings))
+
+
+def _why_passed(
+    losses: list[Loss], targets: Sequence[Target], native_only: bool, request: CudaRequest
+) -> str:
+    """Why no build of a release was chosen, as one clause."""
+    ruled = [loss.why for loss in losses if not loss.excluded]
+    if not ruled:
+        if losses:
+            return f"no build matches {request.said}"
+        return "the project's constraints admit no CUDA build"
+    build = "no build" if len(ruled) == len(losses) else f"no build that {request.said} allows"
+    where = targets[0].label if len(targets) == 1 else "every target"
+    runs = "runs natively" if native_only else "runs"
+    return f"{build} {runs} on {where} ({'; '.join(ruled)})"
+
+
+def _passed_over(
+    family: Family,
+    passed: list[tuple[Release, list[Loss]]],
+    targets: Sequence[Target],
+    native_only: bool,
+    request: CudaRequest,
+) -> list[str]:
+    """One warning per reason, naming the newer admitted releases that were passed over."""
+    grouped: dict[str, list[str]] = {}
+    for release, losses in reversed(passed):  # oldest first, so the names read upwards
+        why = _why_passed(losses, targets, native_only, request)
+        grouped.setdefault(why, []).append(release.series)
+    return [
+        f"{family.lead} {', '.join(series)} passed over: {why}" for why, series in grouped.items()
+    ]
 
 
 def _reason_for(
     cand: Candidate,
     targets: Sequence[Target],
     kb: KnowledgeBase,
-    lost: list[tuple[Candidate, str]],
+    lost: list[Loss],
+    newer: str | None,
     family: Family,
-    requests: dict[str, list[Dependency]],
+    releases: list[list[Candidate]],
+    request: CudaRequest,
 ) -> str:
+    """Why `cand` won, and why the build ranked just above it lost."""
     several = len(targets) > 1
     facts = [_describe(t, judge(cand.variant, t, kb.nvidia), several) for t in targets]
-    reason = "; ".join(facts) or f"{cand.variant.name} matches the cuda setting"
+    reason = "; ".join(facts) or f"{cand.variant.name} runs on every target"
     if lost:
-        better, why = lost[-1]
-        return f"{reason}; {better.variant.name} ruled out: {why}"
-    higher = [
-        c
-        for c in candidates(family, requests, constrained=False)
-        if c.variant.cuda is not None
-        and cand.variant.cuda is not None
-        and c.variant.cuda > cand.variant.cuda
-    ]
-    if higher:
-        nxt = min(higher, key=Candidate.sort_key)
+        return f"{reason}; {lost[-1].said}"
+    if newer is not None:
+        return f"{reason}; {newer}"
+    higher = _next_higher(family, cand)
+    if higher is None:
+        return reason
+    name = higher.name
+    if not request.allows(higher.cuda):
+        return f"{reason}; {name} excluded by {request.said}"
+    older = next((c for cands in releases for c in cands if c.variant.name == name), None)
+    if older is not None:
         return (
-            f"{reason}; {nxt.variant.name} ruled out: not published for the "
-            f"{family.lead} versions the project allows"
+            f"{reason}; {name} ruled out: the newest {family.lead} with it is "
+            f"{older.lead_version}, older than {cand.lead_version}"
         )
-    return reason
+    admitted = {cands[0].release.series for cands in releases}
+    if any(r.series in admitted and r.variant(name) for r in family.releases):
+        return f"{reason}; {name} ruled out: the project's constraints exclude it"
+    return (
+        f"{reason}; {name} ruled out: not published for the {family.lead} versions "
+        "the project allows"
+    )
+
+
+def _next_higher(family: Family, cand: Candidate) -> Variant | None:
+    """The known build of the family with the lowest CUDA version above `cand`'s."""
+    cuda = cand.variant.cuda
+    if cuda is None:
+        return None
+    higher = [
+        v for r in family.releases for v in r.variants if v.cuda is not None and v.cuda > cuda
+    ]
+    return min(higher, key=lambda v: v.cuda or cuda, default=None)
+
+
+def _bounds(
+    family: Family, chosen: Release, requests: dict[str, list[Dependency]]
+) -> dict[str, str]:
+    """Upper bounds that keep each member below the next release of the family.
+
+    Newer admitted releases were passed over because no build of theirs fits; without
+    the bound the package manager would take one of them from the same index.
+    """
+    bounds = {}
+    newer = [r for r in family.releases if r.series_key > chosen.series_key]
+    for name in requests:
+        first = next((pair[name] for r in newer for pair in r.pairs[:1] if name in pair), None)
+        if first is not None:
+            bounds[name] = f"<{first}"
+    return bounds
 
 
 def _serving_versions(
@@ -276,7 +388,7 @@ def _no_variant(
     targets: Sequence[Target],
     settings: Settings,
     kb: KnowledgeBase,
-    lost: list[tuple[Candidate, str]],
+    passed: list[tuple[Release, list[Loss]]],
 ) -> NoVariantError:
     asked = (
         ", ".join(
@@ -287,10 +399,16 @@ def _no_variant(
         or family.lead
     )
     lines = [f"No variant of {family.lead} satisfies every target ({asked}):"]
-    for cand, why in lost:
-        lines.append(f"  {cand.variant.name} ({family.lead} {cand.lead_version}): {why}")
-    if not lost:
-        lines.append(f"  no CUDA variant matches cuda = {settings.cuda.text!r}")
+    newest: dict[str, Loss] = {}  # each build at its newest admitted release
+    for _, losses in passed:
+        for loss in losses:
+            if not loss.excluded:
+                newest.setdefault(loss.cand.variant.name, loss)
+    for loss in sorted(newest.values(), key=lambda x: x.cand.sort_key(), reverse=True):
+        cand = loss.cand
+        lines.append(f"  {cand.variant.name} ({family.lead} {cand.lead_version}): {loss.why}")
+    if not newest:
+        lines.append(f"  no CUDA variant matches {settings.cuda.said}")
     serving = _serving_versions(family, targets, kb)
     if serving:
         versions = sorted({v for v, _ in serving}, key=_version_key)
@@ -303,7 +421,7 @@ def _no_variant(
         lines.append(f"  no known {family.lead} build serves these targets")
         fix = 'plan CPU builds with cuda = "cpu"'
     if settings.cuda.kind == "version":
-        fix += f", or change cuda = {settings.cuda.text!r}"
+        fix += f", or change {settings.cuda.said}"
     return NoVariantError(
         "\n".join(lines),
         why="every GPU of every target must have kernels in the build, and its driver must "
@@ -350,8 +468,9 @@ def make_plan(
         if not any(d.name in family.members or d.name in family.companions for d in deps):
             continue
         requests = family_requests(family, deps)
-        cand, reason, found = choose_family(family, requests, targets, settings, kb)
-        warnings.extend(found)
+        chosen = choose_family(family, requests, targets, settings, kb)
+        cand = chosen.cand
+        warnings.extend(chosen.warnings)
         source = source_for(family, cand, settings, targets)
         # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1).
         label = "" if source.is_pypi else version_label(family, cand.release, cand.variant)
@@ -372,8 +491,9 @@ def make_plan(
                     source=source,
                     version=None if plain is None or cand.assumed else plain + label,
                     arches=arches,
-                    reason=reason,
+                    reason=chosen.reason,
                     label=label,
+                    bound=chosen.bounds.get(name, ""),
                 )
             )
     fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb)

@@ -56,6 +56,9 @@ class Choice:
     reason: str
     # The version form the lock should show: "+cu124", ".post120" or "" (nothing to check).
     label: str = ""
+    # A PEP 440 specifier the managed pin carries ("<2.15.0") when newer releases the
+    # project allows were passed over; "" when the newest allowed release was chosen.
+    bound: str = ""
 
 
 @dataclass(frozen=True)

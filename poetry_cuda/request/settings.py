@@ -45,20 +45,22 @@ class CudaRequest:
     text: str
     kind: Literal["auto", "cpu", "version"]
     specifier: SpecifierSet | None = None
+    # Where it was given (`--cuda` or the config key): reasons name the user's own words.
+    key: str = field(default=f"{TABLE} cuda", compare=False)
 
     @classmethod
     def parse(cls, text: str, *, key: str = f"{TABLE} cuda") -> CudaRequest:
         value = text.strip()
         if value == "auto":
-            return cls(value, "auto")
+            return cls(value, "auto", key=key)
         if value == "cpu":
-            return cls(value, "cpu")
+            return cls(value, "cpu", key=key)
         try:
             exact = CudaVersion.parse(value)
         except ValueError:
             pass
         else:
-            return cls(value, "version", SpecifierSet(f"=={exact}.*"))
+            return cls(value, "version", SpecifierSet(f"=={exact}.*"), key=key)
         try:
             specifier = SpecifierSet(value)
         except InvalidSpecifier:
@@ -70,7 +72,14 @@ class CudaRequest:
                 "'12.4', or a range such as '>=12.1,<12.7'",
                 fix=f'write e.g. cuda = "cu124" in {TABLE} or pass --cuda cu124',
             )
-        return cls(value, "version", specifier)
+        return cls(value, "version", specifier, key=key)
+
+    @property
+    def said(self) -> str:
+        """The request as the user wrote it: ``--cuda cu128`` or ``cuda = "12.8"``."""
+        if self.key.startswith("--"):
+            return f"{self.key} {self.text}"
+        return f'cuda = "{self.text}"'
 
     def allows(self, cuda: CudaVersion | None) -> bool:
         """Whether a variant of this CUDA version (None: CPU) may be chosen."""

@@ -107,6 +107,13 @@ def test_a_pypi_pin_goes_in_the_group_without_a_source() -> None:
     )
 
 
+def test_a_bounded_pin_carries_its_version_in_the_group() -> None:
+    managed = Managed(CU124.sources, (Pin("torch", "pytorch-cu124", "<2.7.0"),))
+    data = parse_toml(rewrite(PYPROJECT, managed, previous=()))
+    assert data["tool"]["uv"]["sources"]["torch"] == MANAGED_SOURCE
+    assert data["dependency-groups"]["poetry-cuda"] == [f"torch<2.7.0; {CUDA_PLATFORMS}"]
+
+
 def test_a_project_without_uv_tables_gets_them() -> None:
     plain = '[project]\nname = "demo"\nversion = "0.1.0"\n\n[tool.ruff]\nline-length = 88\n'
     text = rewrite(plain, CU124, previous=())

@@ -262,3 +262,13 @@ def test_a_layout_that_cannot_be_edited_faithfully_is_refused(text: str, says: s
 def test_a_layout_without_our_entries_is_left_alone() -> None:
     text = 'tool = { poetry = { package-mode = false } }\n[project]\nname = "x"\n'
     assert rewrite(text, Managed((), ()), previous=("pytorch-cu124",)) == text
+
+
+def test_a_bounded_pin_carries_its_version() -> None:
+    managed = Managed(CU124.sources, (Pin("torch", "pytorch-cu124", "<2.7.0"),))
+    group = parse_toml(rewrite(PYPROJECT, managed, previous=()))["tool"]["poetry"]["group"]
+    assert group["poetry-cuda"]["dependencies"]["torch"] == {
+        "version": "<2.7.0",
+        "source": "pytorch-cu124",
+        "markers": "sys_platform == 'linux' or sys_platform == 'win32'",
+    }

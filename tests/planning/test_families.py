@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -15,16 +16,28 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge import load
+from poetry_cuda.locking.managed import Managed
+from poetry_cuda.locking.managed import Pin
+from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.planner import Options
+from poetry_cuda.planning.planner import apply_options
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Settings
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.knowledge.model import Variant
 
 
 KB = load()
@@ -90,8 +103,9 @@ def test_the_reference_case_cu124() -> None:
         # Pascal on a new driver: cu128/cu129/cu130 dropped sm_6x, cu126 still has sm_60.
         (["torch>=2.4"], GTX1080TI_580, {}, "cu126"),
         (["torch>=2.4"], GTX1080TI_580, {"policy": "native"}, "cu126"),
-        # Policy native on driver 550: nothing above CUDA 12.4.
-        (["torch>=2.4"], RTX4090_550, {"policy": "native"}, "cu124"),
+        # Policy native on driver 550: nothing above CUDA 12.4, and the newest release with
+        # such a build wins: torch 2.7's cu118 (sm_89 runs its sm_86 SASS), not 2.6's cu124.
+        (["torch>=2.4"], RTX4090_550, {"policy": "native"}, "cu118"),
         (["torch>=2.7,<2.8"], host("linux", "570.124.06", "8.9", "6.1"), {}, "cu126"),
         (["torch>=2.7,<2.8"], host("linux", "570.124.06", "12.0"), {}, "cu128"),
         (["torchvision==0.20.1"], RTX4090_550, {}, "cu124"),
@@ -262,8 +276,6 @@ def _plan_or_none(deps: list[str], docs: list[dict[str, Any]], **changes: Any) -
     st.sampled_from(["newest", "native"]),
 )
 def test_selection_invariants(indices: list[int], constraint: str, policy: str) -> None:
-    from poetry_cuda.planning.compat import judge
-
     docs = [HOSTS[i] for i in indices]
     plan = _plan_or_none([constraint], docs, policy=policy)
     if plan is None:
@@ -271,15 +283,170 @@ def test_selection_invariants(indices: list[int], constraint: str, policy: str) 
     torch = plan.choice("torch")
     family = KB.family_of("torch")
     assert family is not None
-    variant = next(v for r in family.releases for v in r.variants if v.name == torch.variant)
+    plain = torch.version.split("+")[0]
+    chosen = next(r for r in family.releases if plain in r.versions)
+    variant = chosen.variant(torch.variant)
+    assert variant is not None
     for doc in docs:
         target, _ = settle(profile_from_json(dict(doc), "t"), KB.nvidia)
         verdict = judge(variant, target, KB.nvidia)
         assert verdict.ok, verdict.detail
         if policy == "native":
             assert verdict.fit != "minor-compatible"
-    # Adding a target never yields a higher CUDA version.
+    # Adding a target never yields a newer release, nor a higher CUDA version of the same
+    # release (an older release may have a higher one: its builds still covered sm_XY).
     for extra in HOSTS:
         more = _plan_or_none([constraint], [*docs, extra], policy=policy)
-        if more is not None and torch.cuda is not None and more.choice("torch").cuda is not None:
+        if more is None or torch.cuda is None or more.choice("torch").cuda is None:
+            continue
+        version = Version(more.choice("torch").version.split("+")[0])
+        assert version <= Version(plain)
+        if version == Version(plain):
             assert more.choice("torch").cuda <= torch.cuda
+
+
+# Which release, then which build: the expected answers are derived from the data.
+TORCH = KB.family_of("torch")
+
+
+def best_of_newest_release(
+    constraint: str, doc: dict[str, Any], policy: str = "newest"
+) -> tuple[Release, Variant]:
+    """(release, variant) by the SPEC's rule, read off the knowledge base with `judge`."""
+    assert TORCH is not None
+    target, _ = settle(profile_from_json(dict(doc), "t"), KB.nvidia)
+    spec = SpecifierSet(constraint.removeprefix("torch"))
+    for release in reversed(TORCH.releases):
+        if not any(v in spec for v in release.versions):
+            continue
+        fits = [
+            (v.cuda, v)
+            for v in release.variants
+            if v.cuda is not None
+            and judge(v, target, KB.nvidia).ok
+            and (policy == "newest" or judge(v, target, KB.nvidia).fit == "native")
+        ]
+        if fits:
+            return release, max(fits, key=lambda fit: fit[0])[1]
+    raise AssertionError("no release fits")
+
+
+def admitted_newer(constraint: str, than: Release) -> list[str]:
+    """The series the constraint admits that are newer than `than`, oldest first."""
+    assert TORCH is not None
+    spec = SpecifierSet(constraint.removeprefix("torch"))
+    return [
+        r.series
+        for r in TORCH.releases
+        if r.series_key > than.series_key and any(v in spec for v in r.versions)
+    ]
+
+
+def release_after(release: Release) -> Release:
+    assert TORCH is not None
+    return TORCH.releases[TORCH.releases.index(release) + 1]
+
+
+def test_the_newest_release_that_runs_beats_an_older_release_with_a_newer_cuda() -> None:
+    release, variant = best_of_newest_release("torch>=2.5,<2.15", RTX4090_550)
+    assert admitted_newer("torch>=2.5,<2.15", release) == []  # the newest admitted one runs
+    plan = plan_for(["torch>=2.5,<2.15"], RTX4090_550)
+    torch = plan.choice("torch")
+    assert torch.version == f"{release.versions[-1]}+{variant.name}"
+    assert torch.variant == variant.name
+    # An older release has a higher CUDA build that runs there (the old rule's answer).
+    assert TORCH is not None and variant.cuda is not None
+    target, _ = settle(profile_from_json(dict(RTX4090_550), "t"), KB.nvidia)
+    older = [
+        v.cuda
+        for r in TORCH.releases
+        if r.series_key < release.series_key
+        for v in r.variants
+        if v.cuda is not None and judge(v, target, KB.nvidia).ok
+    ]
+    assert max(older) > variant.cuda
+    # The newest admitted release was chosen: nothing passed over, nothing bound.
+    assert not any("passed over" in w for w in plan.warnings)
+    assert torch.bound == ""
+    assert "not published" not in torch.reason
+
+
+@pytest.mark.parametrize(("gpu", "name"), [("6.0", "sm_60"), ("6.1", "sm_61")])
+def test_pascal_gets_the_newest_release_that_still_ships_its_sass(gpu: str, name: str) -> None:
+    doc = host("linux", "580.65.06", gpu)
+    release, variant = best_of_newest_release("torch>=2.4", doc)
+    assert [cc.sm for cc in variant.sass if cc.major == 6] == ["sm_60"]
+    plan = plan_for(["torch>=2.4"], doc)
+    torch = plan.choice("torch")
+    assert torch.version == f"{release.versions[-1]}+{variant.name}"
+    assert f"{name} has SASS in {variant.name}" in torch.reason
+    newer = admitted_newer("torch>=2.4", release)
+    assert newer  # the knowledge base has newer releases without sm_6x
+    (warning,) = [w for w in plan.warnings if "passed over" in w]
+    assert warning.startswith(f"torch {', '.join(newer)} passed over: no build runs on t (")
+    assert f"no SASS for {name}" in warning
+    assert torch.bound == f"<{release_after(release).versions[0]}"
+
+
+def test_a_passed_over_release_is_named_with_each_of_its_builds() -> None:
+    plan = plan_for(["torch>=2.5", "torchvision"], RTX4090_550)
+    assert TORCH is not None
+    newest = TORCH.releases[-1]
+    release, variant = best_of_newest_release("torch>=2.5", RTX4090_550)
+    assert release.series_key < newest.series_key
+    (warning,) = [w for w in plan.warnings if "passed over" in w]
+    assert warning.startswith(f"torch {newest.series} passed over: no build runs on t (")
+    for build in newest.variants:
+        if build.cuda is not None:
+            assert f"{build.name} needs a driver >=" in warning
+    # The pins keep the package manager below the release that was passed over.
+    after = release_after(release).pairs[0]
+    assert plan.choice("torch").bound == f"<{after['torch']}"
+    assert plan.choice("torchvision").bound == f"<{after['torchvision']}"
+    pins = {pin.package: pin for pin in Managed.of(plan).pins}
+    assert pins["torch"] == Pin("torch", f"pytorch-{variant.name}", f"<{after['torch']}")
+    assert pins["torchvision"].version == f"<{after['torchvision']}"
+
+
+def test_no_bound_when_the_newest_admitted_release_is_chosen() -> None:
+    plan = plan_for(["torch==2.5.1", "torchvision"], RTX4090_550)
+    assert {pin.version for pin in Managed.of(plan).pins} == {"*"}
+
+
+def test_policy_native_names_the_releases_it_passes_over() -> None:
+    release, variant = best_of_newest_release("torch>=2.4", RTX4090_550, "native")
+    plan = plan_for(["torch>=2.4"], RTX4090_550, policy="native")
+    assert plan.choice("torch").version == f"{release.versions[-1]}+{variant.name}"
+    named = " ".join(w for w in plan.warnings if "passed over: no build runs natively" in w)
+    for series in admitted_newer("torch>=2.4", release):
+        assert f" {series}" in named
+
+
+@pytest.mark.parametrize(
+    ("request_", "said"),
+    [
+        (CudaRequest.parse("cu128", key="--cuda"), "--cuda cu128"),
+        (CudaRequest.parse("12.8"), 'cuda = "12.8"'),
+        (apply_options(Settings(), Options(cuda="cu128")).cuda, "--cuda cu128"),
+    ],
+)
+def test_a_narrowed_cuda_request_is_named_as_the_cause(request_: CudaRequest, said: str) -> None:
+    rtx4090_570 = host("linux", "570.124.06", "8.9")
+    torch = plan_for(["torch>=2.7,<2.9"], rtx4090_570, cuda=request_).choice("torch")
+    assert torch.version == "2.8.0+cu128"
+    assert torch.reason.endswith(f"cu129 excluded by {said}")
+    assert "not published" not in torch.reason
+
+
+def test_releases_without_the_requested_cuda_are_passed_over_and_bound() -> None:
+    request_ = CudaRequest.parse("cu124", key="--cuda")
+    plan = plan_for(["torch>=2.5"], RTX4090_550, cuda=request_)
+    torch = plan.choice("torch")
+    assert TORCH is not None
+    with_cu124 = [r for r in TORCH.releases if r.variant("cu124")]
+    assert torch.version == f"{with_cu124[-1].versions[-1]}+cu124"
+    assert "excluded by --cuda cu124" in torch.reason
+    (warning,) = [w for w in plan.warnings if "passed over" in w]
+    assert warning.endswith("passed over: no build matches --cuda cu124")
+    after = release_after(with_cu124[-1])
+    assert torch.bound == f"<{after.versions[0]}"
