@@ -34,6 +34,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "poetry": ("poetry_cuda.backends.poetry", "PoetryBackend"),
     "uv": ("poetry_cuda.backends.uv", "UvBackend"),
 }
+POETRY_BUILD = "poetry.core.masonry.api"
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,45 @@ class Backend(Protocol):
 
 def choose(setting: str, project: Path, pyproject: Mapping[str, Any]) -> str:
     """The backend `setting` ("auto" | "poetry" | "uv") means for `project`."""
+    return choose_with_reason(setting, project, pyproject)[0]
+
+
+def choose_with_reason(
+    setting: str, project: Path, pyproject: Mapping[str, Any]
+) -> tuple[str, str]:
+    """The backend `setting` means for `project`, and why: `("uv", "uv.lock exists")`.
+
+    For `auto`, the first sign that names a manager decides, strongest first:
+
+    1. uv.lock exists, then a `[tool.uv]` table: uv (what uv itself writes);
+    2. poetry.lock exists, then a `[tool.poetry]` table: Poetry;
+    3. the build backend: `uv_build` picks uv, Poetry's `poetry.core.masonry.api` Poetry;
+    4. a `[dependency-groups]` table (and, by 2, no `[tool.poetry]`): uv;
+    5. none of these: Poetry.
+
+    A lock file is what the manager last wrote and outranks configuration; a table
+    that only one manager reads outranks what both accept (PEP 735 groups, a build
+    backend that any frontend runs).
+    """
     if setting != "auto":
-        return setting
-    uses_uv = (project / "uv.lock").exists() or "uv" in pyproject.get("tool", {})
-    return "uv" if uses_uv else "poetry"
+        return setting, f'backend = "{setting}" in [tool.poetry-cuda]'
+    tool = pyproject.get("tool")
+    tool = tool if isinstance(tool, dict) else {}
+    build = pyproject.get("build-system")
+    build_backend = build.get("build-backend") if isinstance(build, dict) else None
+    signs = [
+        ((project / "uv.lock").exists(), "uv", "uv.lock exists"),
+        ("uv" in tool, "uv", "pyproject.toml has [tool.uv]"),
+        ((project / "poetry.lock").exists(), "poetry", "poetry.lock exists"),
+        ("poetry" in tool, "poetry", "pyproject.toml has [tool.poetry]"),
+        (build_backend == "uv_build", "uv", "the build backend is uv_build"),
+        (build_backend == POETRY_BUILD, "poetry", f"the build backend is {POETRY_BUILD}"),
+        ("dependency-groups" in pyproject, "uv", "pyproject.toml has [dependency-groups]"),
+    ]
+    return next(
+        ((name, reason) for found, name, reason in signs if found),
+        ("poetry", "no uv.lock, [tool.uv] or other sign of uv"),
+    )
 
 
 def for_project(
@@ -118,10 +154,10 @@ def for_project(
     `inside_poetry` names the Poetry command that runs poetry-cuda (``poetry cuda lock``,
     ``poetry add``), if one does: there, `backend = "auto"` does not pick uv on its own.
     """
-    name = choose(setting, project, pyproject)
+    name, reason = choose_with_reason(setting, project, pyproject)
     if name == "uv" and setting == "auto" and inside_poetry is not None:
         raise UsageError(
-            f"`{inside_poetry}` found a uv project (uv.lock or [tool.uv]) and will not "
+            f"`{inside_poetry}` found a uv project ({reason}) and will not "
             "guess which package manager to lock with",
             why='backend = "auto" picks uv here, but this command runs inside Poetry',
             fix='run `poetry-cuda lock` to lock with uv, or set backend = "uv" or '

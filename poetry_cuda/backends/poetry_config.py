@@ -1,9 +1,11 @@
 """Poetry's configuration in pyproject.toml, as poetry-cuda writes it.
 
 poetry-cuda owns exactly two things there: the explicit `[[tool.poetry.source]]`
-entries it lists in cuda.lock, and the optional group `[tool.poetry.group.poetry-cuda]`
-that pins each CUDA-flavoured package to its source (on Linux and Windows; other
-platforms keep PyPI). Everything else keeps its bytes: the document is edited with
+entries it lists in cuda.lock, and the group `[tool.poetry.group.poetry-cuda]` that pins
+each CUDA-flavoured package to its source (on Linux and Windows; other platforms keep
+PyPI). The group is not optional: a plain `poetry install` installs what it adds (the
+toolkit wheels of `toolkit = "wheels"`), and its pins only restate, with a source and
+markers, packages the project already requires. Everything else keeps its bytes: the document is edited with
 tomlkit, and an unchanged plan gives an unchanged file.
 """
 
@@ -115,7 +117,6 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     groups = pyproject_edit.table(poetry, "group", "tool.poetry.group")
     group = tomlkit.table()
     group.add(tomlkit.comment(MARKER.removeprefix("# ")))
-    group.add("optional", True)
     dependencies = tomlkit.table()
     for pin in managed.pins:
         entry = tomlkit.inline_table()

@@ -1,7 +1,7 @@
 """uv's configuration in pyproject.toml, as poetry-cuda writes it.
 
 uv has no plugin API, so poetry-cuda writes what uv's PyTorch guide has a user write.
-It owns three kinds of entries:
+It owns four kinds of entries:
 
 - the `[[tool.uv.index]]` entries it lists in cuda.lock, each `explicit = true`, so
   uv takes only the packages pinned to them from them;
@@ -9,8 +9,10 @@ It owns three kinds of entries:
   Linux and Windows (other platforms keep the default index, PyPI);
 - the dependency group `[dependency-groups] poetry-cuda`, because uv applies a source
   only to the packages the project itself requires: without it torch under torchvision
-  would come from PyPI. uv installs only its `default-groups` (`dev` unless set), so
-  the group changes what is locked, not what `uv sync` installs.
+  would come from PyPI;
+- the group's place in `[tool.uv] default-groups`, so that a plain `uv sync` installs
+  what the group adds (the toolkit wheels of `toolkit = "wheels"`): uv installs only its
+  default groups, `["dev"]` unless set.
 
 Everything else keeps its bytes, and an unchanged plan gives an unchanged file.
 """
@@ -23,8 +25,11 @@ from typing import Any
 import tomlkit
 
 from packaging.utils import canonicalize_name
+from tomlkit.items import Array
+from tomlkit.items import Table
 
 from poetry_cuda.backends import pyproject_edit
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
 from poetry_cuda.locking.managed import group_marker
 from poetry_cuda.request.dependencies import MANAGED_GROUP
@@ -41,6 +46,8 @@ if TYPE_CHECKING:
 INDEXES = "tool.uv.index"
 INDEX = pyproject_edit.IndexShape(INDEXES, "index", "explicit", True, blank_after=True)
 GROUP_COMMENT = group_marker("poetry-cuda")
+DEFAULTS = "tool.uv.default-groups"
+DEFAULTS_COMMENT = "# Managed by poetry-cuda: `poetry-cuda lock` rewrites this list."
 
 
 def _is_managed_source(value: Any, ours: Collection[str]) -> bool:
@@ -128,13 +135,72 @@ def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
     groups[MANAGED_GROUP] = array
 
 
+def _default_groups(document: TOMLDocument) -> list[str]:
+    """The default-groups poetry-cuda writes where the project sets none: uv's, and ours.
+
+    uv's own default is `["dev"]`, but a `dev` written there must exist: uv refuses a
+    default group that the project does not define.
+    """
+    groups = pyproject_edit.mapping(document, "dependency-groups", "dependency-groups")
+    uv = pyproject_edit.mapping(pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv")
+    has_dev = "dev" in groups or "dev-dependencies" in uv
+    return [*(["dev"] if has_dev else []), MANAGED_GROUP]
+
+
+def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -> None:
+    """Keep the managed group among uv's default groups exactly while the plan needs it.
+
+    The whole list is poetry-cuda's only with its marker comment (it wrote the list where
+    the project had none); in a list of the user's, only the entry naming the managed
+    group is, and it goes only with that group. `"all"` already holds the group.
+    """
+    found = pyproject_edit.mapping(
+        pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv"
+    ).get("default-groups")
+    ours = pyproject_edit.has_comment(found, DEFAULTS_COMMENT)
+    if found is not None and not ours and found != "all":
+        names = pyproject_edit.plain(found)
+        if not isinstance(found, Array) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(
+                f'pyproject.toml: {DEFAULTS} must be a list of group names or "all", '
+                f"not {pyproject_edit.shown(found)}",
+                fix='write e.g. default-groups = ["dev"] under [tool.uv], or delete it',
+            )
+    if not needed:
+        if ours:
+            uv = document["tool"]["uv"]
+            del uv["default-groups"]
+            if not uv and not uv.as_string().strip():  # a [tool.uv] that held only our list
+                pyproject_edit.remove(document, "tool", "uv")
+        elif dropped_group and isinstance(found, Array) and MANAGED_GROUP in found:
+            pyproject_edit.edit_inline_array(found, lambda name: name == MANAGED_GROUP, [])
+        return
+    if found == "all" or (not ours and found is not None and MANAGED_GROUP in found):
+        return
+    if found is not None and not ours:  # the user's list, wherever it is written
+        pyproject_edit.edit_inline_array(
+            found, lambda name: False, [pyproject_edit.string(MANAGED_GROUP)]
+        )
+        return
+    wanted = _default_groups(document)
+    if ours and pyproject_edit.plain(found) == wanted:
+        return
+    uv = pyproject_edit.table(pyproject_edit.table(document, "tool", "tool"), "uv", "tool.uv")
+    lines = "".join(f"    {pyproject_edit.string(name)},\n" for name in wanted)
+    array = pyproject_edit.value(f"[\n    {DEFAULTS_COMMENT}\n{lines}]")
+    if isinstance(uv, Table) and uv.is_super_table():  # no [tool.uv] header yet
+        array.trivia.trail = "\n\n"  # a blank line before the tables that follow
+    uv["default-groups"] = array
+
+
 def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
     """Rewrite the managed entries of `document` in place.
 
     An index is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
     name and URL poetry-cuda produces (`is_our_source`); a source only when it pins a
     package to such an index on the CUDA platforms, as poetry-cuda writes it; the group
-    only with its marker comment. `previous` (cuda.lock's managed-sources) says which
+    only with its marker comment, and so the default-groups list (`_apply_defaults`).
+    `previous` (cuda.lock's managed-sources) says which
     indexes of ours to drop when the plan no longer needs them; any other entry it or the
     plan names is a conflict.
     """
@@ -155,6 +221,7 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
         pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous)
         _apply_sources(uv, managed, ours)
     _apply_group(document, managed, group)
+    _apply_defaults(document, bool(managed.pins), dropped_group=group is not None)
 
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:

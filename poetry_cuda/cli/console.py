@@ -9,13 +9,16 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from cleo.application import Application
+from cleo.exceptions import CleoCommandNotFoundError
 from cleo.exceptions import CleoError
+from cleo.io.inputs.argv_input import ArgvInput
 from cleo.loaders.factory_command_loader import FactoryCommandLoader
 
 from poetry_cuda import __version__
 from poetry_cuda.cli.commands import COMMANDS
 from poetry_cuda.cli.commands import load_command
 from poetry_cuda.cli.commands.base import write_error
+from poetry_cuda.cli.commands.namespace import unknown_command
 from poetry_cuda.display import shown
 from poetry_cuda.errors import UsageError
 
@@ -24,20 +27,41 @@ if TYPE_CHECKING:
     from cleo.io.io import IO
 
 
+LISTER = "poetry-cuda list"
+
+
 class ConsoleApplication(Application):
-    """cleo's application, with bad usage (an unknown command or option) exiting 2."""
+    """cleo's application as a command-line tool's user expects it.
+
+    `poetry-cuda --help` shows the usage and the commands (cleo's shows the `list`
+    command's own help), and bad usage (an unknown command or option) is one message
+    and exit 2, with the nearest command names for a typo.
+    """
 
     def _run(self, io: IO) -> int:
+        if io.input.has_parameter_option(["--help", "-h"], True) and not io.input.first_argument:
+            self._list_instead(io)
         try:
             return super()._run(io)
+        except CleoCommandNotFoundError:
+            known = [name for name, command in self.all().items() if not command.hidden]
+            usage = unknown_command(
+                str(io.input.first_argument), sorted(known), "poetry-cuda", LISTER
+            )
         except CleoError as error:
             usage = UsageError(
                 str(error).strip(),
-                fix="`poetry-cuda list` shows the commands, `poetry-cuda <command> --help` "
-                "their options",
+                fix=f"`{LISTER}` shows the commands, `poetry-cuda <command> --help` their options",
             )
-            write_error(io, usage)
-            return usage.exit_code
+        write_error(io, usage)
+        return usage.exit_code
+
+    def _list_instead(self, io: IO) -> None:
+        """Run `list` in place of the command-less `--help`, keeping the input's stream."""
+        stream, interactive = io.input.stream, io.input.is_interactive()
+        io.set_input(ArgvInput([self.name, "list"]))
+        io.input.set_stream(stream)
+        io.input.interactive(interactive)
 
 
 def create_application() -> Application:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from cleo.io.io import IO
     from poetry.console.application import Application
 
+    from poetry_cuda.cli.commands.namespace import NamespaceCommand
     from poetry_cuda.locking.transaction import Transaction
 
 
@@ -40,6 +41,7 @@ INSTALLING = ("install", "sync")
 
 class CudaApplicationPlugin(ApplicationPlugin):
     def activate(self, application: Application) -> None:
+        application.command_loader.register_factory("cuda", _namespace_command)
         for name in COMMANDS:
             application.command_loader.register_factory(
                 f"cuda {name}", partial(load_command, name, prefix="cuda ")
@@ -52,6 +54,13 @@ class CudaApplicationPlugin(ApplicationPlugin):
             dispatcher.add_listener(COMMAND, adds.before, priority=10)
             dispatcher.add_listener(TERMINATE, adds.after)
             dispatcher.add_listener(COMMAND, partial(_before_run, application))
+
+
+def _namespace_command() -> NamespaceCommand:
+    """`poetry cuda` alone: the list of cuda commands, not Poetry's "does not exist"."""
+    from poetry_cuda.cli.commands.namespace import NamespaceCommand
+
+    return NamespaceCommand()
 
 
 def _project(application: Application) -> Path:

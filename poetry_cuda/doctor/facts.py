@@ -31,6 +31,7 @@ from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.project import nearest_project
+from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class Facts:
     # Where the shell's CUDA variables contradict the project's; None: not computed
     # (no cuda.lock, or a requirement no installed toolkit meets, reported on its own).
     shell: tuple[Contradiction, ...] | None = None
+    # The project's package manager and why (`("uv", "uv.lock exists")`); None: no project.
+    backend: tuple[str, str] | None = None
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -87,15 +90,30 @@ def read_locks(project: Path | None) -> LockState:
     )
 
 
-def find_environment(
-    project: Path | None, backend_name: str | None, environ: Mapping[str, str]
-) -> Environment | None:
+def choose_backend(project: Path | None, recorded: str | None) -> tuple[str, str] | None:
+    """The project's package manager and why: cuda.lock's, else what `backend` picks."""
     if project is None:
         return None
+    if recorded:
+        return recorded, f"{lockfile.FILENAME} records it"
     try:
         pyproject = read_toml(project / "pyproject.toml")
-        name = backend_name or backends.choose("auto", project, pyproject)
-        root = backends.load(name).environment(project, environ)
+    except PoetryCudaError:
+        return None
+    try:
+        setting = parse_settings(pyproject).backend
+    except PoetryCudaError:  # doctor reports, it does not refuse: the files still tell
+        setting = "auto"
+    return backends.choose_with_reason(setting, project, pyproject)
+
+
+def find_environment(
+    project: Path | None, backend: tuple[str, str] | None, environ: Mapping[str, str]
+) -> Environment | None:
+    if project is None or backend is None:
+        return None
+    try:
+        root = backends.load(backend[0]).environment(project, environ)
     except PoetryCudaError:
         return None
     return read_environment(root) if root is not None else None
@@ -118,7 +136,8 @@ def gather(
     target, _ = settle(profile, kb.nvidia)
     project = nearest_project(start)
     locks = read_locks(project)
-    environment = find_environment(project, locks.backend, env)
+    backend = choose_backend(project, locks.backend)
+    environment = find_environment(project, backend, env)
     recorded = locks.cuda_lock.system_requirements if locks.cuda_lock else ()
     requirements = [r for r in recorded if not r.satisfied_by]
     kinds = sorted({r.kind for r in requirements} & set(LIBRARY_KINDS))
@@ -139,7 +158,13 @@ def gather(
         cached = from_ldconfig(where.ldconfig, kinds, environ=env, timeout=timeout)
         libraries += [lib for lib in cached if os.path.realpath(lib.path) not in known]
     return Facts(
-        project, target, locks, environment, tuple(libraries), shell_contradictions(project, env)
+        project,
+        target,
+        locks,
+        environment,
+        tuple(libraries),
+        shell_contradictions(project, env),
+        backend,
     )
 
 

@@ -484,3 +484,69 @@ def test_a_layout_without_our_entries_is_left_alone() -> None:
         '[project]\nname = "x"\n\n[tool]\nuv = { sources = { helper = { path = "../helper" } } }\n'
     )
     assert rewrite(text, Managed((), ()), previous=("pytorch-cu124",)) == text
+
+
+DEFAULTS = """\
+default-groups = [
+    # Managed by poetry-cuda: `poetry-cuda lock` rewrites this list.
+{}]
+"""
+
+
+def test_the_group_joins_uvs_default_groups_so_plain_uv_sync_installs_it() -> None:
+    text = rewrite(PYPROJECT, CU124, previous=())
+    # uv's own default, ["dev"], stays: the project defines a dev group.
+    assert "[tool.uv]\npackage = false\n" + DEFAULTS.format('    "dev",\n    "poetry-cuda",\n') in (
+        text
+    )
+    assert rewrite(text, CU124, previous=("pytorch-cu124",)) == text
+    assert rewrite(text, Managed((), ()), previous=("pytorch-cu124",)) == PYPROJECT
+
+
+def test_without_a_dev_group_the_list_names_only_ours() -> None:
+    plain = '[project]\nname = "demo"\nversion = "0.1.0"\n'
+    text = rewrite(plain, CU124, previous=())
+    assert text.startswith(plain + "\n[tool.uv]\n" + DEFAULTS.format('    "poetry-cuda",\n') + "\n")
+    assert rewrite(text, Managed((), ()), previous=("pytorch-cu124",)) == plain
+    # A dev group added later is installed by default again: the list follows it.
+    with_dev = text + "\n[dependency-groups.dev]\n"
+    with_dev = text.replace("[dependency-groups]\n", '[dependency-groups]\ndev = ["pytest"]\n')
+    again = rewrite(with_dev, CU124, previous=("pytorch-cu124",))
+    assert parse_toml(again)["tool"]["uv"]["default-groups"] == ["dev", "poetry-cuda"]
+
+
+@pytest.mark.parametrize(
+    ("written", "with_ours", "without"),
+    [
+        (
+            'default-groups = ["docs"]  # mine',
+            'default-groups = ["docs", "poetry-cuda"]  # mine',
+            'default-groups = ["docs"]  # mine',
+        ),
+        # The entry names the managed group: it goes with the group, whoever wrote it.
+        (
+            'default-groups = ["docs", "poetry-cuda"]',
+            'default-groups = ["docs", "poetry-cuda"]',
+            'default-groups = ["docs"]',
+        ),
+        ('default-groups = "all"', 'default-groups = "all"', 'default-groups = "all"'),
+    ],
+    ids=["list", "listed-already", "all"],
+)
+def test_a_users_default_groups_gain_only_our_entry(
+    written: str, with_ours: str, without: str
+) -> None:
+    project = PYPROJECT.replace("package = false\n", f"package = false\n{written}\n")
+    project = project.replace('dev = ["pytest>=8"]\n', 'dev = ["pytest>=8"]\ndocs = ["sphinx"]\n')
+    text = rewrite(project, CU124, previous=())
+    assert f"package = false\n{with_ours}\n\n[[tool.uv.index]]" in text
+    assert "rewrites this list" not in text
+    assert rewrite(text, CU124, previous=("pytorch-cu124",)) == text
+    emptied = rewrite(text, Managed((), ()), previous=("pytorch-cu124",))
+    assert emptied == project.replace(written, without)
+
+
+def test_default_groups_that_are_no_list_are_refused() -> None:
+    project = PYPROJECT.replace("package = false\n", 'package = false\ndefault-groups = "dev"\n')
+    with pytest.raises(ConfigError, match=r'default-groups must be a list of group names or "all"'):
+        rewrite(project, CU124, previous=())

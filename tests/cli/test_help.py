@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 
 import pytest
 
+from poetry_cuda import __version__
 from poetry_cuda.cli.commands import COMMANDS
+from poetry_cuda.cli.commands import load_command
 
 
 if TYPE_CHECKING:
@@ -31,5 +35,75 @@ def test_doctor_help_shows_its_json_as_written(cli: Cli, tmp_path: Path) -> None
     assert '{"schema": 1, "project": "<folder or null>"' in text
 
 
-def test_the_script_names_itself(cli: Cli, tmp_path: Path) -> None:
-    assert cli.run("--version", cwd=tmp_path).stdout.startswith("poetry-cuda (version ")
+def _lists_every_command(text: str, prefix: str = "") -> None:
+    for name in COMMANDS:
+        description = load_command(name).description
+        assert re.search(
+            rf"^ +{re.escape(prefix + name)} +{re.escape(description)}$", text, re.MULTILINE
+        ), (
+            name,
+            text,
+        )
+
+
+@pytest.mark.parametrize("args", [("--help",), ("-h",), ()], ids=["--help", "-h", "alone"])
+def test_the_script_shows_its_usage_and_commands(
+    args: tuple[str, ...], cli: Cli, tmp_path: Path
+) -> None:
+    result = cli.run(*args, cwd=tmp_path)
+    assert result.code == 0, result.stderr
+    assert result.stdout.startswith("poetry-cuda (version ")
+    assert "Usage:" in result.stdout
+    assert "Lists commands." in result.stdout  # the list, not the list command's help page
+    assert "The list command lists all commands" not in result.stdout
+    _lists_every_command(result.stdout)
+
+
+@pytest.mark.parametrize("args", [("cuda",), ("cuda", "--help"), ("help", "cuda")])
+def test_the_plugin_lists_the_cuda_commands(
+    args: tuple[str, ...], cli: Cli, tmp_path: Path
+) -> None:
+    result = cli.run(*args, cwd=tmp_path, program="poetry")
+    assert result.code == 0, result.stderr
+    assert "does not exist" not in result.stdout + result.stderr
+    assert "Documentation:" not in result.stdout + result.stderr
+    _lists_every_command(result.stdout, "" if "--help" in args or "help" in args else "cuda ")
+
+
+@pytest.mark.parametrize(
+    ("program", "args", "message"),
+    [
+        ("poetry-cuda", ("lokc",), 'The command "lokc" does not exist. Did you mean lock?'),
+        (
+            "poetry-cuda",
+            ("plna", "--json"),
+            'The command "plna" does not exist. Did you mean plan?',
+        ),
+        ("poetry-cuda", ("frobnicate",), 'The command "frobnicate" does not exist.'),
+        (
+            "poetry",
+            ("cuda", "lokc"),
+            'The command "cuda lokc" does not exist. Did you mean cuda lock?',
+        ),
+        (
+            "poetry",
+            ("cuda", "dcotor", "--json"),
+            'The command "cuda dcotor" does not exist. Did you mean cuda doctor?',
+        ),
+    ],
+)
+def test_a_mistyped_command_is_one_usage_error_with_a_suggestion(
+    program: str, args: tuple[str, ...], message: str, cli: Cli, tmp_path: Path
+) -> None:
+    result = cli.run(*args, cwd=tmp_path, program=program)
+    assert result.code == 2, result
+    assert result.stdout == ""
+    first, fix = result.stderr.strip().splitlines()
+    assert first == message
+    assert fix.startswith("Fix: `poetry")
+
+
+def test_the_script_prints_its_version(cli: Cli, tmp_path: Path) -> None:
+    result = cli.run("--version", cwd=tmp_path)
+    assert result.code == 0
+    assert result.stdout.strip() == f"poetry-cuda (version {__version__})"

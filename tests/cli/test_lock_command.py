@@ -88,6 +88,7 @@ def test_dry_run_prints_the_plan_and_the_diff(cli: Cli, project: Path) -> None:
     result = cli.run("lock", "--dry-run", cwd=project)
     assert result.code == 0, result.stderr
     assert "cu124" in result.stdout
+    assert "Backend: poetry (pyproject.toml has [tool.poetry])" in result.stdout.splitlines()
     assert "+[tool.poetry.group.poetry-cuda]" in result.stdout
     assert 'priority = "explicit"' in result.stdout
     assert snapshot(project) == before

@@ -49,6 +49,22 @@ def test_plan_readable_output(cli: Cli, torch_project: Path) -> None:
     assert result.code == 0
     assert "cu124 from pytorch-cu124" in result.stdout
     assert "driver 550.54.14 supports CUDA <= 12.4" in result.stdout
+    assert result.stdout.splitlines()[-1] == "Backend: poetry (pyproject.toml has [tool.poetry])"
+
+
+def test_plan_names_the_backend_auto_picks_and_why(cli: Cli, torch_project: Path) -> None:
+    pyproject = torch_project / "pyproject.toml"
+    text = pyproject.read_text().replace("[tool.poetry]\npackage-mode = false\n", "")
+    pyproject.write_text(text.replace("poetry.core.masonry.api", "uv_build"))
+    result = cli.run("plan", cwd=torch_project)
+    assert result.code == 0, result.stderr
+    assert "Backend: uv (the build backend is uv_build)" in result.stdout.splitlines()
+    # Inside Poetry, the plan says what auto picks; only `lock` refuses to guess uv there.
+    plugin = cli.run("cuda", "plan", cwd=torch_project, program="poetry")
+    assert "Backend: uv (the build backend is uv_build)" in plugin.stdout.splitlines()
+    refused = cli.run("cuda", "lock", cwd=torch_project, program="poetry")
+    assert refused.code == 2
+    assert "found a uv project (the build backend is uv_build)" in refused.stderr
 
 
 def test_poetry_plugin_and_script_agree(cli: Cli, torch_project: Path) -> None:

@@ -87,6 +87,7 @@ def test_readable_report(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
     result = cli.run("doctor", cwd=cpu_torch_project(tmp_path), env=fake_nvml.scenario())
     assert result.code == 1
     lines = result.stdout.splitlines()
+    assert lines[0] == "Backend: poetry (cuda.lock records it)"
     for title in ("Host", "Locks", "Installed environment"):
         assert title in lines
     assert "  ok    GPU 0: NVIDIA GeForce RTX 4090, compute capability 8.9" in lines
@@ -123,6 +124,16 @@ def test_without_cuda_lock_reports_the_host_and_what_to_run(
     lock = find(rows, "locks", "cuda.lock")
     assert lock["status"] == "warn"
     assert "poetry cuda lock" in lock["fix"]
+    assert "Backend" not in result.stdout  # the JSON keeps its fields
+
+
+def test_without_cuda_lock_the_report_names_the_backend_its_files_point_to(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    write_project(tmp_path, name="p")
+    (tmp_path / "uv.lock").write_text("version = 1\n")
+    result = cli.run("doctor", cwd=tmp_path, env=fake_nvml.scenario())
+    assert result.stdout.splitlines()[0] == "Backend: uv (uv.lock exists)", result.stdout
 
 
 def test_no_driver_fails_when_cuda_is_locked(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:

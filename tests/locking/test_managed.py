@@ -36,7 +36,7 @@ CU118 = Managed(
 )
 
 
-def test_writes_explicit_sources_and_the_optional_group() -> None:
+def test_writes_explicit_sources_and_a_group_plain_install_installs() -> None:
     text = rewrite(PYPROJECT, CU124, previous=())
     data = parse_toml(text)
     assert data["tool"]["poetry"]["source"] == [
@@ -47,7 +47,7 @@ def test_writes_explicit_sources_and_the_optional_group() -> None:
         }
     ]
     group = data["tool"]["poetry"]["group"]["poetry-cuda"]
-    assert group["optional"] is True
+    assert "optional" not in group  # `poetry install` installs it without --with
     assert group["dependencies"]["torch"] == {
         "version": "*",
         "source": "pytorch-cu124",

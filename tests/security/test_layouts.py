@@ -10,6 +10,7 @@ our entry), and rewriting it with the same plan changes nothing.
 from __future__ import annotations
 
 import itertools
+import re
 
 from typing import TYPE_CHECKING
 from typing import Any
@@ -75,6 +76,14 @@ UV_LAYOUTS = {
     "inline-groups": 'dependency-groups = { dev = ["pytest"] }\n' + HEAD,
     "own-group": HEAD + '\n[dependency-groups]\npoetry-cuda = ["torchaudio==2.5.1"]\n',
     "index-string": HEAD + '\n[tool.uv]\nindex = "internal"\n',
+    "dev-group": HEAD + '\n[dependency-groups]\ndev = ["pytest"]\n',
+    "default-groups": HEAD + '\n[tool.uv]\ndefault-groups = ["docs"]  # mine\n\n'
+    '[dependency-groups]\ndocs = ["sphinx"]\n',
+    "multiline-default-groups": HEAD + '\n[tool.uv]\ndefault-groups = [\n    "docs",  # mine\n]\n\n'
+    '[dependency-groups]\ndocs = ["sphinx"]\n',
+    "default-groups-all": HEAD + '\n[tool.uv]\ndefault-groups = "all"\n',
+    "default-groups-string": HEAD + '\n[tool.uv]\ndefault-groups = "dev"\n',
+    "inline-default-groups": HEAD + '\n[tool]\nuv = { default-groups = ["dev"] }\n',
 }
 BACKENDS: dict[str, tuple[Callable[..., str], dict[str, str]]] = {
     "poetry": (poetry_config.rewrite, POETRY_LAYOUTS),
@@ -87,9 +96,15 @@ CASES = [
 ]
 
 
-def _user_data(data: dict[str, Any]) -> Any:
-    """`data` without what poetry-cuda manages (and the empty tables that leaves)."""
+def _user_data(text: str) -> Any:
+    """`text`'s data without what poetry-cuda manages (and the empty tables that leaves)."""
+    data = parse_toml(text)
     tool = data.get("tool", {})
+    defaults = tool.get("uv", {}).get("default-groups")
+    if uv_config.DEFAULTS_COMMENT in text:  # the whole list is ours
+        del tool["uv"]["default-groups"]
+    elif isinstance(defaults, list) and "poetry-cuda" in defaults:
+        defaults.remove("poetry-cuda")
     for table, key in (("poetry", "source"), ("uv", "index")):
         entries = tool.get(table, {}).get(key)
         if isinstance(entries, list):
@@ -120,10 +135,12 @@ def test_rewrite_refuses_or_writes_valid_toml_with_the_users_data_kept(
     except ConfigError as error:
         assert error.exit_code == 2 and error.fix, error
         return
-    assert _user_data(parse_toml(result)) == _user_data(parse_toml(text))
-    # A user's line changes only where an inline table or array gets our entry appended.
-    for line in set(text.splitlines()) - set(result.splitlines()):
-        kept = line[: max(line.rfind("}"), line.rfind("]"))].rstrip()
-        assert kept.strip() and kept in result, (line, result)
+    assert _user_data(result) == _user_data(text)
+    # A user's line changes only where an inline table or array gets our entry appended:
+    # some line of the result still starts with all it held before its closing brackets.
+    lines = result.splitlines()
+    for line in set(text.splitlines()) - set(lines):
+        held = re.sub(r"[\]}\s]*(#.*)?$", "", line)
+        assert held.strip() and any(new.startswith(held) for new in lines), (line, result)
     wanted = tuple(name for name, _ in PLANS[plan].sources)
     assert rewrite(result, PLANS[plan], previous=wanted) == result

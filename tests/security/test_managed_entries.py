@@ -134,7 +134,14 @@ def test_an_inline_source_array_is_locked_in_its_own_shape(
     # The user's entry and comment keep their bytes; ours is one more inline table.
     added = re.search(r", \{ name = \"" + ours["name"] + r"\".*? \}", written)
     assert added is not None, written
-    assert written.replace(added[0], "").startswith(text.split("[tool.poetry-cuda]")[0])
+    kept = written.replace(added[0], "")
+    if backend == "uv":  # uv's table also gains our default-groups list, after the user's keys
+        listed = re.search(
+            r"default-groups = \[\n    # Managed by poetry-cuda.*?\n\]\n", kept, re.DOTALL
+        )
+        assert listed is not None, written
+        kept = kept.replace(listed[0], "")
+    assert kept.startswith(text.split("[tool.poetry-cuda]")[0])
     assert lock(cli, project, "--check").code == 0
     assert pyproject.read_text() == written
 

@@ -48,6 +48,11 @@ def write_error(io: IO, error: PoetryCudaError) -> None:
         io.write_error_line(Formatter.escape(line))
 
 
+def backend_line(name: str, reason: str) -> str:
+    """One line of a report: which package manager, and why (`Backend: uv (uv.lock exists)`)."""
+    return f"<info>Backend</info>: {name} ({Formatter.escape(reason)})"
+
+
 def literal_help(text: str) -> str:
     """`text` shown as written in `--help`, which cleo passes through str.format and tags."""
     return Formatter.escape(text).replace("{", "{{").replace("}", "}}")

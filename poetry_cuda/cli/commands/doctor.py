@@ -14,6 +14,7 @@ from cleo.helpers import option
 from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import literal_help
 
 
@@ -65,6 +66,8 @@ class DoctorCommand(CudaCommand):
         if self.option("json"):
             self.print_json(doctor.report_json(findings, project))
         else:
+            if facts.backend is not None:
+                self.line(backend_line(*facts.backend))
             for line in render(findings):
                 self.line(line)
         return doctor.exit_code(findings)

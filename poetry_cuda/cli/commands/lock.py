@@ -75,6 +75,7 @@ class LockCommand(PlanCommand):
             return 0
         for line in render(planned.plan):
             self.line(line)
+        self.line(self.backend_line(planned))
         if dry_run:
             self.line("")
             self.line(

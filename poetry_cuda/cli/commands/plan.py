@@ -15,6 +15,7 @@ from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import POLICY_OPTION
 from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
@@ -55,7 +56,17 @@ class PlanCommand(CudaCommand):
         else:
             for line in render(planned.plan):
                 self.line(line)
+            self.line(self.backend_line(planned))
         return 0
+
+    def backend_line(self, planned: Planned) -> str:
+        """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
+        from poetry_cuda import backends
+
+        name, reason = backends.choose_with_reason(
+            planned.settings.backend, planned.project, planned.pyproject
+        )
+        return backend_line(name, reason)
 
 
 def render(plan: Plan) -> list[str]:
