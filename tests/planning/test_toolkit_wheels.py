@@ -167,7 +167,7 @@ def test_assemble_without_the_wheels_is_none(tmp_path: Path) -> None:
 @pytest.mark.network
 @pytest.mark.slow
 def test_real_nvcc_wheel_compiles_with_the_projects_cuda(cli: Cli, tmp_path: Path) -> None:
-    """lock + poetry install from PyPI, then nvcc 13.2 from the venv, not the system's."""
+    """lock + plain poetry install from PyPI, then nvcc 13.2 from the venv, not the system's."""
     if sys.platform != "linux" or not shutil.which("g++"):
         pytest.skip("needs Linux and a host compiler (g++)")
     project = write_project(
@@ -180,9 +180,8 @@ def test_real_nvcc_wheel_compiles_with_the_projects_cuda(cli: Cli, tmp_path: Pat
     )
     locked = cli.run("lock", cwd=project, timeout=600)
     assert locked.code == 0, locked
-    installed = cli.run(
-        "install", "--with", "poetry-cuda", cwd=project, program="poetry", timeout=900
-    )
+    # A plain install: the managed group that brings the toolkit wheels is not optional.
+    installed = cli.run("install", cwd=project, program="poetry", timeout=900)
     assert installed.code == 0, installed
 
     version = cli.run("run", "--", "nvcc", "--version", cwd=project)
@@ -220,3 +219,29 @@ def test_real_nvcc_wheel_compiles_with_the_projects_cuda(cli: Cli, tmp_path: Pat
 
     through_poetry = cli.run("run", "nvcc", "--version", cwd=project, program="poetry")
     assert "release 13.2" in through_poetry.stdout, through_poetry
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_a_plain_uv_sync_installs_the_projects_nvcc(cli: Cli, tmp_path: Path) -> None:
+    """The uv backend: lock, then a plain `uv sync` installs nvcc 13.2 into .venv."""
+    if sys.platform != "linux":
+        pytest.skip("the CUDA 13 toolkit wheels used here are Linux wheels")
+    project = write_project(
+        tmp_path / "ext-uv",
+        name="ext-uv",
+        version="0.1.0",
+        requires_python=">=3.10",
+        dependencies=(),
+        tool={"uv": {"package": False}, "poetry-cuda": {"cuda": "13.2", "toolkit": "wheels"}},
+    )
+    locked = cli.run("lock", cwd=project, timeout=600)
+    assert locked.code == 0, locked
+    assert "Backend: uv" in locked.stdout + locked.stderr
+    synced = cli.run("sync", cwd=project, program="uv", timeout=900)
+    assert synced.code == 0, synced
+    assert cli.run("lock", "--check", cwd=project, timeout=600).code == 0
+
+    version = cli.run("run", "--", "nvcc", "--version", cwd=project)
+    assert version.code == 0, version
+    assert "release 13.2" in version.stdout
