@@ -164,20 +164,26 @@ def test_assemble_without_the_wheels_is_none(tmp_path: Path) -> None:
     assert assemble(tmp_path, tmp_path, row) is None
 
 
+def _nvcc_project(folder: Path, manager: dict[str, object]) -> Path:
+    """A project with no dependencies whose own nvcc is CUDA 13.2's, from PyPI's wheels."""
+    toolkit = {"cuda": "13.2", "toolkit": "wheels"}
+    return write_project(
+        folder,
+        name=folder.name,
+        version="0.1.0",
+        requires_python=">=3.10",
+        dependencies=(),
+        tool={**manager, "poetry-cuda": toolkit},
+    )
+
+
 @pytest.mark.network
 @pytest.mark.slow
 def test_real_nvcc_wheel_compiles_with_the_projects_cuda(cli: Cli, tmp_path: Path) -> None:
     """lock + plain poetry install from PyPI, then nvcc 13.2 from the venv, not the system's."""
     if sys.platform != "linux" or not shutil.which("g++"):
         pytest.skip("needs Linux and a host compiler (g++)")
-    project = write_project(
-        tmp_path / "ext-app",
-        name="ext-app",
-        version="0.1.0",
-        requires_python=">=3.10",
-        dependencies=(),
-        tool={"poetry": APP, "poetry-cuda": {"cuda": "13.2", "toolkit": "wheels"}},
-    )
+    project = _nvcc_project(tmp_path / "ext-app", {"poetry": APP})
     locked = cli.run("lock", cwd=project, timeout=600)
     assert locked.code == 0, locked
     # A plain install: the managed group that brings the toolkit wheels is not optional.
@@ -227,14 +233,7 @@ def test_a_plain_uv_sync_installs_the_projects_nvcc(cli: Cli, tmp_path: Path) ->
     """The uv backend: lock, then a plain `uv sync` installs nvcc 13.2 into .venv."""
     if sys.platform != "linux":
         pytest.skip("the CUDA 13 toolkit wheels used here are Linux wheels")
-    project = write_project(
-        tmp_path / "ext-uv",
-        name="ext-uv",
-        version="0.1.0",
-        requires_python=">=3.10",
-        dependencies=(),
-        tool={"uv": {"package": False}, "poetry-cuda": {"cuda": "13.2", "toolkit": "wheels"}},
-    )
+    project = _nvcc_project(tmp_path / "ext-uv", {"uv": {"package": False}})
     locked = cli.run("lock", cwd=project, timeout=600)
     assert locked.code == 0, locked
     assert "Backend: uv" in locked.stdout + locked.stderr
