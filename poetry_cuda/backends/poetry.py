@@ -49,6 +49,7 @@ class PoetryBackend:
                 fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
                 "'UTF-8 with BOM')",
             )
+        poetry_config.check_sources(read_toml(project / "pyproject.toml"))
 
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         forget_sources(project / self.lockfile, dropped)

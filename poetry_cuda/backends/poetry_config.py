@@ -11,12 +11,15 @@ tomlkit, and an unchanged plan gives an unchanged file.
 
 from __future__ import annotations
 
+import json
+
 from typing import TYPE_CHECKING
 from typing import Any
 
 import tomlkit
 
 from poetry_cuda.backends import pyproject_edit
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
 from poetry_cuda.locking.managed import group_marker
@@ -26,6 +29,7 @@ from poetry_cuda.request.dependencies import MANAGED_GROUP
 if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Iterable
+    from collections.abc import Mapping
 
     from tomlkit.toml_document import TOMLDocument
 
@@ -160,3 +164,36 @@ def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     return pyproject_edit.rewrite(
         text, "tool.poetry", lambda document: apply(document, managed, previous)
     )
+
+
+# Poetry 1.x spellings of a source's priority, which Poetry 2 refuses, and what replaces each.
+OLD_PRIORITIES = {
+    "secondary": 'priority = "supplemental" (or "explicit" for a source that only pinned '
+    "packages use)",
+    "default": 'priority = "primary" (a project with a primary source no longer searches PyPI '
+    "unless it lists PyPI as a source too)",
+}
+
+
+def check_sources(pyproject: Mapping[str, Any]) -> None:
+    """Refuse the Poetry 1.x source settings Poetry 2 cannot lock, naming what replaces them."""
+    tool = pyproject.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    found = poetry.get("source") if isinstance(poetry, dict) else None
+    for index, entry in enumerate(found if isinstance(found, list) else []):
+        if not isinstance(entry, dict):
+            continue
+        priority = entry.get("priority")
+        if isinstance(priority, str) and priority in OLD_PRIORITIES:
+            old, setting = priority, f"priority = {priority!r}"
+        else:
+            old = next((key for key in OLD_PRIORITIES if key in entry), "")
+            setting = f"{old} = {json.dumps(entry.get(old), default=str)}"
+        if old:
+            name = entry.get("name", f"#{index + 1}")
+            raise ConfigError(
+                f"[[tool.poetry.source]] {name!r}: {setting} is a Poetry 1.x setting",
+                why="Poetry 2 removed the `secondary` and `default` sources and cannot lock a "
+                "pyproject.toml that still has one",
+                fix=f"write {OLD_PRIORITIES[old]} in that source instead",
+            )

@@ -390,11 +390,14 @@ def _no_variant(
     kb: KnowledgeBase,
     passed: list[tuple[Release, list[Loss]]],
 ) -> NoVariantError:
+    # A constraint repeated in several groups is said once.
     asked = (
         ", ".join(
-            f"{d.name}{'' if d.constraint == '*' else ' ' + d.constraint}"
-            for deps in requests.values()
-            for d in deps
+            dict.fromkeys(
+                f"{d.name}{'' if d.constraint == '*' else ' ' + d.constraint}"
+                for deps in requests.values()
+                for d in deps
+            )
         )
         or family.lead
     )
@@ -432,14 +435,18 @@ def _no_variant(
 
 def _no_release(family: Family, requests: dict[str, list[Dependency]]) -> NoVariantError:
     asked = "; ".join(
-        f"{d.name} {d.constraint} ({d.origin})" for ds in requests.values() for d in ds
+        dict.fromkeys(
+            f"{d.name} {d.constraint} ({d.origin})" for ds in requests.values() for d in ds
+        )
     )
+    others = [m for m in family.members if m != family.lead]
+    pins = f" ({', '.join(others)} each pin one {family.lead})" if others else ""
     known = f"{family.releases[0].pairs[0][family.lead]} to {family.releases[-1].pairs[-1][family.lead]}"
     return NoVariantError(
         f"No known {family.lead} release matches the project's constraints: {asked}",
         why=f"the knowledge base knows {family.lead} {known}, and the constraints admit none of "
         "them nor any newer release",
-        fix="check the version constraints (torchvision and torchaudio pin one torch each)",
+        fix=f"check the version constraints{pins}",
     )
 
 

@@ -124,3 +124,20 @@ def test_uv_projects_lock_with_uv_and_the_plugin_asks_which_manager(
     assert "Failed to fetch" in result.stderr
     assert offline.split("//")[1].split("/")[0] in result.stderr
     assert snapshot(project, files) == before
+
+
+def test_a_poetry_1_source_is_refused_before_anything_is_written(cli: Cli, project: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text() + '\n[[tool.poetry.source]]\nname = "old"\n'
+        'url = "https://example.org/simple/"\nsecondary = true\n'
+    )
+    before = pyproject.read_bytes()
+    for mode in ((), ("--dry-run",), ("--check",)):
+        result = cli.run("lock", *mode, cwd=project)
+        assert result.code == 2, result.stderr
+        assert "'old': secondary = true is a Poetry 1.x setting" in result.stderr
+        assert 'priority = "supplemental"' in result.stderr
+        assert "Traceback" not in result.stderr
+    assert pyproject.read_bytes() == before
+    assert not (project / "cuda.lock").exists()

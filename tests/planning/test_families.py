@@ -450,3 +450,25 @@ def test_releases_without_the_requested_cuda_are_passed_over_and_bound() -> None
     assert warning.endswith("passed over: no build matches --cuda cu124")
     after = release_after(with_cu124[-1])
     assert torch.bound == f"<{after.versions[0]}"
+
+
+def test_a_constraint_repeated_in_several_places_is_said_once() -> None:
+    dependencies = read_dependencies(
+        {
+            "project": {
+                "dependencies": ["torch==2.5.1"],
+                "optional-dependencies": {"a": ["torch==2.5.1"], "b": ["torch==2.5.1"]},
+            }
+        }
+    )
+    target, _ = settle(profile_from_json(host("linux", "570.124.06", "12.0"), "t"), KB.nvidia)
+    with pytest.raises(NoVariantError) as caught:
+        make_plan(dependencies, [target], Settings(), KB)
+    assert caught.value.render().count("torch ==2.5.1") == 1
+
+
+def test_a_family_without_members_gets_no_torch_advice() -> None:
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(["paddlepaddle-gpu<1.0"], RTX4090_550)
+    assert "torch" not in caught.value.render()
+    assert "check the version constraints" in caught.value.fix
