@@ -132,7 +132,8 @@ def plan_project(
         project, settings, options.targets, environ, kb.nvidia, recorded=options.recorded
     )
     plan = make_plan(read_dependencies(pyproject), targets, settings, kb)
-    if plan.packages and not any(target.runs_cuda for target in targets):
+    serves_gpu = any(target.runs_cuda for target in targets)
+    if plan.packages and not serves_gpu and all(c.cuda is None for c in plan.packages):
         warnings.append(
             "no target has an NVIDIA driver, so this plan serves no GPU (CPU builds only); "
             "lock on a GPU machine, or pass --target FILE with a GPU host's profile"

@@ -10,6 +10,8 @@ from poetry_cuda.host.profiles import Driver
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.knowledge import load
 from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.planning.planner import Options
+from poetry_cuda.planning.planner import plan_project
 from poetry_cuda.planning.targets import collect
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.versions import CudaVersion
@@ -81,3 +83,20 @@ def test_a_driver_without_gpus_is_warned_about() -> None:
     target, warnings = settle(profile, load().nvidia)
     assert target.cuda == CudaVersion(12, 4)
     assert any("box: the NVIDIA driver lists no GPU" in w for w in warnings)
+
+
+def test_the_no_gpu_warning_is_only_for_cpu_plans(tmp_path: Path) -> None:
+    (tmp_path / "laptop.json").write_text(json.dumps({"schema": 1, "os": "linux"}))
+    options = Options(targets=(str(tmp_path / "laptop.json"),))
+    pyproject = tmp_path / "pyproject.toml"
+    head = '[project]\nname = "x"\nversion = "0"\ndependencies = ["torch==2.5.1"]\n'
+    pyproject.write_text(head)
+    cpu = plan_project(tmp_path, options, load(), {}).plan
+    assert any("serves no GPU (CPU builds only)" in w for w in cpu.warnings)
+    pyproject.write_text(head + '[tool.poetry-cuda]\ncuda = "12.4"\n')
+    cuda = plan_project(tmp_path, options, load(), {}).plan
+    torch = cuda.choice("torch")
+    assert torch is not None
+    assert torch.variant == "cu124"
+    assert not any("serves no GPU" in w for w in cuda.warnings)
+    assert any("no target has an NVIDIA driver; chose cu124" in w for w in cuda.warnings)
