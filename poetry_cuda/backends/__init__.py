@@ -74,8 +74,8 @@ class Backend(Protocol):
         """
         ...
 
-    def check_pyproject(self, project: Path) -> None:
-        """Raise ConfigError when the manager cannot read the project's pyproject.toml as it is."""
+    def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
+        """Raise ConfigError when the manager cannot read pyproject.toml (parsed: `pyproject`)."""
         ...
 
     def prepare(self, project: Path, dropped: Collection[str]) -> None:

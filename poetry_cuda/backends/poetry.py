@@ -40,7 +40,7 @@ class PoetryBackend:
 
     rewrite = staticmethod(poetry_config.rewrite)
 
-    def check_pyproject(self, project: Path) -> None:
+    def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
         if starts_with_bom(project / "pyproject.toml"):
             raise ConfigError(
                 "pyproject.toml starts with a UTF-8 byte order mark (BOM)",
@@ -49,7 +49,7 @@ class PoetryBackend:
                 fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
                 "'UTF-8 with BOM')",
             )
-        poetry_config.check_sources(read_toml(project / "pyproject.toml"))
+        poetry_config.check_sources(pyproject)
 
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         forget_sources(project / self.lockfile, dropped)

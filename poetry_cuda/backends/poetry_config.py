@@ -52,13 +52,6 @@ def _poetry_table(document: TOMLDocument) -> Any:
     return pyproject_edit.table(tool, "poetry", "tool.poetry")
 
 
-def _read_poetry(document: TOMLDocument) -> Any:
-    """`[tool.poetry]` to read, whatever its layout ({} when absent)."""
-    return pyproject_edit.mapping(
-        pyproject_edit.mapping(document, "tool", "tool"), "poetry", "tool.poetry"
-    )
-
-
 def _check_user_pins(poetry: Any, managed: Managed) -> None:
     """A user's own `source = ...` for a managed package is a conflict, not ours to change."""
     places = [
@@ -105,7 +98,7 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     comment. `previous` (cuda.lock's managed-sources) says which of ours to drop when the
     plan no longer needs them; any other entry it or the plan names is a conflict.
     """
-    found = _read_poetry(document)
+    found = pyproject_edit.tool_table(document, "poetry")
     _check_user_pins(found, managed)
     group = _managed_group(found)
     names = {entry.get("name") for entry in pyproject_edit.entries(found, "source", SOURCES)}
@@ -143,7 +136,7 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
     """
     try:
         document = pyproject_edit.parse(text)
-        group = _managed_group(_read_poetry(document))
+        group = _managed_group(pyproject_edit.tool_table(document, "poetry"))
         if group is None:
             return text
         dependencies = pyproject_edit.table(group, "dependencies", f"{GROUP}.dependencies")

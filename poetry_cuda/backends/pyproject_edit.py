@@ -275,6 +275,11 @@ def mapping(parent: Any, key: str, where: str) -> Any:
     return found
 
 
+def tool_table(document: Any, name: str) -> Any:
+    """`[tool.<name>]` to read, whatever its layout ({} when absent)."""
+    return mapping(mapping(document, "tool", "tool"), name, f"tool.{name}")
+
+
 def entries(parent: Any, key: str, where: str) -> list[Any]:
     """The tables of the array `key`: `[[where]]` entries, or an inline array of tables."""
     found = parent.get(key)

@@ -48,7 +48,7 @@ class UvBackend:
 
     rewrite = staticmethod(uv_config.rewrite)
 
-    def check_pyproject(self, project: Path) -> None:
+    def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
         return  # uv reads every pyproject.toml poetry-cuda can (a BOM included)
 
     def prepare(self, project: Path, dropped: Collection[str]) -> None:

@@ -142,7 +142,7 @@ def _default_groups(document: TOMLDocument) -> list[str]:
     default group that the project does not define.
     """
     groups = pyproject_edit.mapping(document, "dependency-groups", "dependency-groups")
-    uv = pyproject_edit.mapping(pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv")
+    uv = pyproject_edit.tool_table(document, "uv")
     has_dev = "dev" in groups or "dev-dependencies" in uv
     return [*(["dev"] if has_dev else []), MANAGED_GROUP]
 
@@ -154,9 +154,7 @@ def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -
     the project had none); in a list of the user's, only the entry naming the managed
     group is, and it goes only with that group. `"all"` already holds the group.
     """
-    found = pyproject_edit.mapping(
-        pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv"
-    ).get("default-groups")
+    found = pyproject_edit.tool_table(document, "uv").get("default-groups")
     ours = pyproject_edit.has_comment(found, DEFAULTS_COMMENT)
     if found is not None and not ours and found != "all":
         names = pyproject_edit.plain(found)
@@ -200,15 +198,12 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     name and URL poetry-cuda produces (`is_our_source`); a source only when it pins a
     package to such an index on the CUDA platforms, as poetry-cuda writes it; the group
     only with its marker comment, and so the default-groups list (`_apply_defaults`).
-    `previous` (cuda.lock's managed-sources) says which
-    indexes of ours to drop when the plan no longer needs them; any other entry it or the
-    plan names is a conflict.
+    `previous` (cuda.lock's managed-sources) says which indexes of ours to drop when the
+    plan no longer needs them; any other entry it or the plan names is a conflict.
     """
     wanted = dict(managed.sources)
     group = _managed_group(document)
-    found = pyproject_edit.mapping(
-        pyproject_edit.mapping(document, "tool", "tool"), "uv", "tool.uv"
-    )
+    found = pyproject_edit.tool_table(document, "uv")
     indexes = pyproject_edit.entries(found, "index", INDEXES)
     ours = {*wanted, *(entry.get("name") for entry in indexes if INDEX.is_ours(entry))}
     sources = pyproject_edit.mapping(found, "sources", "tool.uv.sources").values()

@@ -114,17 +114,20 @@ def staleness(
     return reasons
 
 
-def _rewritten(planned: Planned, backend: Backend, current: CudaLock | None) -> tuple[str, str]:
-    """pyproject.toml's text now, and as the plan has the backend write it."""
-    backend.check_pyproject(planned.project)
-    text = read_text(planned.project / "pyproject.toml")
-    previous = current.managed_sources if current else ()
-    return text, backend.rewrite(text, Managed.of(planned.plan), previous)
-
-
 def _current(project: Path) -> CudaLock | None:
     path = project / lockfile.FILENAME
     return lockfile.read(path) if path.exists() else None
+
+
+def _start(planned: Planned, backend: Backend) -> tuple[CudaLock | None, str, str]:
+    """What every mode begins with: cuda.lock as it is, after the CPU guard, and
+    pyproject.toml's text now and as the plan has the backend write it."""
+    current = _current(planned.project)
+    refuse_silent_cpu(planned, current)
+    backend.check_pyproject(planned.project, planned.pyproject)
+    text = read_text(planned.project / "pyproject.toml")
+    previous = current.managed_sources if current else ()
+    return current, text, backend.rewrite(text, Managed.of(planned.plan), previous)
 
 
 def recorded_targets(project: Path) -> tuple[HostProfile, ...]:
@@ -142,14 +145,14 @@ def refuse_silent_cpu(planned: Planned, current: CudaLock | None) -> None:
     if current is None or planned.settings.cuda.kind == "cpu" or planned.targets_explicit:
         return
     lost = [
-        (recorded, choice)
+        recorded
         for choice in planned.plan.packages
         if choice.cuda is None
         and (recorded := current.package(choice.name)) is not None
         and recorded.cuda is not None
     ]
     if lost:
-        names = ", ".join(f"{r.name} {r.variant}" for r, _ in lost)
+        names = ", ".join(f"{r.name} {r.variant}" for r in lost)
         raise NoVariantError(
             f"this lock would replace the CUDA builds cuda.lock records ({names}) with CPU "
             f"builds: the targets ({', '.join(planned.plan.targets)}, from "
@@ -174,18 +177,14 @@ def _diff(text: str, new_text: str) -> str:
 
 def preview(planned: Planned, backend: Backend) -> Outcome:
     """What `lock` would write (`--dry-run`), without writing or resolving anything."""
-    current = _current(planned.project)
-    refuse_silent_cpu(planned, current)
-    text, new_text = _rewritten(planned, backend, current)
+    _, text, new_text = _start(planned, backend)
     return Outcome(planned, build_lock(planned, backend.name, {}), _diff(text, new_text))
 
 
 def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
     """Why the project's locks are not what `lock` would leave (`--check`); () when fresh."""
     project = planned.project
-    current = _current(project)
-    refuse_silent_cpu(planned, current)
-    text, new_text = _rewritten(planned, backend, current)
+    current, text, new_text = _start(planned, backend)
     predicted = build_lock(planned, backend.name, {})
     reasons = staleness(current, predicted, planned.pyproject, text, new_text)
     problem = lockfile_staleness(planned.plan, project, backend)
@@ -202,9 +201,7 @@ def lock(
 ) -> Outcome:
     """Lock the planned project with `backend`; call within `transaction.session`."""
     project = planned.project
-    current = _current(project)
-    refuse_silent_cpu(planned, current)
-    text, new_text = _rewritten(planned, backend, current)
+    current, text, new_text = _start(planned, backend)
     previous = current.managed_sources if current else ()
     managed = Managed.of(planned.plan)
     names = ("pyproject.toml", backend.lockfile, lockfile.FILENAME)
