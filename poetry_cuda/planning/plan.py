@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Literal
 
 from poetry_cuda.versions import CudaVersion
 
@@ -83,6 +84,25 @@ class Addition:
 
 
 @dataclass(frozen=True)
+class ExtraChoice:
+    """One build of a multi-variant project, and the extra (or group) that installs it.
+
+    A project that offers each CUDA build as its own extra (uv's `conflicts` with
+    `cpu`/`cu128` extras, Poetry's exclusive extras) keeps that design: the plan judges
+    every such extra against the targets and names the one that fits each target.
+    """
+
+    name: str  # the extra's (or group's) name: "cu128"
+    kind: Literal["extra", "group"]
+    family: str  # the family it serves: "torch"
+    variant: str  # "cu128", or "cpu"
+    cuda: CudaVersion | None
+    arches: tuple[str, ...]  # sm_XY with SASS, compute_XY with PTX
+    serves: tuple[str, ...]  # the labels of the targets this extra is the best fit for
+    reason: str  # why it fits those targets, or why it fits none
+
+
+@dataclass(frozen=True)
 class Plan:
     policy: Policy
     targets: tuple[str, ...]
@@ -90,6 +110,7 @@ class Plan:
     system_requirements: tuple[SystemRequirement, ...]
     warnings: tuple[str, ...]
     additions: tuple[Addition, ...] = ()
+    extras: tuple[ExtraChoice, ...] = ()  # multi-variant projects only
 
     def choice(self, name: str) -> Choice | None:
         return next((c for c in self.packages if c.name == name), None)
@@ -123,6 +144,19 @@ class Plan:
             ],
             "additions": [
                 {"name": a.name, "spec": a.spec, "reason": a.reason} for a in self.additions
+            ],
+            "extras": [
+                {
+                    "name": e.name,
+                    "kind": e.kind,
+                    "family": e.family,
+                    "variant": e.variant,
+                    "cuda": str(e.cuda) if e.cuda else None,
+                    "arches": list(e.arches),
+                    "serves": list(e.serves),
+                    "reason": e.reason,
+                }
+                for e in self.extras
             ],
             "warnings": list(self.warnings),
         }
