@@ -7,6 +7,8 @@ validates them; the selection code only ever sees these types.
 
 from __future__ import annotations
 
+import hashlib
+
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
@@ -193,6 +195,10 @@ class Release:
         return next((v for v in self.variants if v.name == name), None)
 
 
+MIRROR_INFIX = "-mirror-"
+"""In the name of a mirrored index: ``pytorch-cu124-mirror-<digest of its URL>``."""
+
+
 Mechanism = Literal["index", "fixed"]
 """index: builds live on per-variant indexes and poetry-cuda picks one (torch, paddle 3).
 fixed: the project names the flavour (cupy-cuda12x, jax[cuda12]) and poetry-cuda checks it."""
@@ -223,6 +229,35 @@ class Family:
         if "{variant}" in template:
             return template.replace("{variant}", variant)
         return f"{template.rstrip('/')}/{variant}"
+
+    def source_name(self, variant: str, url: str, *, mirrored: bool) -> str:
+        """The name of the index poetry-cuda adds for `variant` (served at `url`)."""
+        name = f"{self.source_prefix}-{variant}"
+        if mirrored:
+            # Poetry caches pages and hashes per source name: a mirror must never share one.
+            # The digest also ties the name to its URL (see `names`).
+            name += MIRROR_INFIX + hashlib.sha256(url.encode()).hexdigest()[:8]
+        return name
+
+    def names(self, name: str, url: str) -> bool:
+        """Whether `name` is the name poetry-cuda gives this family's index at `url`.
+
+        The name vouches for the URL: `pytorch-cu124` is only ever the family's own index
+        of cu124, and a mirror's name ends with the digest of the mirror's URL.
+        """
+        head = f"{self.source_prefix}-"
+        if self.index is None or not name.startswith(head):
+            return False
+        variant, mirrored, _ = name[len(head) :].partition(MIRROR_INFIX)
+        if not variant:
+            return False
+        if mirrored:
+            return (
+                self.mirror_key is not None
+                and variant in url
+                and self.source_name(variant, url, mirrored=True) == name
+            )
+        return self.index_url(variant) == url
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poetry_cuda.knowledge import load
-from poetry_cuda.planning.plan import MIRROR_INFIX
-from poetry_cuda.planning.plan import source_name
 
 
 if TYPE_CHECKING:
@@ -62,27 +60,14 @@ class Managed:
 
 
 def is_our_source(name: object, url: object) -> bool:
-    """Whether poetry-cuda itself names an index `name` with this `url`.
+    """Whether poetry-cuda itself names an index `name` with this `url` (`Family.names`).
 
-    The name vouches for the URL: `pytorch-cu124` is only ever the family's own index of
-    cu124, and a mirror's name ends with the digest of the mirror's URL; so a user's
-    source of any other name, or of our name with another URL, is never taken for ours.
+    So a user's source of any other name, or of our name with another URL, is never
+    taken for ours.
     """
     if not isinstance(name, str) or not isinstance(url, str):
         return False
-    for family in load().families:
-        head = f"{family.source_prefix}-"
-        if family.index is None or not name.startswith(head):
-            continue
-        variant, mirrored, _ = name[len(head) :].partition(MIRROR_INFIX)
-        if not variant:
-            continue
-        if mirrored:
-            if family.mirror_key is not None and variant in url:
-                return source_name(family.source_prefix, variant, url, mirrored=True) == name
-        elif family.index_url(variant) == url:
-            return True
-    return False
+    return any(family.names(name, url) for family in load().families)
 
 
 def group_marker(command: str) -> str:

@@ -26,7 +26,6 @@ from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.planning.plan import SystemRequirement
-from poetry_cuda.planning.plan import source_name
 from poetry_cuda.request import constraints
 
 
@@ -138,7 +137,7 @@ def source_for(
     url = family.index_url(variant.name, mirror)
     if url is None:
         return PYPI
-    return Source(source_name(family.source_prefix, variant.name, url, mirrored=bool(mirror)), url)
+    return Source(family.source_name(variant.name, url, mirrored=bool(mirror)), url)
 
 
 def _describe(target: Target, verdict: Verdict, several: bool) -> str:

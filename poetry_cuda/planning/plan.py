@@ -1,13 +1,10 @@
 """What was chosen: the plan, and its JSON form (`plan --json`).
 
-Also the two rules every later step reads from a choice: the name of the index
-poetry-cuda adds for a variant (`source_name`), and the project's CUDA version
+Also the rule every later step reads from a choice: the project's CUDA version
 (`project_cuda`).
 """
 
 from __future__ import annotations
-
-import hashlib
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -162,18 +159,7 @@ class Plan:
         }
 
 
-MIRROR_INFIX = "-mirror-"
 PREFERRED = "torch"  # extensions must match torch's CUDA: its version wins
-
-
-def source_name(prefix: str, variant: str, url: str, *, mirrored: bool) -> str:
-    """The name of the index poetry-cuda adds for `variant` of a family (`prefix`)."""
-    name = f"{prefix}-{variant}"
-    if mirrored:
-        # Poetry caches pages and hashes per source name: a mirror must never share one.
-        # The digest also ties the name to its URL (see is_our_source).
-        name += MIRROR_INFIX + hashlib.sha256(url.encode()).hexdigest()[:8]
-    return name
 
 
 def project_cuda(

@@ -6,10 +6,10 @@ from poetry_cuda.backends.poetry_config import add_pins
 from poetry_cuda.backends.poetry_config import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge import load
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.managed import Pin
 from poetry_cuda.locking.managed import is_our_source
-from poetry_cuda.planning.plan import source_name
 
 
 PYPROJECT = """\
@@ -127,7 +127,9 @@ def test_add_pins_adds_to_the_group_and_keeps_everything_else() -> None:
 
 
 MIRROR_URL = "https://mirror.example/whl/cu124"
-MIRROR = source_name("pytorch", "cu124", MIRROR_URL, mirrored=True)
+MIRROR = next(f for f in load().families if f.name == "torch").source_name(
+    "cu124", MIRROR_URL, mirrored=True
+)
 OWN_SOURCE = '\n[[tool.poetry.source]]\nname = "internal"\nurl = "https://pkg.example/simple"\n'
 
 
