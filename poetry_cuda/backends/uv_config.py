@@ -73,6 +73,8 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     for key in list(found):
         name = canonicalize_name(key)
         value = found[key]
+        if name in managed.kept:
+            continue  # the authors' own pin, which already says what the plan chose
         if _is_managed_source(value, ours):
             if name not in pinned:
                 del uv["sources"][key]  # a package an earlier plan pinned and this one does not
@@ -205,10 +207,15 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     group = _managed_group(document)
     found = pyproject_edit.tool_table(document, "uv")
     indexes = pyproject_edit.entries(found, "index", INDEXES)
-    ours = {*wanted, *(entry.get("name") for entry in indexes if INDEX.is_ours(entry))}
+    ours = {
+        *wanted,
+        *managed.adopted,
+        *(entry.get("name") for entry in indexes if INDEX.is_ours(entry)),
+    }
     sources = pyproject_edit.mapping(found, "sources", "tool.uv.sources").values()
     if (
         wanted
+        or any(pin.source is not None for pin in managed.pins)
         or any(entry.get("name") in previous for entry in indexes)
         or any(_is_managed_source(value, ours) for value in sources)
     ):  # otherwise nothing of ours is there to change, whatever the layout

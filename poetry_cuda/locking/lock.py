@@ -76,7 +76,7 @@ def build_lock(
             for c in plan.packages
         ),
         system_requirements=plan.system_requirements if requirements is None else requirements,
-        managed_sources=Managed.of(plan).source_names,
+        managed_sources=managed(planned).source_names,
     ).sealed(planned.pyproject)
 
 
@@ -127,7 +127,12 @@ def _start(planned: Planned, backend: Backend) -> tuple[CudaLock | None, str, st
     backend.check_pyproject(planned.project, planned.pyproject)
     text = read_text(planned.project / "pyproject.toml")
     previous = current.managed_sources if current else ()
-    return current, text, backend.rewrite(text, Managed.of(planned.plan), previous)
+    return current, text, backend.rewrite(text, managed(planned), previous)
+
+
+def managed(planned: Planned) -> Managed:
+    """The entries poetry-cuda writes for the plan, beside what the authors wrote."""
+    return Managed.of(planned.plan, planned.adoption.kept)
 
 
 def recorded_targets(project: Path) -> tuple[HostProfile, ...]:
@@ -203,13 +208,13 @@ def lock(
     project = planned.project
     current, text, new_text = _start(planned, backend)
     previous = current.managed_sources if current else ()
-    managed = Managed.of(planned.plan)
+    managed_entries = managed(planned)
     names = ("pyproject.toml", backend.lockfile, lockfile.FILENAME)
     with transaction.transaction(project, names, notify) as edits:
         if new_text != text:
             edits.write("pyproject.toml", new_text)
         with edits.tool_writes(backend.lockfile):
-            backend.prepare(project, set(previous) - set(managed.source_names))
+            backend.prepare(project, set(previous) - set(managed_entries.source_names))
             backend.run_lock(project, regenerate=regenerate)
         versions = verify(planned.plan, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))

@@ -39,20 +39,29 @@ class Pin:
 class Managed:
     sources: tuple[tuple[str, str], ...]  # (name, url), in plan order
     pins: tuple[Pin, ...]
+    # The project's own indexes the plan uses as they are written (pins may name them).
+    adopted: tuple[str, ...] = ()
+    # Packages whose own hand-written pins already say what the plan chose: not pinned again.
+    kept: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, plan: Plan) -> Managed:
+    def of(cls, plan: Plan, kept: frozenset[str] = frozenset()) -> Managed:
         sources: dict[str, str] = {}
+        adopted: dict[str, None] = {}
         pins = []
         for choice in plan.packages:
             if choice.source.is_pypi:
                 if choice.bound:  # PyPI would otherwise give the newer release passed over
                     pins.append(Pin(choice.name, None, choice.bound))
                 continue
-            sources.setdefault(choice.source.name, choice.source.url)
-            pins.append(Pin(choice.name, choice.source.name, choice.bound or "*"))
+            if choice.source.adopted:
+                adopted.setdefault(choice.source.name)
+            else:
+                sources.setdefault(choice.source.name, choice.source.url)
+            if choice.name not in kept:
+                pins.append(Pin(choice.name, choice.source.name, choice.bound or "*"))
         pins.extend(Pin(addition.name, None, addition.spec) for addition in plan.additions)
-        return cls(tuple(sources.items()), tuple(pins))
+        return cls(tuple(sources.items()), tuple(pins), tuple(adopted), kept)
 
     @property
     def source_names(self) -> tuple[str, ...]:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.planning.adoption import adopted_source
+from poetry_cuda.planning.adoption import request_for
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.flavours import build_requirements
 from poetry_cuda.planning.flavours import from_data
@@ -27,6 +28,7 @@ from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.request import constraints
+from poetry_cuda.request.handwritten import HandWritten
 
 
 if TYPE_CHECKING:
@@ -196,8 +198,12 @@ def choose_family(
     targets: Sequence[Target],
     settings: Settings,
     kb: KnowledgeBase,
+    request: CudaRequest,
 ) -> Chosen:
-    """The newest admitted release with a build that runs on every target, and its best build."""
+    """The newest admitted release with a build that runs on every target, and its best build.
+
+    `request` is what is asked of the family: the cuda setting, or the project's own pin.
+    """
     warnings: list[str] = []
     releases = admitted_releases(family, requests)
     if not releases:
@@ -211,7 +217,6 @@ def choose_family(
             f"architectures of {family.lead} {assumed[0].release.series}; lock checks the index"
         )
     gpu_targets = [t for t in targets if t.runs_cuda]
-    request = settings.cuda
     cuda_wanted = request.kind == "version" or (request.kind == "auto" and gpu_targets)
     cpu = next((c for cands in releases for c in cands if c.variant.is_cpu), None)
 
@@ -239,12 +244,16 @@ def choose_family(
                     reason = _reason_for(
                         cand, gpu_targets, kb, lost, newer, family, releases, request
                     )
+                    if request.pinned_by:
+                        reason = (
+                            f"the project asks for {request.text}: {request.pinned_by}; {reason}"
+                        )
                     bounds = _bounds(family, cand.release, requests) if passed else {}
                     return Chosen(cand, reason, tuple(warnings), bounds)
                 lost.append(Loss(cand, why_not))
             passed.append((cands[0].release, lost))
         if not (settings.allow_cpu_fallback and cpu is not None):
-            raise _no_variant(family, requests, targets, settings, kb, passed)
+            raise _no_variant(family, requests, targets, request, kb, passed)
         warnings.append(
             f"{family.lead}: no CUDA variant runs on every target; using the CPU build "
             "because allow-cpu-fallback = true"
@@ -259,7 +268,11 @@ def choose_family(
             fix=f"plan for a GPU host with --target, or use the CPU package instead of {family.lead}",
         )
     if request.kind == "cpu":
-        reason = f"{request.said} asks for the CPU build"
+        reason = (
+            f"the project asks for the CPU build: {request.pinned_by}"
+            if request.pinned_by
+            else f"{request.said} asks for the CPU build"
+        )
     elif all(t.os == "macos" for t in targets):
         reason = "macOS has no CUDA builds; PyPI's build is the CPU build"
     else:
@@ -385,7 +398,7 @@ def _no_variant(
     family: Family,
     requests: dict[str, list[Dependency]],
     targets: Sequence[Target],
-    settings: Settings,
+    request: CudaRequest,
     kb: KnowledgeBase,
     passed: list[tuple[Release, list[Loss]]],
 ) -> NoVariantError:
@@ -410,7 +423,7 @@ def _no_variant(
         cand = loss.cand
         lines.append(f"  {cand.variant.name} ({family.lead} {cand.lead_version}): {loss.why}")
     if not newest:
-        lines.append(f"  no CUDA variant matches {settings.cuda.said}")
+        lines.append(f"  no CUDA variant matches {request.said}")
     serving = _serving_versions(family, targets, kb)
     if serving:
         versions = sorted({v for v, _ in serving}, key=_version_key)
@@ -422,8 +435,13 @@ def _no_variant(
     else:
         lines.append(f"  no known {family.lead} build serves these targets")
         fix = 'plan CPU builds with cuda = "cpu"'
-    if settings.cuda.kind == "version":
-        fix += f", or change {settings.cuda.said}"
+    if request.pinned_by:
+        fix += (
+            f", or pass --cuda with one of them (and `lock --adopt` to move the project's pins "
+            f"off {request.text})"
+        )
+    elif request.kind == "version":
+        fix += f", or change {request.said}"
     return NoVariantError(
         "\n".join(lines),
         why="every GPU of every target must have kernels in the build, and its driver must "
@@ -463,8 +481,14 @@ def family_requests(family: Family, deps: Sequence[Dependency]) -> dict[str, lis
 
 
 def make_plan(
-    deps: Sequence[Dependency], targets: Sequence[Target], settings: Settings, kb: KnowledgeBase
+    deps: Sequence[Dependency],
+    targets: Sequence[Target],
+    settings: Settings,
+    kb: KnowledgeBase,
+    hand: HandWritten | None = None,
 ) -> Plan:
+    """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration."""
+    hand = HandWritten() if hand is None else hand
     warnings: list[str] = []
     for dep in deps:
         constraints.check(dep.constraint, f"{dep.origin}: {dep.name}")
@@ -474,13 +498,15 @@ def make_plan(
         if not any(d.name in family.members or d.name in family.companions for d in deps):
             continue
         requests = family_requests(family, deps)
-        chosen = choose_family(family, requests, targets, settings, kb)
+        request = request_for(family, settings, hand)
+        chosen = choose_family(family, requests, targets, settings, kb, request)
         cand = chosen.cand
         warnings.extend(chosen.warnings)
-        source = source_for(family, cand, settings, targets)
+        source = adopted_source(
+            family, cand.variant.name, source_for(family, cand, settings, targets), hand
+        )
         # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1).
         label = "" if source.is_pypi else version_label(family, cand.release, cand.variant)
-        _check_pins(requests, cand)
         requirements.extend(from_data(family.lead, r) for r in cand.variant.requirements)
         arches = tuple(cc.sm for cc in cand.variant.sass) + tuple(
             f"compute_{cc.major}{cc.minor}" for cc in cand.variant.ptx
@@ -520,18 +546,3 @@ def make_plan(
         system_requirements=tuple(requirements),
         warnings=tuple(warnings),
     )
-
-
-def _check_pins(requests: dict[str, list[Dependency]], cand: Candidate) -> None:
-    for deps in requests.values():
-        for dep in deps:
-            pinned = dep.local_label
-            if pinned is not None and pinned != cand.variant.name:
-                raise ConfigError(
-                    f"{dep.origin}: {dep.name} {dep.constraint} pins the {pinned} build, but the "
-                    f"plan chose {cand.variant.name}",
-                    why="a local version label in a constraint selects one variant, and it "
-                    "contradicts the host, the policy or the cuda setting",
-                    fix=f"remove '+{pinned}' from the constraint, or set cuda = \"{pinned}\" in "
-                    "[tool.poetry-cuda]",
-                )

@@ -31,6 +31,8 @@ class Source:
 
     name: str
     url: str
+    # The project's own index, used as the authors wrote it (see `planning.adoption`).
+    adopted: bool = False
 
     @property
     def is_pypi(self) -> bool:

@@ -6,6 +6,7 @@ import dataclasses
 import os
 
 from dataclasses import dataclass
+from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -13,6 +14,8 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.detect import DRIVER_ENV
 from poetry_cuda.host.detect import detect_host
+from poetry_cuda.planning.adoption import Adoption
+from poetry_cuda.planning.adoption import review
 from poetry_cuda.planning.families import make_plan
 from poetry_cuda.planning.targets import DETECTED
 from poetry_cuda.planning.targets import RECORDED
@@ -22,6 +25,8 @@ from poetry_cuda.planning.targets import distinct
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.planning.toolkit_wheels import additions as toolkit_additions
 from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.handwritten import HandWritten
+from poetry_cuda.request.handwritten import recognise
 from poetry_cuda.request.project import find_project
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
@@ -63,6 +68,9 @@ class Planned:
     plan: Plan
     kb: KnowledgeBase
     targets_from: str = DETECTED  # `--target`, the targets setting, ..., cuda.lock, this machine
+    # The project's own CUDA configuration, and what the plan makes of it.
+    hand: HandWritten = field(default_factory=HandWritten)
+    adoption: Adoption = field(default_factory=Adoption)
 
     @property
     def targets_explicit(self) -> bool:
@@ -131,7 +139,15 @@ def plan_project(
     targets, warnings, origin = load_targets(
         project, settings, options.targets, environ, kb.nvidia, recorded=options.recorded
     )
-    plan = make_plan(read_dependencies(pyproject), targets, settings, kb)
+    hand = recognise(pyproject, kb.families, settings.mirrors)
+    plan = make_plan(read_dependencies(pyproject), targets, settings, kb, hand)
+    adoption = review(plan, hand)
+    if adoption.needed:
+        warnings.append(
+            f"lock will refuse {len(adoption.conflicts)} hand-written "
+            f"entr{'y' if len(adoption.conflicts) == 1 else 'ies'} the plan contradicts, "
+            "until `lock --adopt` takes them over: " + "; ".join(c.said for c in adoption.conflicts)
+        )
     serves_gpu = any(target.runs_cuda for target in targets)
     if plan.packages and not serves_gpu and all(c.cuda is None for c in plan.packages):
         warnings.append(
@@ -144,4 +160,4 @@ def plan_project(
         plan = dataclasses.replace(plan, additions=(*plan.additions, *added))
     if warnings:
         plan = dataclasses.replace(plan, warnings=(*warnings, *plan.warnings))
-    return Planned(project, pyproject, settings, targets, plan, kb, origin)
+    return Planned(project, pyproject, settings, targets, plan, kb, origin, hand, adoption)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from urllib.parse import unquote
 
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
@@ -27,6 +28,20 @@ if TYPE_CHECKING:
 
 MANAGED_GROUP = "poetry-cuda"
 _LOCAL_LABEL = re.compile(r"\+([A-Za-z0-9][A-Za-z0-9.]*)")
+# A wheel's file name: name-version(-build)?-python-abi-platform.whl, `+` often as %2B.
+_WHEEL = re.compile(r"(?P<name>[^-/]+)-(?P<version>[^-/]+)(-\d[^-/]*)?-[^-/]+-[^-/]+-[^-/]+\.whl")
+
+
+def wheel_version(location: str) -> str | None:
+    """The version (label included) of the wheel a URL or path names, if it names one."""
+    match = _WHEEL.fullmatch(unquote(location.rsplit("/", 1)[-1]))
+    return match["version"] if match else None
+
+
+def _pinned(location: object) -> str | None:
+    """The constraint a wheel pinned by URL or path stands for: ``==2.0.0+cu117``."""
+    version = wheel_version(location) if isinstance(location, str) else None
+    return None if version is None else f"=={version}"
 
 
 @dataclass(frozen=True)
@@ -55,7 +70,7 @@ def _pep508(text: object, origin: str) -> Dependency:
         ) from None
     return Dependency(
         name=canonicalize_name(requirement.name),
-        constraint=str(requirement.specifier) or "*",
+        constraint=str(requirement.specifier) or _pinned(requirement.url) or "*",
         extras=frozenset(canonicalize_name(e) for e in requirement.extras),
         origin=origin,
     )
@@ -68,7 +83,8 @@ def _poetry(name: str, value: object, origin: str) -> list[Dependency]:
         if isinstance(entry, str):
             constraint, extras = entry, []
         elif isinstance(entry, dict):
-            constraint = entry.get("version", "*")
+            wheel = _pinned(entry.get("url") or entry.get("path"))
+            constraint = entry.get("version", wheel or "*")
             extras = entry.get("extras", [])
             if not isinstance(constraint, str) or not isinstance(extras, list):
                 raise ConfigError(f"{origin}: {name}: version must be a string, extras a list")

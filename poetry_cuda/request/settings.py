@@ -47,6 +47,24 @@ class CudaRequest:
     specifier: SpecifierSet | None = None
     # Where it was given (`--cuda` or the config key): reasons name the user's own words.
     key: str = field(default=f"{TABLE} cuda", compare=False)
+    # A request the project's own pins make (`pinned`): what shows it, for reasons.
+    pinned_by: str = field(default="", compare=False)
+    # The CUDA versions a request of several pinned variants allows (cu118 on Windows,
+    # cu121 on Linux), which one specifier cannot say.
+    cudas: frozenset[CudaVersion] = frozenset()
+
+    @classmethod
+    def pinned(cls, variants: dict[str, CudaVersion | None], evidence: str) -> CudaRequest:
+        """The request the project's hand-written pins make: their variants, cpu if only that.
+
+        `variants` maps each pinned variant to its CUDA version; CPU entries beside CUDA
+        ones are the authors' builds for other platforms (macOS), not a request.
+        """
+        cudas = {name: cuda for name, cuda in variants.items() if cuda is not None}
+        text = ", ".join(cudas) or "cpu"
+        if not cudas:
+            return cls(text, "cpu", pinned_by=evidence)
+        return cls(text, "version", pinned_by=evidence, cudas=frozenset(cudas.values()))
 
     @classmethod
     def parse(cls, text: str, *, key: str = f"{TABLE} cuda") -> CudaRequest:
@@ -77,6 +95,8 @@ class CudaRequest:
     @property
     def said(self) -> str:
         """The request as the user wrote it: ``--cuda cu128`` or ``cuda = "12.8"``."""
+        if self.pinned_by:
+            return f"the project's own pin of {self.text} ({self.pinned_by})"
         if self.key.startswith("--"):
             return f"{self.key} {self.text}"
         return f'cuda = "{self.text}"'
@@ -87,6 +107,8 @@ class CudaRequest:
             return True
         if self.kind == "cpu":
             return cuda is None
+        if self.cudas:
+            return cuda in self.cudas
         assert self.specifier is not None
         return cuda is not None and self.specifier.contains(str(cuda), prereleases=True)
 

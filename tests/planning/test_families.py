@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge import load
@@ -31,6 +30,7 @@ from poetry_cuda.planning.planner import Options
 from poetry_cuda.planning.planner import apply_options
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.handwritten import recognise
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Settings
 
@@ -66,8 +66,9 @@ def plan_for(deps: list[str], *hosts: dict[str, Any], **changes: Any) -> Any:
         target, _ = settle(profile_from_json(doc, label), KB.nvidia)
         targets.append(target)
     settings = dataclasses.replace(Settings(), **changes)
-    dependencies = read_dependencies({"project": {"dependencies": deps}})
-    return make_plan(dependencies, targets, settings, KB)
+    pyproject = {"project": {"dependencies": deps}}
+    hand = recognise(pyproject, KB.families, settings.mirrors)
+    return make_plan(read_dependencies(pyproject), targets, settings, KB, hand)
 
 
 RTX4090_550 = host("linux", "550.54.14", "8.9")
@@ -184,12 +185,10 @@ def test_a_driver_too_old_for_any_variant() -> None:
         plan_for(["torch==2.5.1"], host("linux", "450.51.06", "7.5", cuda="11.0"))
 
 
-def test_a_pin_that_contradicts_the_choice_is_a_config_error() -> None:
-    with pytest.raises(ConfigError) as caught:
-        plan_for(["torch==2.5.1+cpu"], RTX4090_550)
-    assert "cpu" in caught.value.what
-    assert "cu124" in caught.value.what
-    assert caught.value.exit_code == 2
+def test_a_labelled_pin_is_the_projects_request_even_on_a_gpu_host() -> None:
+    torch = plan_for(["torch==2.5.1+cpu"], RTX4090_550).choice("torch")
+    assert torch.variant == "cpu"
+    assert torch.reason == "the project asks for the CPU build: torch is pinned to 2.5.1+cpu"
 
 
 def test_a_pin_that_agrees_is_fine() -> None:

@@ -1,0 +1,153 @@
+"""Adopting a project's hand-written CUDA configuration: pure decisions over it.
+
+Three rules (SPEC, "Adopting an existing project"):
+
+- a variant the project already pins is the request for its family, unless the `cuda`
+  setting or `--cuda` says otherwise (`request_for`);
+- a hand-written index at the URL the plan chooses is used as it is, under the authors'
+  name (`adopted_source`), and the pins on it stay as written;
+- every other hand-written entry the plan contradicts is a conflict; `review` lists them
+  all at once, with the indexes that taking them over would leave unused, so that one
+  `lock --adopt` resolves them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from poetry_cuda.planning.plan import Source
+from poetry_cuda.request.settings import CudaRequest
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.planning.plan import Plan
+    from poetry_cuda.request.handwritten import HandIndex
+    from poetry_cuda.request.handwritten import HandPin
+    from poetry_cuda.request.handwritten import HandWritten
+    from poetry_cuda.request.settings import Settings
+    from poetry_cuda.versions import CudaVersion
+
+
+def request_for(family: Family, settings: Settings, hand: HandWritten) -> CudaRequest:
+    """What is asked of `family`: the cuda setting, else the variant the project pins."""
+    if settings.cuda.kind != "auto":
+        return settings.cuda
+    cudas = {v.name: v.cuda for release in family.releases for v in release.variants}
+    shown: list[HandPin | HandIndex] = [*hand.asked(family.name), *hand.implicit(family.name)]
+    if not shown:
+        return settings.cuda
+    variants: dict[str, CudaVersion | None] = {}
+    for entry in shown:
+        variants.setdefault(entry.variant, cudas.get(entry.variant))
+    cuda_entries = [e for e in shown if cudas.get(e.variant) is not None] or shown
+    return CudaRequest.pinned(variants, cuda_entries[0].evidence)
+
+
+def _same_url(first: str, second: str) -> bool:
+    return first.strip().rstrip("/") == second.strip().rstrip("/")
+
+
+def adopted_source(family: Family, variant: str, chosen: Source, hand: HandWritten) -> Source:
+    """The authors' own index where it is the one the plan chose, else `chosen`."""
+    for index in hand.indexes:
+        same = index.family == family.name and index.variant == variant
+        if same and _same_url(index.url, chosen.url):
+            return Source(index.name, index.url, adopted=True)
+    return chosen
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A hand-written entry the plan contradicts, and why."""
+
+    entry: str  # where and what: "[tool.poetry.dependencies] torch = { source = ... }"
+    why: str
+
+    @property
+    def said(self) -> str:
+        return f"{self.entry}: {self.why}"
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """What the plan makes of the authors' CUDA configuration."""
+
+    kept: frozenset[str] = frozenset()  # packages whose own pins stay exactly as written
+    conflicts: tuple[Conflict, ...] = ()
+    taken: tuple[HandPin, ...] = ()  # the pins `lock --adopt` rewrites
+    unused: tuple[HandIndex, ...] = ()  # the indexes `lock --adopt` removes
+
+    @property
+    def needed(self) -> bool:
+        return bool(self.conflicts)
+
+
+def review(plan: Plan, hand: HandWritten) -> Adoption:
+    """Which hand-written entries stay, and which the plan contradicts (every one)."""
+    choices = {c.name: c for c in plan.packages}
+    conflicts: list[Conflict] = []
+    taken: list[HandPin] = []
+    settled: set[str] = set()  # packages with a pin that stays
+    for pin in hand.pins:
+        choice = choices.get(pin.package)
+        if choice is None or choice.family != pin.family or pin.extra is not None:
+            continue
+        why = _contradiction(pin, choice.variant, choice.source)
+        if why is None:
+            if pin.kind == "index":
+                settled.add(pin.package)
+            continue
+        conflicts.append(Conflict(f"{pin.where} {pin.written}", why))
+        taken.append(pin)
+    taken_packages = {pin.package for pin in taken}
+    # A package with any contradicted entry is taken over whole (its other entries too).
+    taken.extend(
+        p for p in hand.pins if p.package in taken_packages and p not in taken and p.extra is None
+    )
+    chosen = {c.family: c for c in plan.packages}
+    unused: list[HandIndex] = []
+    for index in hand.indexes:
+        choice = chosen.get(index.family)
+        if choice is None or hand.extras(index.family):
+            continue
+        if choice.source.adopted and choice.source.name == index.name:
+            continue
+        users = hand.users.get(index.name, frozenset())
+        if index.implicit and index.variant != choice.variant:
+            conflicts.append(
+                Conflict(
+                    index.said,
+                    f"serves {index.variant} builds of {choice.family} to the resolver without "
+                    f"a pin, and the plan chooses {choice.variant} ({choice.source.name})",
+                )
+            )
+            unused.append(index)
+        elif users and users <= taken_packages:
+            unused.append(index)
+    return Adoption(
+        kept=frozenset(settled - taken_packages),
+        conflicts=tuple(conflicts),
+        taken=tuple(taken),
+        unused=tuple(unused),
+    )
+
+
+def _contradiction(pin: HandPin, variant: str, source: Source) -> str | None:
+    """Why `pin` cannot stay beside the plan's choice, or None when it can."""
+    chose = f"the plan chooses {variant} ({source.name}, {source.url})"
+    if pin.kind == "url":
+        return (
+            f"pins the {pin.variant} wheel {pin.version} by URL, one file for every platform "
+            f"it matches; {chose}, through its index"
+        )
+    if pin.kind == "label":
+        if pin.variant == variant:
+            return None
+        return f"pins the {pin.variant} build ({pin.version}+{pin.variant}); {chose}"
+    if pin.variant == "cpu" and pin.marker and variant != "cpu":
+        return None  # the authors' CPU build for other platforms (macOS), beside the CUDA one
+    if _same_url(pin.url, source.url):
+        return None
+    return f"pins {pin.variant} through {pin.index} ({pin.url}); {chose}"

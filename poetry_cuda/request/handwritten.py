@@ -1,0 +1,493 @@
+"""The CUDA configuration a project's authors wrote by hand, recognised.
+
+People reach a working CUDA setup before they find poetry-cuda: sources or indexes of
+any name for download.pytorch.org/whl/cu126 (or a mirror of it), `source =` pins and
+`[tool.uv.sources]` entries on torch and its family, `+cu118` labels, wheels pinned by
+URL, and projects that offer one extra per build. `recognise` reads all of it, so the
+plan can take the authors' variant as their request and the lock can adopt what is
+already right. It reads; it never decides what to change (see `planning.adoption`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
+from urllib.parse import urlsplit
+
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.request.dependencies import wheel_version
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Family
+
+
+PinKind = Literal["index", "label", "url"]
+"""index: pinned to an index of a variant; label: a `+cu118` constraint; url: a wheel URL."""
+
+_LABEL = re.compile(r"\+([A-Za-z0-9][A-Za-z0-9.]*)")
+_EXTRA = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
+# Paths of indexes that are not a family's release builds (nightlies, release candidates).
+_NOT_RELEASES = {"nightly", "test"}
+
+
+@dataclass(frozen=True)
+class HandIndex:
+    """A source or index the authors wrote that serves a family's builds of one variant."""
+
+    name: str
+    url: str
+    where: str  # "[[tool.poetry.source]]", "[[tool.uv.index]]", "[tool.uv] extra-index-url"
+    # The resolver may take packages from it without a pin (uv's indexes unless explicit,
+    # Poetry's primary sources), so it selects the variant by itself.
+    implicit: bool
+    family: str
+    variant: str
+    upstream: bool  # the family's own index, not a mirror of it
+
+    @property
+    def said(self) -> str:
+        return f"{self.where} {self.name!r} ({self.url})"
+
+    @property
+    def evidence(self) -> str:
+        """What shows the variant, for a plan's reason."""
+        return f"its index {self.name} is {self.url}"
+
+
+@dataclass(frozen=True)
+class HandPin:
+    """One hand-written entry that puts a family member on one variant."""
+
+    package: str  # canonical name
+    family: str
+    variant: str
+    kind: PinKind
+    where: str  # the table it is written in: "[tool.poetry.dependencies]", "[tool.uv.sources]"
+    written: str  # the entry as the authors wrote it, for messages
+    index: str | None = None  # the index it names (kind "index")
+    url: str = ""  # that index's URL, or the wheel's URL
+    version: str | None = None  # the plain version a label or wheel names
+    marker: str = ""
+    extra: str | None = None  # the extra (or group) it applies to, in a multi-variant project
+
+    @property
+    def evidence(self) -> str:
+        """What shows the variant, for a plan's reason: its source, label or wheel."""
+        if self.kind == "index":
+            return f"its source {self.index} is {self.url}"
+        if self.kind == "url":
+            return f"{self.package} is pinned to the wheel {self.url.rsplit('/', 1)[-1]}"
+        return f"{self.package} is pinned to {self.version}+{self.variant}"
+
+
+@dataclass(frozen=True)
+class HandWritten:
+    """Everything CUDA-specific the authors configured in pyproject.toml."""
+
+    indexes: tuple[HandIndex, ...] = ()
+    pins: tuple[HandPin, ...] = ()
+    # Every package each recognised index serves by name, the family's or not.
+    users: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def asked(self, family: str) -> tuple[HandPin, ...]:
+        """The family's pins that hold for the whole project, whatever extra is installed."""
+        multi = bool(self.extras(family))
+        return tuple(
+            p for p in self.pins if p.family == family and not (multi and p.extra is not None)
+        )
+
+    def extras(self, family: str) -> dict[str, str]:
+        """Each extra (or group) of a multi-variant project and the variant it installs.
+
+        A project is multi-variant for a family when its extras pin at least two variants
+        (uv's guide: `cpu` and `cu124` extras); one optional CUDA extra is an ordinary pin.
+        """
+        found: dict[str, str] = {}
+        for pin in self.pins:
+            if pin.family == family and pin.extra is not None:
+                found.setdefault(pin.extra, pin.variant)
+        return found if len(set(found.values())) > 1 else {}
+
+    def implicit(self, family: str) -> tuple[HandIndex, ...]:
+        """The family's indexes the resolver takes its packages from without a pin."""
+        return tuple(i for i in self.indexes if i.family == family and i.implicit)
+
+    def index(self, name: str) -> HandIndex | None:
+        return next((i for i in self.indexes if i.name == name), None)
+
+
+def _template(template: str) -> re.Pattern[str]:
+    if "{variant}" not in template:
+        template = template.rstrip("/") + "/{variant}"
+    head, _, tail = template.partition("{variant}")
+    return re.compile(
+        re.escape(head) + r"(?P<variant>[A-Za-z0-9.]+)" + re.escape(tail.rstrip("/")) + "/?",
+        re.IGNORECASE,
+    )
+
+
+def _known_variants(family: Family) -> set[str]:
+    return {v.name for release in family.releases for v in release.variants}
+
+
+def index_variant(
+    url: str, families: Sequence[Family], mirrors: Mapping[str, str]
+) -> tuple[Family, str, bool] | None:
+    """The family and variant an index URL serves, and whether it is the family's own.
+
+    Known by the family's index template or the configured mirror's; any other URL whose
+    path names the family and ends in a variant it publishes (`.../pytorch-wheels/cu121/`,
+    `.../torch/whl/cu121/simple/`) is taken for a mirror of it.
+    """
+    url = url.strip()
+    for family in families:
+        if family.index is None:
+            continue
+        known = _known_variants(family)
+        mirror = mirrors.get(family.mirror_key or "")
+        for template, upstream in ((family.index, True), (mirror, False)):
+            if template is None:
+                continue
+            match = _template(template).fullmatch(url)
+            if match and match["variant"] in known:
+                return family, match["variant"], upstream
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.lower().split("/") if s]
+    if segments and segments[-1] == "simple":
+        segments.pop()
+    if not segments or _NOT_RELEASES & set(segments):
+        return None
+    where = (parts.hostname or "") + "/" + "/".join(segments[:-1])
+    for family in families:
+        if family.index is None:
+            continue
+        words = {family.name, family.mirror_key or family.name}
+        if segments[-1] in _known_variants(family) and any(w in where for w in words):
+            return family, segments[-1], False
+    return None
+
+
+def recognise(
+    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, str]
+) -> HandWritten:
+    """The hand-written CUDA configuration of a parsed pyproject.toml (plain data)."""
+    members = {m: f for f in families for m in (*f.members, *f.companions)}
+    indexes = tuple(_indexes(pyproject, families, mirrors))
+    by_name = {i.name: i for i in indexes}
+    pins: list[HandPin] = []
+    tool = _table(pyproject, "tool")
+    poetry = _table(tool, "poetry")
+    for where, name, entry in _poetry_entries(poetry):
+        family = members.get(canonicalize_name(name))
+        if family is not None:
+            pins.extend(_poetry_pin(family, name, entry, where, by_name))
+    uv = _table(tool, "uv")
+    for name, value in _table(uv, "sources").items():
+        family = members.get(canonicalize_name(name))
+        if family is None:
+            continue
+        for entry in value if isinstance(value, list) else [value]:
+            if isinstance(entry, dict):
+                pins.extend(_uv_pin(family, name, entry, by_name))
+    for where, extra, text in _requirement_strings(pyproject):
+        pins.extend(_requirement_pin(members, text, where, extra))
+    users: dict[str, set[str]] = {}
+    named = [
+        (name, entry.get("source"))
+        for _, name, entry in _poetry_entries(poetry)
+        if isinstance(entry, dict)
+    ]
+    for name, value in _table(uv, "sources").items():
+        for entry in value if isinstance(value, list) else [value]:
+            if isinstance(entry, dict):
+                named.append((name, entry.get("index")))
+    for name, index in named:
+        if index in by_name:
+            users.setdefault(index, set()).add(canonicalize_name(name))
+    return HandWritten(indexes, tuple(pins), {k: frozenset(v) for k, v in users.items()})
+
+
+def _table(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    found = data.get(key) if isinstance(data, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _list(data: Mapping[str, Any], key: str) -> list[Any]:
+    found = data.get(key) if isinstance(data, dict) else None
+    return found if isinstance(found, list) else []
+
+
+def _indexes(
+    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, str]
+) -> Iterator[HandIndex]:
+    tool = _table(pyproject, "tool")
+    written: list[tuple[str, object, str, bool]] = []
+    for entry in _list(_table(tool, "poetry"), "source"):
+        if isinstance(entry, dict):
+            # Poetry's default priority is primary; supplemental ones serve only what PyPI lacks.
+            implicit = entry.get("priority", "primary") in ("primary", "default")
+            written.append(
+                (str(entry.get("name")), entry.get("url"), "[[tool.poetry.source]]", implicit)
+            )
+    uv = _table(tool, "uv")
+    for entry in _list(uv, "index"):
+        if isinstance(entry, dict):
+            implicit = entry.get("explicit") is not True
+            written.append(
+                (str(entry.get("name")), entry.get("url"), "[[tool.uv.index]]", implicit)
+            )
+    for key in ("index-url", "extra-index-url", "find-links"):
+        found = uv.get(key)
+        for url in found if isinstance(found, list) else [found]:
+            if isinstance(url, str):
+                written.append((url, url, f"[tool.uv] {key}", True))
+    for name, url, where, implicit in written:
+        if not isinstance(url, str):
+            continue
+        if any(family.names(name, url) for family in families) and not implicit:
+            continue  # an index poetry-cuda wrote itself (see `Family.names`)
+        known = index_variant(url, families, mirrors)
+        if known is not None:
+            family, variant, upstream = known
+            yield HandIndex(name, url, where, implicit, family.name, variant, upstream)
+
+
+def _poetry_entries(poetry: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
+    """(table, package name, one entry) of every Poetry dependency, lists split up."""
+    tables = [("[tool.poetry.dependencies]", _table(poetry, "dependencies"))]
+    for group, body in _table(poetry, "group").items():
+        if group != MANAGED_GROUP and isinstance(body, dict):
+            tables.append(
+                (f"[tool.poetry.group.{group}.dependencies]", _table(body, "dependencies"))
+            )
+    for where, dependencies in tables:
+        for name, value in dependencies.items():
+            for entry in value if isinstance(value, list) else [value]:
+                yield where, name, entry
+
+
+def _extra_of(marker: str) -> str | None:
+    """The extra a marker selects (`extra == 'cu124'`), if it selects one."""
+    match = _EXTRA.search(marker)
+    return canonicalize_name(match.group(1)) if match else None
+
+
+def _shown(name: str, entry: object) -> str:
+    if isinstance(entry, dict):
+        body = ", ".join(f"{k} = {_value(v)}" for k, v in entry.items())
+        return f"{name} = {{ {body} }}"
+    return f"{name} = {_value(entry)}"
+
+
+def _value(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value).lower()
+
+
+def _label(family: Family, text: object) -> tuple[str, str] | None:
+    """(plain version, variant) of a constraint or version that carries a known label."""
+    if not isinstance(text, str):
+        return None
+    match = _LABEL.search(text)
+    if match is None or match.group(1) not in _known_variants(family):
+        return None
+    version = re.sub(r"^[=<>!~^ ]+", "", text[: match.start()]).strip()
+    return version, match.group(1)
+
+
+def _url_pin(
+    family: Family, name: str, url: str, where: str, written: str, marker: str
+) -> list[HandPin]:
+    version, _, label = (wheel_version(url) or "").partition("+")
+    if label not in _known_variants(family):
+        return []
+    return [
+        HandPin(
+            canonicalize_name(name),
+            family.name,
+            label,
+            "url",
+            where,
+            written,
+            url=url,
+            version=version,
+            marker=marker,
+            extra=_extra_of(marker),
+        )
+    ]
+
+
+def _poetry_pin(
+    family: Family, name: str, entry: object, where: str, indexes: Mapping[str, HandIndex]
+) -> list[HandPin]:
+    written = _shown(name, entry)
+    if isinstance(entry, str):
+        labelled = _label(family, entry)
+        if labelled is None:
+            return []
+        return [
+            HandPin(
+                canonicalize_name(name),
+                family.name,
+                labelled[1],
+                "label",
+                where,
+                written,
+                version=labelled[0],
+            )
+        ]
+    if not isinstance(entry, dict):
+        return []
+    marker = entry.get("markers")
+    marker = marker if isinstance(marker, str) else ""
+    location = entry.get("url") or entry.get("path")
+    if isinstance(location, str):
+        return _url_pin(family, name, location, where, written, marker)
+    source = entry.get("source")
+    index = indexes.get(source) if isinstance(source, str) else None
+    if index is not None and index.family == family.name:
+        return [
+            HandPin(
+                canonicalize_name(name),
+                family.name,
+                index.variant,
+                "index",
+                where,
+                written,
+                index=index.name,
+                url=index.url,
+                marker=marker,
+                extra=_extra_of(marker),
+            )
+        ]
+    labelled = _label(family, entry.get("version"))
+    if labelled is not None:
+        return [
+            HandPin(
+                canonicalize_name(name),
+                family.name,
+                labelled[1],
+                "label",
+                where,
+                written,
+                version=labelled[0],
+                marker=marker,
+                extra=_extra_of(marker),
+            )
+        ]
+    return []
+
+
+def _uv_pin(
+    family: Family, name: str, entry: Mapping[str, Any], indexes: Mapping[str, HandIndex]
+) -> list[HandPin]:
+    where = "[tool.uv.sources]"
+    written = _shown(name, dict(entry))
+    marker = entry.get("marker")
+    marker = marker if isinstance(marker, str) else ""
+    extra = entry.get("extra", entry.get("group"))
+    extra = canonicalize_name(extra) if isinstance(extra, str) else None
+    location = entry.get("url") or entry.get("path")
+    if isinstance(location, str):
+        pins = _url_pin(family, name, location, where, written, marker)
+        return [_with_extra(p, extra) for p in pins]
+    source = entry.get("index")
+    index = indexes.get(source) if isinstance(source, str) else None
+    if index is None or index.family != family.name:
+        return []
+    return [
+        HandPin(
+            canonicalize_name(name),
+            family.name,
+            index.variant,
+            "index",
+            where,
+            written,
+            index=index.name,
+            url=index.url,
+            marker=marker,
+            extra=extra,
+        )
+    ]
+
+
+def _with_extra(pin: HandPin, extra: str | None) -> HandPin:
+    if extra is None:
+        return pin
+    return HandPin(
+        pin.package,
+        pin.family,
+        pin.variant,
+        pin.kind,
+        pin.where,
+        pin.written,
+        pin.index,
+        pin.url,
+        pin.version,
+        pin.marker,
+        extra,
+    )
+
+
+def _requirement_strings(pyproject: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
+    """(table, extra or None, text) of every PEP 508 requirement string."""
+    project = _table(pyproject, "project")
+    for text in _list(project, "dependencies"):
+        yield "[project] dependencies", None, text
+    for extra, texts in _table(project, "optional-dependencies").items():
+        for text in texts if isinstance(texts, list) else []:
+            yield f"[project.optional-dependencies] {extra}", canonicalize_name(extra), text
+    for group, items in _table(pyproject, "dependency-groups").items():
+        if group == MANAGED_GROUP:
+            continue
+        for text in items if isinstance(items, list) else []:
+            yield f"[dependency-groups] {group}", None, text
+
+
+def _requirement_pin(
+    members: Mapping[str, Family], text: object, where: str, extra: str | None
+) -> list[HandPin]:
+    if not isinstance(text, str):
+        return []
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return []  # reported where dependencies are read
+    name = canonicalize_name(requirement.name)
+    family = members.get(name)
+    if family is None:
+        return []
+    marker = str(requirement.marker) if requirement.marker else ""
+    if requirement.url:
+        pins = _url_pin(family, name, requirement.url, where, repr(text), marker)
+        return [_with_extra(p, extra) for p in pins]
+    labelled = _label(family, str(requirement.specifier))
+    if labelled is None:
+        return []
+    # A label in an extra's requirement names that extra's build (uv's guide: torch==2.5.1+cpu).
+    return [
+        HandPin(
+            name,
+            family.name,
+            labelled[1],
+            "label",
+            where,
+            repr(text),
+            version=labelled[0],
+            marker=marker,
+            extra=extra,
+        )
+    ]
