@@ -489,6 +489,8 @@ def make_plan(
         names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
         for name in names:
             plain = cand.members.get(name)
+            # triton and xformers come from the variant's index as one unlabelled wheel.
+            own = label if family.labels(name) else ""
             choices.append(
                 Choice(
                     name=name,
@@ -496,10 +498,10 @@ def make_plan(
                     variant=cand.variant.name,
                     cuda=cand.variant.cuda,
                     source=source,
-                    version=None if plain is None or cand.assumed else plain + label,
+                    version=None if plain is None or cand.assumed else plain + own,
                     arches=arches,
                     reason=chosen.reason,
-                    label=label,
+                    label=own,
                     bound=chosen.bounds.get(name, ""),
                 )
             )

@@ -472,3 +472,16 @@ def test_a_family_without_members_gets_no_torch_advice() -> None:
         plan_for(["paddlepaddle-gpu<1.0"], RTX4090_550)
     assert "torch" not in caught.value.render()
     assert "check the version constraints" in caught.value.fix
+
+
+def test_companions_carry_the_label_only_where_the_index_gives_one() -> None:
+    """/whl/cu124 serves triton and xformers unlabelled, torchao as 0.x+cu124."""
+    plan = plan_for(["torch==2.5.1", "triton", "xformers", "torchao"], RTX4090_550)
+    labels = {c.name: (c.variant, c.label, c.version) for c in plan.packages}
+    assert labels == {
+        "torch": ("cu124", "+cu124", "2.5.1+cu124"),
+        "triton": ("cu124", "", None),
+        "xformers": ("cu124", "", None),
+        "torchao": ("cu124", "+cu124", None),
+    }
+    assert {c.source.name for c in plan.packages} == {"pytorch-cu124"}
