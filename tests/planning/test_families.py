@@ -232,6 +232,27 @@ def test_jax_flavours_are_checked_against_the_driver() -> None:
         plan_for(["jax[cuda13]"], RTX4090_550)
 
 
+@pytest.mark.parametrize(
+    ("constraint", "cuda", "needs"),
+    [
+        # jax-ml/jax setup.py: jaxlib+cuda11.cudnn82, +cuda11.cudnn86, +cuda12.cudnn89 builds
+        # for a local CUDA; from 0.4.30 the same extras as jax[cuda12].
+        ("==0.3.25", "11.1", {"cuda-runtime": ">=11.1,<12", "cudnn": ">=8.2,<9"}),
+        ("==0.4.25", "11.4", {"cuda-runtime": ">=11.4,<12", "cudnn": ">=8.6,<9"}),
+        ("==0.4.28", "12.1", {"cuda-runtime": ">=12.1,<13", "cudnn": ">=8.9,<9"}),
+        (">=0.4.30", "12.1", {}),
+    ],
+)
+def test_the_old_jax_cuda_extra_is_a_flavour_of_its_period(
+    constraint: str, cuda: str, needs: dict[str, str]
+) -> None:
+    plan = plan_for([f"jax[cuda]{constraint}"], RTX4090_550)
+    jax = plan.choice("jax")
+    assert (jax.variant, str(jax.cuda)) == ("cuda", cuda)
+    assert f"jax[cuda] (CUDA >={cuda}" in jax.reason
+    assert {r.kind: r.spec for r in plan.system_requirements if r.package == "jax"} == needs
+
+
 def test_cupy_without_ctk_needs_a_system_cuda_runtime() -> None:
     plan = plan_for(["cupy-cuda12x"], RTX4090_550)
     assert any(r.kind == "cuda-runtime" for r in plan.system_requirements)
