@@ -506,3 +506,23 @@ def test_companions_carry_the_label_only_where_the_index_gives_one() -> None:
         "torchao": ("cu124", "+cu124", None),
     }
     assert {c.source.name for c in plan.packages} == {"pytorch-cu124"}
+
+
+def test_a_prerelease_the_data_does_not_list_gets_its_own_message() -> None:
+    """paddlepaddle-gpu 3.0.0b2 was published on Paddle's cu118 and cu123 indexes only."""
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(["paddlepaddle-gpu==3.0.0b2"], RTX4090_550)
+    error = caught.value
+    assert error.exit_code == 3
+    assert "asks for 3.0.0b2, a pre-release the knowledge base does not list" in error.what
+    assert "a pre-release may be published for other CUDA builds" in error.why
+    assert "a known release of the 3.0 series (3.0.0) or a newer one" in error.fix
+    assert "torch" not in error.render()
+
+
+def test_a_prerelease_of_an_unknown_series_names_the_newest_release() -> None:
+    """The data leaves paddle 2.5 out (find-links only), so its series is unknown."""
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(["paddlepaddle-gpu==2.5.0rc0"], RTX4090_550)
+    assert "asks for 2.5.0rc0" in caught.value.what
+    assert caught.value.fix.startswith("allow a known release (newest known ")
