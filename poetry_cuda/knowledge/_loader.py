@@ -27,6 +27,7 @@ from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.model import PLATFORMS
 from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
 from poetry_cuda.knowledge.model import ArchRange
+from poetry_cuda.knowledge.model import Companion
 from poetry_cuda.knowledge.model import CompatFloor
 from poetry_cuda.knowledge.model import Confidence
 from poetry_cuda.knowledge.model import Family
@@ -273,13 +274,13 @@ def _family(top: Table) -> Family:
     members = head.parsed_list("members", _name)
     if lead not in members:
         raise head.error("members", f"must include the lead package {lead}")
-    companions = head.parsed_list("companions", _name)
     mechanism = head.choice("mechanism", MECHANISMS)
     version_form = head.choice("version_form", VERSION_FORMS)
     index = head.parsed("index", _url_template) if head.has("index") else None
     mirror_key = head.text("mirror_key", None)
     source_prefix = head.text("source_prefix")
     source, confidence = provenance(head)
+    companions = _companions(head, members, (source, confidence))
     head.done()
     releases = tuple(_release(r, lead, members) for r in top.tables("release", by("series")))
     top.done()
@@ -294,9 +295,23 @@ def _family(top: Table) -> Family:
         source_prefix=source_prefix,
         releases=releases,
         source=source,
-        companions=companions,
+        companion_rows=companions,
         confidence=confidence,
     )
+
+
+def _companions(
+    head: Table, members: tuple[str, ...], inherited: Provenance
+) -> tuple[Companion, ...]:
+    rows: list[Companion] = []
+    for row in head.tables("companion", by("name")):
+        name = row.parsed("name", _name)
+        if name in members or any(c.name == name for c in rows):
+            raise row.error("name", f"{name} is already a member or a companion")
+        labelled = row.value("labelled", bool, "true or false")
+        rows.append(Companion(name, labelled, *provenance(row, inherited)))
+        row.done()
+    return tuple(rows)
 
 
 def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requirement], ...]]:

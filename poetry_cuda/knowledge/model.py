@@ -199,6 +199,18 @@ MIRROR_INFIX = "-mirror-"
 """In the name of a mirrored index: ``pytorch-cu124-mirror-<digest of its URL>``."""
 
 
+@dataclass(frozen=True)
+class Companion:
+    """A package a family's index serves beside its members, without version pairing."""
+
+    name: str
+    # Whether its builds there carry the variant's label: torchao 0.13.0+cu128 does,
+    # triton 3.1.0 on /whl/cu124 does not (the same wheel for every variant).
+    labelled: bool
+    source: str
+    confidence: Confidence
+
+
 Mechanism = Literal["index", "fixed"]
 """index: builds live on per-variant indexes and poetry-cuda picks one (torch, paddle 3).
 fixed: the project names the flavour (cupy-cuda12x, jax[cuda12]) and poetry-cuda checks it."""
@@ -219,8 +231,16 @@ class Family:
     releases: tuple[Release, ...]  # sorted by series, ascending
     source: str
     # Packages served from the family's index that follow it without version pairing.
-    companions: tuple[str, ...] = ()
+    companion_rows: tuple[Companion, ...] = ()
     confidence: Confidence = "verified"
+
+    @property
+    def companions(self) -> tuple[str, ...]:
+        return tuple(row.name for row in self.companion_rows)
+
+    def labels(self, package: str) -> bool:
+        """Whether the index's builds of `package` carry the variant's label; members do."""
+        return next((row.labelled for row in self.companion_rows if row.name == package), True)
 
     def index_url(self, variant: str, mirror: str | None = None) -> str | None:
         template = mirror or self.index

@@ -11,9 +11,14 @@ are checked rather than chosen. Hidden system requirements are collected last.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion
+from packaging.version import Version
 
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.planning.adoption import adopted_source
@@ -43,6 +48,10 @@ if TYPE_CHECKING:
     from poetry_cuda.request.dependencies import Dependency
     from poetry_cuda.request.settings import CudaRequest
     from poetry_cuda.request.settings import Settings
+
+
+# Version-like words that end in letters: where a pre-release (3.0.0b2, 3.0.0rc1) is named.
+_VERSION_TOKEN = re.compile(r"\d+(?:\.\d+)*[A-Za-z][A-Za-z0-9.]*")
 
 
 @dataclass(frozen=True)
@@ -451,6 +460,17 @@ def _no_variant(
 
 
 def _no_release(family: Family, requests: dict[str, list[Dependency]]) -> NoVariantError:
+    prerelease = next(
+        (
+            (dep, version)
+            for deps in requests.values()
+            for dep in deps
+            if (version := _prerelease_in(dep.constraint)) is not None
+        ),
+        None,
+    )
+    if prerelease is not None:
+        return _unknown_prerelease(family, *prerelease)
     asked = "; ".join(
         dict.fromkeys(
             f"{d.name} {d.constraint} ({d.origin})" for ds in requests.values() for d in ds
@@ -464,6 +484,38 @@ def _no_release(family: Family, requests: dict[str, list[Dependency]]) -> NoVari
         why=f"the knowledge base knows {family.lead} {known}, and the constraints admit none of "
         "them nor any newer release",
         fix=f"check the version constraints{pins}",
+    )
+
+
+def _prerelease_in(constraint: str) -> Version | None:
+    """The pre-release a constraint names (``==3.0.0b2``, ``>=3.0.0rc1``), if any."""
+    for token in _VERSION_TOKEN.findall(constraint):
+        try:
+            version = Version(token)
+        except InvalidVersion:
+            continue
+        if version.is_prerelease:
+            return version
+    return None
+
+
+def _unknown_prerelease(family: Family, dep: Dependency, version: Version) -> NoVariantError:
+    series = ".".join(str(part) for part in version.release[:2])
+    newest = family.releases[-1].versions[-1]
+    known = next((r.versions for r in family.releases if r.series == series), ())
+    fix = (
+        f"allow a known release of the {series} series ({', '.join(known)}) or a newer one "
+        f"(newest known {newest})"
+        if known
+        else f"allow a known release (newest known {newest})"
+    )
+    return NoVariantError(
+        f"{dep.name} {dep.constraint} ({dep.origin}) asks for {version}, a pre-release the "
+        "knowledge base does not list",
+        why=f"poetry-cuda chooses among the {family.lead} releases it knows, and a "
+        "pre-release may be published for other CUDA builds than the release that follows it",
+        fix=fix + " in pyproject.toml; poetry-cuda plans a pre-release once its knowledge base "
+        "lists it",
     )
 
 
@@ -514,6 +566,8 @@ def make_plan(
         names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
         for name in names:
             plain = cand.members.get(name)
+            # triton and xformers come from the variant's index as one unlabelled wheel.
+            own = label if family.labels(name) else ""
             choices.append(
                 Choice(
                     name=name,
@@ -521,10 +575,10 @@ def make_plan(
                     variant=cand.variant.name,
                     cuda=cand.variant.cuda,
                     source=source,
-                    version=None if plain is None or cand.assumed else plain + label,
+                    version=None if plain is None or cand.assumed else plain + own,
                     arches=arches,
                     reason=chosen.reason,
-                    label=label,
+                    label=own,
                     bound=chosen.bounds.get(name, ""),
                 )
             )

@@ -58,6 +58,7 @@ def test_every_row_is_sourced_with_a_confidence() -> None:
     ]
     for fam in KB.families:
         rows.append((f"family {fam.name}", fam.source, fam.confidence))
+        rows.extend((f"{fam.name} {c.name}", c.source, c.confidence) for c in fam.companion_rows)
         for rel in fam.releases:
             rows.append((f"{fam.name} {rel.series}", rel.source, rel.confidence))
     for fam, rel, var in all_variants():

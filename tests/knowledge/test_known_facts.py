@@ -171,6 +171,12 @@ def test_torch_companions_follow_the_index() -> None:
     torch = family("torch")
     assert KB.family_of("xformers") is torch
     assert "pytorch-triton" not in torch.companions  # nightly-only
+    # download.pytorch.org/whl/cu124 serves triton-3.1.0 and xformers-0.0.28.post1 unlabelled.
+    assert {name: torch.labels(name) for name in torch.companions} == {
+        "triton": False,
+        "xformers": False,
+        "torchao": True,
+    }
 
 
 @pytest.mark.parametrize(

@@ -141,6 +141,25 @@ def test_a_minimal_directory_loads(data: Path) -> None:
     assert kb.builds_with_nvcc[0][1].confidence == "third-party"
 
 
+def test_companions_say_whether_the_index_labels_them(data: Path) -> None:
+    edit(
+        data,
+        "torch.toml",
+        'confidence = "verified"\n\n[[release]]',
+        'confidence = "verified"\n\n[[family.companion]]\nname = "triton"\nlabelled = false\n'
+        'source = "wheel names"\n\n[[release]]',
+    )
+    (torch,) = load_directory(data).families
+    assert torch.companions == ("triton",)
+    # The row inherits the family's confidence; members always carry the label.
+    assert (torch.companion_rows[0].source, torch.companion_rows[0].confidence) == (
+        "wheel names",
+        "verified",
+    )
+    assert not torch.labels("triton")
+    assert torch.labels("torchvision")
+
+
 def test_the_lead_is_put_first_in_every_pair(data: Path) -> None:
     edit(
         data,
@@ -198,6 +217,12 @@ BROKEN = [
      'torch.toml: family.index', "https URL containing '{variant}'"),
     ('torch.toml', 'members = ["torch", "torchvision"]', 'members = ["torchvision"]',
      'torch.toml: family.members', 'must include the lead package torch'),
+    ('torch.toml', 'confidence = "verified"\n\n[[release]]', 'confidence = "verified"\n\n[[family.companion]]\nname = "triton"\nsource = "wheel names"\n\n[[release]]',
+     'torch.toml: family.companion[triton].labelled', 'missing'),
+    ('torch.toml', 'confidence = "verified"\n\n[[release]]', 'confidence = "verified"\n\n[[family.companion]]\nname = "torchvision"\nlabelled = false\n\n[[release]]',
+     'torch.toml: family.companion[torchvision].name', 'already a member or a companion'),
+    ('torch.toml', 'confidence = "verified"\n\n[[release]]', 'confidence = "verified"\ncompanions = ["triton"]\n\n[[release]]',
+     'torch.toml: family.companions', 'unknown key'),
     ('torch.toml', 'mechanism = "index"', 'mechanism = "magic"',
      'torch.toml: family.mechanism', "'magic' is not one of index, fixed"),
     ('torch.toml', 'schema = 1', 'schema = 2',

@@ -7,11 +7,18 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.backends.poetry import PoetryBackend
+from poetry_cuda.backends.uv import UvBackend
 from poetry_cuda.errors import ResolutionError
+from poetry_cuda.host.profiles import profile_from_json
+from poetry_cuda.knowledge import load
 from poetry_cuda.locking.verify import verify
+from poetry_cuda.planning.families import make_plan
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
+from poetry_cuda.planning.targets import settle
+from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.settings import Settings
 from poetry_cuda.versions import CudaVersion
 
 
@@ -19,6 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+KB = load()
 CU124 = Source("pytorch-cu124", "https://download.pytorch.org/whl/cu124")
 
 
@@ -131,3 +139,89 @@ def test_a_missing_label_or_source_names_what_was_locked(tmp_path: Path) -> None
         verify(plan_of(torch_choice()), tmp_path, PoetryBackend())
     assert "it locks 2.5.1+cpu from pytorch-cu124" in error.value.what
     assert "+cu124" in error.value.fix
+
+
+UV_PYPROJECT = """\
+[project]
+name = "app"
+version = "0"
+requires-python = ">=3.11,<3.12"
+dependencies = ["torch==2.5.1", "triton"]
+"""
+
+
+def uv_lock(triton_registry: str) -> str:
+    """uv.lock of torch 2.5.1+cu124 with the unlabelled triton wheel the cu124 index serves."""
+    return f'''\
+version = 1
+requires-python = ">=3.11, <3.12"
+
+[[package]]
+name = "nvidia-cuda-runtime-cu12"
+version = "12.4.127"
+source = {{ registry = "https://download.pytorch.org/whl/cu124" }}
+wheels = [
+    {{ url = "https://download.pytorch.org/whl/cu124/nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl" }},
+]
+
+[[package]]
+name = "torch"
+version = "2.5.1+cu124"
+source = {{ registry = "https://download.pytorch.org/whl/cu124" }}
+dependencies = [
+    {{ name = "nvidia-cuda-runtime-cu12", marker = "platform_machine == 'x86_64' and sys_platform == 'linux'" }},
+    {{ name = "triton", marker = "platform_machine == 'x86_64' and sys_platform == 'linux'" }},
+]
+wheels = [
+    {{ url = "https://download.pytorch.org/whl/cu124/torch-2.5.1%2Bcu124-cp311-cp311-linux_x86_64.whl" }},
+]
+
+[[package]]
+name = "triton"
+version = "3.1.0"
+source = {{ registry = "{triton_registry}" }}
+wheels = [
+    {{ url = "https://download.pytorch.org/whl/triton-3.1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl" }},
+]
+'''
+
+
+def torch_and_triton_plan() -> Plan:
+    """The plan for torch 2.5.1 and triton on an RTX 4090 with driver 550: cu124."""
+    target, _ = settle(
+        profile_from_json(
+            {
+                "os": "linux",
+                "machine": "x86_64",
+                "driver": {"version": "550.54.14"},
+                "gpus": [{"compute_capability": "8.9"}],
+            },
+            "rtx4090",
+        ),
+        KB.nvidia,
+    )
+    dependencies = read_dependencies({"project": {"dependencies": ["torch==2.5.1", "triton"]}})
+    return make_plan(dependencies, [target], Settings(), KB)
+
+
+def test_an_unlabelled_companion_is_checked_by_its_source_alone(tmp_path: Path) -> None:
+    """download.pytorch.org/whl/cu124 serves triton 3.1.0 with no +cu124 in its version."""
+    plan = torch_and_triton_plan()
+    triton = plan.choice("triton")
+    assert triton is not None
+    assert (triton.variant, triton.label, triton.version) == ("cu124", "", None)
+    (tmp_path / "pyproject.toml").write_text(UV_PYPROJECT)
+    (tmp_path / "uv.lock").write_text(uv_lock("https://download.pytorch.org/whl/cu124"))
+    assert verify(plan, tmp_path, UvBackend()) == {"torch": "2.5.1+cu124", "triton": "3.1.0"}
+
+
+def test_an_unlabelled_companion_from_another_index_fails(tmp_path: Path) -> None:
+    plan = torch_and_triton_plan()
+    (tmp_path / "pyproject.toml").write_text(UV_PYPROJECT)
+    (tmp_path / "uv.lock").write_text(uv_lock("https://pypi.org/simple"))
+    with pytest.raises(ResolutionError) as error:
+        verify(plan, tmp_path, UvBackend())
+    assert "does not lock triton cu124 from pytorch-cu124: it locks 3.1.0 from PyPI" in (
+        error.value.what
+    )
+    assert "versions ending in" not in error.value.fix

@@ -231,6 +231,27 @@ def test_jax_flavours_are_checked_against_the_driver() -> None:
         plan_for(["jax[cuda13]"], RTX4090_550)
 
 
+@pytest.mark.parametrize(
+    ("constraint", "cuda", "needs"),
+    [
+        # jax-ml/jax setup.py: jaxlib+cuda11.cudnn82, +cuda11.cudnn86, +cuda12.cudnn89 builds
+        # for a local CUDA; from 0.4.30 the same extras as jax[cuda12].
+        ("==0.3.25", "11.1", {"cuda-runtime": ">=11.1,<12", "cudnn": ">=8.2,<9"}),
+        ("==0.4.25", "11.4", {"cuda-runtime": ">=11.4,<12", "cudnn": ">=8.6,<9"}),
+        ("==0.4.28", "12.1", {"cuda-runtime": ">=12.1,<13", "cudnn": ">=8.9,<9"}),
+        (">=0.4.30", "12.1", {}),
+    ],
+)
+def test_the_old_jax_cuda_extra_is_a_flavour_of_its_period(
+    constraint: str, cuda: str, needs: dict[str, str]
+) -> None:
+    plan = plan_for([f"jax[cuda]{constraint}"], RTX4090_550)
+    jax = plan.choice("jax")
+    assert (jax.variant, str(jax.cuda)) == ("cuda", cuda)
+    assert f"jax[cuda] (CUDA >={cuda}" in jax.reason
+    assert {r.kind: r.spec for r in plan.system_requirements if r.package == "jax"} == needs
+
+
 def test_cupy_without_ctk_needs_a_system_cuda_runtime() -> None:
     plan = plan_for(["cupy-cuda12x"], RTX4090_550)
     assert any(r.kind == "cuda-runtime" for r in plan.system_requirements)
@@ -471,3 +492,36 @@ def test_a_family_without_members_gets_no_torch_advice() -> None:
         plan_for(["paddlepaddle-gpu<1.0"], RTX4090_550)
     assert "torch" not in caught.value.render()
     assert "check the version constraints" in caught.value.fix
+
+
+def test_companions_carry_the_label_only_where_the_index_gives_one() -> None:
+    """/whl/cu124 serves triton and xformers unlabelled, torchao as 0.x+cu124."""
+    plan = plan_for(["torch==2.5.1", "triton", "xformers", "torchao"], RTX4090_550)
+    labels = {c.name: (c.variant, c.label, c.version) for c in plan.packages}
+    assert labels == {
+        "torch": ("cu124", "+cu124", "2.5.1+cu124"),
+        "triton": ("cu124", "", None),
+        "xformers": ("cu124", "", None),
+        "torchao": ("cu124", "+cu124", None),
+    }
+    assert {c.source.name for c in plan.packages} == {"pytorch-cu124"}
+
+
+def test_a_prerelease_the_data_does_not_list_gets_its_own_message() -> None:
+    """paddlepaddle-gpu 3.0.0b2 was published on Paddle's cu118 and cu123 indexes only."""
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(["paddlepaddle-gpu==3.0.0b2"], RTX4090_550)
+    error = caught.value
+    assert error.exit_code == 3
+    assert "asks for 3.0.0b2, a pre-release the knowledge base does not list" in error.what
+    assert "a pre-release may be published for other CUDA builds" in error.why
+    assert "a known release of the 3.0 series (3.0.0) or a newer one" in error.fix
+    assert "torch" not in error.render()
+
+
+def test_a_prerelease_of_an_unknown_series_names_the_newest_release() -> None:
+    """The data leaves paddle 2.5 out (find-links only), so its series is unknown."""
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(["paddlepaddle-gpu==2.5.0rc0"], RTX4090_550)
+    assert "asks for 2.5.0rc0" in caught.value.what
+    assert caught.value.fix.startswith("allow a known release (newest known ")
