@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.backends import adoption_edit
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_text
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
@@ -28,6 +30,8 @@ from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
+from poetry_cuda.planning.adoption import pinned_request
+from poetry_cuda.planning.planner import replanned
 
 
 if TYPE_CHECKING:
@@ -41,11 +45,15 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.planner import Planned
 
 
+COMMAND = "poetry-cuda lock"  # how messages name this step where the caller does not say
+
+
 @dataclass(frozen=True)
 class Outcome:
     planned: Planned
     cuda_lock: CudaLock
     diff: str  # unified diff of pyproject.toml (empty when unchanged)
+    adopted: tuple[str, ...] = ()  # the hand-written entries `--adopt` changed, one line each
 
 
 def build_lock(
@@ -119,15 +127,44 @@ def _current(project: Path) -> CudaLock | None:
     return lockfile.read(path) if path.exists() else None
 
 
-def _start(planned: Planned, backend: Backend) -> tuple[CudaLock | None, str, str]:
-    """What every mode begins with: cuda.lock as it is, after the CPU guard, and
-    pyproject.toml's text now and as the plan has the backend write it."""
+@dataclass(frozen=True)
+class Start:
+    """What every mode begins with."""
+
+    planned: Planned  # planned again when `--adopt` rewrote the authors' entries
+    current: CudaLock | None  # cuda.lock as it is
+    text: str  # pyproject.toml now
+    new_text: str  # pyproject.toml as this lock writes it
+    adopted: tuple[str, ...] = ()  # what `--adopt` changed, one line each
+
+
+def _start(
+    planned: Planned, backend: Backend, *, adopt: bool | None, command: str = COMMAND
+) -> Start:
+    """cuda.lock as it is, after the CPU guard, and pyproject.toml now and as this lock writes it.
+
+    Hand-written entries the plan contradicts are refused, listed all at once, unless
+    `adopt` takes them over (`None`: report them, for `--check`). `command` is how the
+    user runs this lock, for the message that names `--adopt`.
+    """
     current = _current(planned.project)
     refuse_silent_cpu(planned, current)
     backend.check_pyproject(planned.project, planned.pyproject)
     text = read_text(planned.project / "pyproject.toml")
     previous = current.managed_sources if current else ()
-    return current, text, backend.rewrite(text, managed(planned), previous)
+    adopted: list[str] = []
+    edited = text
+    adoption = planned.adoption
+    if adoption.needed and adopt is not None:
+        if not adopt:
+            raise adoption.error(command)
+        cuda = pinned_request(planned.plan, planned.settings, planned.hand, planned.kb.families)
+        edited, adopted = adoption_edit.adopt(text, adoption.taken, adoption.unused, cuda)
+        planned = replanned(planned, parse_toml(edited))
+        if planned.adoption.needed:  # what the edits could not reach: said, never half-done
+            raise planned.adoption.error(command)
+    new_text = backend.rewrite(edited, managed(planned), previous)
+    return Start(planned, current, text, new_text, tuple(adopted))
 
 
 def managed(planned: Planned) -> Managed:
@@ -180,18 +217,26 @@ def _diff(text: str, new_text: str) -> str:
     )
 
 
-def preview(planned: Planned, backend: Backend) -> Outcome:
+def preview(
+    planned: Planned, backend: Backend, *, adopt: bool = False, command: str = COMMAND
+) -> Outcome:
     """What `lock` would write (`--dry-run`), without writing or resolving anything."""
-    _, text, new_text = _start(planned, backend)
-    return Outcome(planned, build_lock(planned, backend.name, {}), _diff(text, new_text))
+    start = _start(planned, backend, adopt=adopt, command=command)
+    return Outcome(
+        start.planned,
+        build_lock(start.planned, backend.name, {}),
+        _diff(start.text, start.new_text),
+        start.adopted,
+    )
 
 
 def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
     """Why the project's locks are not what `lock` would leave (`--check`); () when fresh."""
     project = planned.project
-    current, text, new_text = _start(planned, backend)
+    start = _start(planned, backend, adopt=None)
     predicted = build_lock(planned, backend.name, {})
-    reasons = staleness(current, predicted, planned.pyproject, text, new_text)
+    reasons = staleness(start.current, predicted, planned.pyproject, start.text, start.new_text)
+    reasons += [conflict.said for conflict in planned.adoption.conflicts]
     problem = lockfile_staleness(planned.plan, project, backend)
     reasons += [problem] if problem else []
     if transaction.pending(project):
@@ -202,11 +247,18 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
 
 
 def lock(
-    planned: Planned, backend: Backend, *, regenerate: bool, notify: Callable[[str], None]
+    planned: Planned,
+    backend: Backend,
+    *,
+    regenerate: bool,
+    notify: Callable[[str], None],
+    adopt: bool = False,
+    command: str = COMMAND,
 ) -> Outcome:
     """Lock the planned project with `backend`; call within `transaction.session`."""
     project = planned.project
-    current, text, new_text = _start(planned, backend)
+    start = _start(planned, backend, adopt=adopt, command=command)
+    planned, current, text, new_text = start.planned, start.current, start.text, start.new_text
     previous = current.managed_sources if current else ()
     managed_entries = managed(planned)
     names = ("pyproject.toml", backend.lockfile, lockfile.FILENAME)
@@ -222,4 +274,4 @@ def lock(
         path = project / lockfile.FILENAME
         if not path.exists() or read_text(path) != content:
             edits.write(lockfile.FILENAME, content)
-    return Outcome(planned, result, _diff(text, new_text))
+    return Outcome(planned, result, _diff(text, new_text), start.adopted)

@@ -16,11 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.request.settings import CudaRequest
 
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.request.handwritten import HandIndex
@@ -43,6 +46,28 @@ def request_for(family: Family, settings: Settings, hand: HandWritten) -> CudaRe
         variants.setdefault(entry.variant, cudas.get(entry.variant))
     cuda_entries = [e for e in shown if cudas.get(e.variant) is not None] or shown
     return CudaRequest.pinned(variants, cuda_entries[0].evidence)
+
+
+def pinned_request(
+    plan: Plan, settings: Settings, hand: HandWritten, families: Sequence[Family]
+) -> str | None:
+    """The `cuda` value that keeps the authors' variant once `lock --adopt` took the pins over.
+
+    Only where the request came from the pins (no cuda setting, no --cuda) and the pins
+    of every planned family name one and the same CUDA variant.
+    """
+    planned = {choice.family for choice in plan.packages}
+    asked = {
+        request.text
+        for family in families
+        if family.name in planned
+        and (request := request_for(family, settings, hand)).pinned_by
+        and request.kind == "version"
+    }
+    if len(asked) != 1:
+        return None
+    only = asked.pop()
+    return None if "," in only else only
 
 
 def _same_url(first: str, second: str) -> bool:
@@ -82,6 +107,23 @@ class Adoption:
     @property
     def needed(self) -> bool:
         return bool(self.conflicts)
+
+    def error(self, command: str) -> ConfigError:
+        """The refusal that lists every conflict and names the command that takes them over."""
+        entries = "entry" if len(self.conflicts) == 1 else "entries"
+        head = f"pyproject.toml configures CUDA builds by hand in {len(self.conflicts)} {entries}"
+        lines = [f"{head} the plan contradicts:"]
+        lines.extend(f"  {conflict.said}" for conflict in self.conflicts)
+        if self.unused:
+            lines.append("and taking them over leaves unused:")
+            lines.extend(f"  {index.said}" for index in self.unused)
+        return ConfigError(
+            "\n".join(lines),
+            why="poetry-cuda pins CUDA-flavoured packages to the chosen index itself, and "
+            "changes no hand-written entry unless asked to",
+            fix=f"run `{command} --adopt` to take them over (add --dry-run to see the diff "
+            "first); or ask for the build they pin (--cuda, or cuda in [tool.poetry-cuda])",
+        )
 
 
 def review(plan: Plan, hand: HandWritten) -> Adoption:

@@ -71,6 +71,9 @@ class Planned:
     # The project's own CUDA configuration, and what the plan makes of it.
     hand: HandWritten = field(default_factory=HandWritten)
     adoption: Adoption = field(default_factory=Adoption)
+    # What the plan was asked with, to plan again after `lock --adopt` rewrote the file.
+    options: Options = field(default_factory=Options)
+    target_warnings: tuple[str, ...] = ()
 
     @property
     def targets_explicit(self) -> bool:
@@ -139,6 +142,36 @@ def plan_project(
     targets, warnings, origin = load_targets(
         project, settings, options.targets, environ, kb.nvidia, recorded=options.recorded
     )
+    return _choose(project, pyproject, options, settings, targets, warnings, origin, kb)
+
+
+def replanned(planned: Planned, pyproject: dict[str, Any]) -> Planned:
+    """The plan for the same project, options and targets after pyproject.toml changed."""
+    settings = apply_options(parse_settings(pyproject), planned.options)
+    warnings = list(planned.target_warnings)
+    return _choose(
+        planned.project,
+        pyproject,
+        planned.options,
+        settings,
+        planned.targets,
+        warnings,
+        planned.targets_from,
+        planned.kb,
+    )
+
+
+def _choose(
+    project: Path,
+    pyproject: dict[str, Any],
+    options: Options,
+    settings: Settings,
+    targets: tuple[Target, ...],
+    target_warnings: list[str],
+    origin: str,
+    kb: KnowledgeBase,
+) -> Planned:
+    warnings = list(target_warnings)
     hand = recognise(pyproject, kb.families, settings.mirrors)
     plan = make_plan(read_dependencies(pyproject), targets, settings, kb, hand)
     adoption = review(plan, hand)
@@ -160,4 +193,16 @@ def plan_project(
         plan = dataclasses.replace(plan, additions=(*plan.additions, *added))
     if warnings:
         plan = dataclasses.replace(plan, warnings=(*warnings, *plan.warnings))
-    return Planned(project, pyproject, settings, targets, plan, kb, origin, hand, adoption)
+    return Planned(
+        project,
+        pyproject,
+        settings,
+        targets,
+        plan,
+        kb,
+        origin,
+        hand,
+        adoption,
+        options,
+        tuple(target_warnings),
+    )

@@ -27,6 +27,12 @@ class LockCommand(PlanCommand):
         option("regenerate", None, "Ignore the existing lock and resolve anew."),
         option("check", None, "Exit 1 when cuda.lock or the managed entries are stale."),
         option("dry-run", None, "Print the plan and the pyproject.toml diff; write nothing."),
+        option(
+            "adopt",
+            None,
+            "Take over the hand-written CUDA entries the plan contradicts (keeping the "
+            "variant they pin unless --cuda says otherwise).",
+        ),
         JSON_OPTION,
     ]
 
@@ -56,10 +62,17 @@ class LockCommand(PlanCommand):
             if check:
                 stale = lock.stale_reasons(planned, backend)
             elif dry_run:
-                outcome = lock.preview(planned, backend)
+                outcome = lock.preview(
+                    planned, backend, adopt=self.option("adopt"), command=self.invocation
+                )
             else:
                 outcome = lock.lock(
-                    planned, backend, regenerate=self.option("regenerate"), notify=self.notify
+                    planned,
+                    backend,
+                    regenerate=self.option("regenerate"),
+                    notify=self.notify,
+                    adopt=self.option("adopt"),
+                    command=self.invocation,
                 )
         if check:
             if stale:
@@ -70,12 +83,15 @@ class LockCommand(PlanCommand):
                 return 1
             self.line("cuda.lock and the managed configuration are fresh.")
             return 0
+        planned = outcome.planned
         if self.option("json"):
             self.print_json(planned.plan.to_json())
             return 0
         for line in render(planned.plan):
             self.line(line)
         self.line(self.backend_line(planned))
+        for change in outcome.adopted:
+            self.line(f"<info>Adopted</info> {Formatter.escape(change)}")
         if dry_run:
             self.line("")
             self.line(
