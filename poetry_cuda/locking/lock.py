@@ -22,6 +22,7 @@ from poetry_cuda.files import read_text
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.lockfile import CudaLock
+from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.managed import Managed
@@ -77,6 +78,19 @@ def build_lock(
         ),
         system_requirements=plan.system_requirements if requirements is None else requirements,
         managed_sources=Managed.of(plan).source_names,
+        extras=tuple(
+            LockedExtra(
+                name=e.name,
+                kind=e.kind,
+                family=e.family,
+                variant=e.variant,
+                cuda=e.cuda,
+                arches=e.arches,
+                serves=e.serves,
+                reason=e.reason,
+            )
+            for e in plan.extras
+        ),
     ).sealed(planned.pyproject)
 
 
