@@ -9,6 +9,9 @@ cuda.lock, the transaction) is shared.
 from __future__ import annotations
 
 import importlib
+import shlex
+import subprocess
+import sys
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -17,6 +20,7 @@ from typing import Protocol
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
 
@@ -24,6 +28,7 @@ from poetry_cuda.files import read_toml_once
 if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Mapping
+    from collections.abc import Sequence
     from pathlib import Path
 
     from poetry_cuda.locking.managed import Managed
@@ -63,6 +68,39 @@ class LockedEntry:
         return f"{self.version} from {self.source_name or self.source_url or 'PyPI'}"
 
 
+@dataclass(frozen=True)
+class InstallCommand:
+    """The package manager's install of the locked project, as the user would type it."""
+
+    program: str  # "uv", "poetry"
+    arguments: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return shlex.join((self.program, *self.arguments))
+
+
+def run_install(command: InstallCommand, argv: Sequence[str], project: Path) -> None:
+    """Run `argv` (the executable that `command` names, and its arguments) in `project`.
+
+    Its output goes straight to this terminal, progress and colours included: an install
+    of CUDA wheels takes minutes, and its own message is the one to read when it fails.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        code = subprocess.call(list(argv), cwd=project)
+    except OSError as error:
+        code, said = None, f": {error.strerror or error}"
+    else:
+        said = f" (exit code {code}); its message is above"
+    if code != 0:
+        raise ResolutionError(
+            f"`{command}` failed{said}",
+            why=f"{command.program} could not install the locked project",
+            fix=f"read {command.program}'s message; `{command}` run by hand does the same",
+        )
+
+
 class Backend(Protocol):
     name: str
     lockfile: str  # the lock file's name, beside pyproject.toml
@@ -96,6 +134,15 @@ class Backend(Protocol):
 
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         """The project's virtual environment, if one exists."""
+        ...
+
+    def install_command(self, extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
+        """The install of the locked project, never resolving it anew, with `extras` and
+        `groups` (what `sync` runs, and `sync --dry-run` shows)."""
+        ...
+
+    def install(self, project: Path, command: InstallCommand) -> None:
+        """Run `command` in `project`; raises ResolutionError (exit 4) when it fails."""
         ...
 
     def lockfile_problem(self, project: Path) -> str | None:

@@ -10,6 +10,7 @@ import base64
 import hashlib
 import os
 import re
+import sys
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,10 +18,12 @@ from typing import Any
 
 import tomlkit
 
+from poetry_cuda.backends import InstallCommand
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import poetry_config
+from poetry_cuda.backends import run_install
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_text
@@ -32,6 +35,7 @@ from poetry_cuda.files import write_toml_atomic
 if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Mapping
+    from collections.abc import Sequence
 
 
 class PoetryBackend:
@@ -84,6 +88,19 @@ class PoetryBackend:
 
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
+
+    def install_command(self, extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
+        # Poetry's install never resolves: it refuses a poetry.lock that no longer fits.
+        chosen = [a for e in extras for a in ("--extras", e)] + [
+            a for g in groups for a in ("--with", g)
+        ]
+        return InstallCommand("poetry", ("install", *chosen))
+
+    def install(self, project: Path, command: InstallCommand) -> None:
+        # The Poetry poetry-cuda runs with (inside the plugin: this very Poetry), in a child
+        # process of its own: its installer, its output and its signal handling are then
+        # those of a plain `poetry install`.
+        run_install(command, [sys.executable, "-m", "poetry", *command.arguments], project)
 
 
 def _dependencies(table: Mapping[str, Any]) -> list[tuple[str, str]]:

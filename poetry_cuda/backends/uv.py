@@ -18,9 +18,11 @@ from urllib.parse import unquote
 
 from packaging.utils import canonicalize_name
 
+from poetry_cuda.backends import InstallCommand
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
+from poetry_cuda.backends import run_install
 from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
@@ -30,6 +32,7 @@ from poetry_cuda.files import read_toml_once
 if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Mapping
+    from collections.abc import Sequence
 
 
 UV_ENV = "POETRY_CUDA_UV"  # the uv executable to run, where it is not the one found
@@ -79,6 +82,18 @@ class UvBackend:
 
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
+
+    def install_command(self, extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
+        # --locked: install uv.lock as it is, and fail where it no longer fits pyproject.toml.
+        chosen = [a for e in extras for a in ("--extra", e)] + [
+            a for g in groups for a in ("--group", g)
+        ]
+        return InstallCommand("uv", ("sync", "--locked", *chosen))
+
+    def install(self, project: Path, command: InstallCommand) -> None:
+        uv = find_uv(os.environ)
+        check_version(uv)
+        run_install(command, [uv, *command.arguments], project)
 
 
 def find_uv(environ: Mapping[str, str]) -> str:

@@ -18,6 +18,9 @@ from poetry_cuda.doctor.deep import probe
 from poetry_cuda.doctor.environment import check_environment
 from poetry_cuda.doctor.environment import check_shell
 from poetry_cuda.doctor.environment import install_command
+from poetry_cuda.doctor.extras import check_extras
+from poetry_cuda.doctor.extras import pick_extras
+from poetry_cuda.doctor.extras import without_extras_families
 from poetry_cuda.doctor.facts import Facts
 from poetry_cuda.doctor.facts import gather
 from poetry_cuda.doctor.findings import Finding
@@ -47,7 +50,17 @@ __all__ = [
 def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
     """Every finding, in the order host, locks, installed environment, system."""
     cuda_lock = facts.locks.cuda_lock
-    findings = check_host(facts.target, cuda_lock, kb)
+    extras = cuda_lock.extras if cuda_lock else ()
+    picks = pick_extras(
+        extras,
+        facts.target,
+        kb.nvidia,
+        policy=cuda_lock.policy if cuda_lock else "newest",
+        allow_cpu_fallback=facts.allow_cpu_fallback,
+    )
+    # A multi-variant project's builds are checked by extra, its other packages one by one.
+    per_package = without_extras_families(cuda_lock, kb) if cuda_lock else None
+    findings = check_host(facts.target, per_package, kb)
     if facts.project is None:
         findings.append(
             warn(
@@ -60,8 +73,9 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
         return findings
     findings += check_locks(facts.locks)
     findings += check_environment(
-        facts.environment, cuda_lock, facts.locks.locked, facts.target, facts.locks.backend
+        facts.environment, per_package, facts.locks.locked, facts.target, facts.locks.backend
     )
+    findings += check_extras(picks, facts.environment, kb, facts.target)
     findings += check_shell(facts.shell)
     if cuda_lock is not None:
         findings += check_system(

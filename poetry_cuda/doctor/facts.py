@@ -59,6 +59,8 @@ class Facts:
     shell: tuple[Contradiction, ...] | None = None
     # The project's package manager and why (`("uv", "uv.lock exists")`); None: no project.
     backend: tuple[str, str] | None = None
+    # `allow-cpu-fallback`: whether a GPU machine that no CUDA extra fits takes the CPU one.
+    allow_cpu_fallback: bool = False
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -105,6 +107,16 @@ def choose_backend(project: Path | None, recorded: str | None) -> tuple[str, str
     except PoetryCudaError:  # doctor reports, it does not refuse: the files still tell
         setting = "auto"
     return backends.choose_with_reason(setting, project, pyproject)
+
+
+def cpu_fallback(project: Path | None) -> bool:
+    """The project's `allow-cpu-fallback`; False where pyproject.toml cannot say."""
+    if project is None:
+        return False
+    try:
+        return parse_settings(read_toml(project / "pyproject.toml")).allow_cpu_fallback
+    except PoetryCudaError:  # reported by the checks that read it
+        return False
 
 
 def find_environment(
@@ -165,6 +177,7 @@ def gather(
         tuple(libraries),
         shell_contradictions(project, env),
         backend,
+        cpu_fallback(project),
     )
 
 

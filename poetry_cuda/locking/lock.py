@@ -24,6 +24,7 @@ from poetry_cuda.files import read_text
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.lockfile import CudaLock
+from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.managed import Managed
@@ -85,6 +86,19 @@ def build_lock(
         ),
         system_requirements=plan.system_requirements if requirements is None else requirements,
         managed_sources=managed(planned).source_names,
+        extras=tuple(
+            LockedExtra(
+                name=e.name,
+                kind=e.kind,
+                family=e.family,
+                variant=e.variant,
+                cuda=e.cuda,
+                arches=e.arches,
+                serves=e.serves,
+                reason=e.reason,
+            )
+            for e in plan.extras
+        ),
     ).sealed(planned.pyproject)
 
 

@@ -3,8 +3,9 @@
 It holds the schema `version`, a `content-hash` over the CUDA-relevant parts of
 pyproject.toml (so staleness is detectable), the policy and cuda request, the targets'
 facts at lock time, each package's chosen variant, CUDA version, source and locked
-version with the architectures it serves, the hidden system requirements, and which
-pyproject entries poetry-cuda manages. It is parsed as data, never evaluated.
+version with the architectures it serves, the hidden system requirements, which
+pyproject entries poetry-cuda manages and, for a multi-variant project, the extras (or
+groups) that install each build. It is parsed as data, never evaluated.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Literal
 from typing import TypeVar
 
 import tomlkit
@@ -32,6 +34,7 @@ from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import OperatingSystem
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.request.dependencies import read_dependencies
@@ -114,6 +117,31 @@ class LockedPackage:
     reason: str
 
 
+SASS, PTX = "sm_", "compute_"  # how an architecture is spelled: sm_89 SASS, compute_90 PTX
+ExtraKind = Literal["extra", "group"]
+EXTRA_KINDS: tuple[ExtraKind, ...] = ("extra", "group")
+
+
+@dataclass(frozen=True)
+class LockedExtra:
+    """One build of a multi-variant project and the extra (or group) that installs it."""
+
+    name: str
+    kind: ExtraKind
+    family: str
+    variant: str
+    cuda: CudaVersion | None  # None for the CPU build
+    arches: tuple[str, ...]  # sm_XY with SASS, compute_XY with PTX
+    serves: tuple[str, ...]  # the labels of the targets it was the best fit for
+    reason: str
+
+    def build(self) -> Variant:
+        """The build as the knowledge base models one, to judge it on a host again."""
+        sass = [ComputeCapability.parse(a) for a in self.arches if a.startswith(SASS)]
+        ptx = [ComputeCapability.parse(a) for a in self.arches if a.startswith(PTX)]
+        return Variant(self.variant, self.cuda, tuple(sorted(sass)), tuple(sorted(ptx)))
+
+
 @dataclass(frozen=True)
 class CudaLock:
     content_hash: str
@@ -124,6 +152,7 @@ class CudaLock:
     packages: tuple[LockedPackage, ...]
     system_requirements: tuple[SystemRequirement, ...]
     managed_sources: tuple[str, ...]
+    extras: tuple[LockedExtra, ...] = ()  # multi-variant projects only
 
     def project_cuda(self) -> CudaVersion | None:
         """The project's CUDA version (see `project_cuda`), as this lock records it."""
@@ -134,10 +163,13 @@ class CudaLock:
 
     @property
     def names(self) -> frozenset[str]:
-        """The packages the decision is about: the chosen ones and those with requirements."""
-        return frozenset(p.name for p in self.packages) | {
-            r.package for r in self.system_requirements
-        }
+        """The packages the decision is about: the chosen ones, those with requirements, and
+        the families the extras install."""
+        return (
+            frozenset(p.name for p in self.packages)
+            | {r.package for r in self.system_requirements}
+            | {e.family for e in self.extras}
+        )
 
     def sealed(self, pyproject: Mapping[str, Any]) -> CudaLock:
         """This lock with the content-hash of `pyproject`, so that it is fresh for it."""
@@ -173,6 +205,7 @@ class CudaLock:
                 }
                 for r in self.system_requirements
             ],
+            "extras": [_extra_table(e) for e in self.extras],
         }
         for key, tables in rows.items():
             if tables:  # an empty array of tables would be written inline, above the header
@@ -219,6 +252,19 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
         "version": package.version,
         "arches": package.arches,
         "reason": package.reason,
+    }
+
+
+def _extra_table(extra: LockedExtra) -> dict[str, Any]:
+    return {
+        "name": extra.name,
+        "kind": extra.kind,
+        "family": extra.family,
+        "variant": extra.variant,
+        "cuda": _text(extra.cuda),
+        "arches": extra.arches,
+        "serves": extra.serves,
+        "reason": extra.reason,
     }
 
 
@@ -321,7 +367,28 @@ def read(path: Path) -> CudaLock:
             )
             for q in top.tables("system-requirements")
         ),
+        extras=tuple(
+            LockedExtra(
+                name=e.text("name"),
+                kind=e.choice("kind", EXTRA_KINDS),
+                family=e.text("family"),
+                variant=e.text("variant"),
+                cuda=_parsed(e, "cuda", CudaVersion.parse),
+                arches=e.parsed_list("arches", _arch),
+                serves=e.texts("serves", ()),
+                reason=e.value("reason", str, STRING),
+            )
+            for e in top.tables("extras")
+        ),
     )
+
+
+def _arch(text: str) -> str:
+    """An architecture as cuda.lock writes it: sm_XY (SASS) or compute_XY (PTX)."""
+    if not text.startswith((SASS, PTX)):
+        raise ValueError(f"{text!r} is not an architecture (expected e.g. 'sm_89' or 'compute_90')")
+    ComputeCapability.parse(text)
+    return text
 
 
 def _checked(table: Table, key: str, parser: Callable[[str], object]) -> str:

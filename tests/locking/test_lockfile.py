@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import dataclasses
+
 from typing import TYPE_CHECKING
 
 import pytest
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.locking.lockfile import CudaLock
+from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile import content_hash
@@ -69,6 +72,75 @@ def test_round_trip_and_determinism(tmp_path: Path) -> None:
     assert read(path) == LOCK
     assert LOCK.dumps() == read(path).dumps()
     assert LOCK.dumps().startswith("# This file is written by poetry-cuda")
+
+
+EXTRAS = (
+    LockedExtra(
+        "cu124",
+        "extra",
+        "torch",
+        "cu124",
+        CudaVersion(12, 4),
+        ("sm_50", "sm_90", "compute_90"),
+        ("hosts/a.json",),
+        "driver 550.54.14 supports CUDA <= 12.4",
+    ),
+    LockedExtra("cpu", "group", "torch", "cpu", None, (), ("hosts/mac.json",), "no driver"),
+)
+MULTI = dataclasses.replace(LOCK, extras=EXTRAS)
+
+
+def test_extras_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "cuda.lock"
+    path.write_text(MULTI.dumps())
+    assert read(path) == MULTI
+    text = MULTI.dumps()
+    assert text.count("[[extras]]") == 2
+    cpu = text[text.rindex("[[extras]]") :]
+    assert "cuda =" not in cpu  # no CUDA for the CPU build, as for packages
+    assert "arches = []" in cpu
+
+
+def test_a_lock_without_extras_writes_no_extras_table() -> None:
+    assert "extras" not in LOCK.dumps()
+    assert MULTI != LOCK
+
+
+def test_an_extras_build_is_judged_from_its_recorded_architectures() -> None:
+    build = EXTRAS[0].build()
+    assert build.name == "cu124"
+    assert build.cuda == CudaVersion(12, 4)
+    assert build.sass == (ComputeCapability(5, 0), ComputeCapability(9, 0))
+    assert build.ptx == (ComputeCapability(9, 0),)
+    assert EXTRAS[1].build().is_cpu
+
+
+def test_the_extras_family_is_part_of_the_content_hash() -> None:
+    pyproject = {"project": {"optional-dependencies": {"cu124": ["torch==2.5.1"]}}}
+    sealed = MULTI.sealed(pyproject)
+    assert sealed.is_fresh(pyproject)
+    changed = {"project": {"optional-dependencies": {"cu124": ["torch==2.6.0"]}}}
+    assert not sealed.is_fresh(changed)
+
+
+@pytest.mark.parametrize(
+    ("edit", "culprit"),
+    [
+        (lambda t: t.replace('kind = "extra"', 'kind = "wheel"'), "extras[0].kind"),
+        (lambda t: t.replace('name = "cu124"', "name = 124"), "extras[0].name"),
+        (lambda t: t.replace('family = "torch"\n', "", 1), "extras[0].family: missing"),
+        (lambda t: t.replace('"compute_90"', '"9.0"'), "extras[0].arches[2]"),
+        (lambda t: t.replace('cuda = "12.4"\narches', 'cuda = "twelve"\narches'), "extras[0].cuda"),
+        (lambda t: t.replace('serves = ["hosts/mac.json"]', "serves = [1]"), "extras[1].serves"),
+        (lambda t: t.replace('reason = "no driver"', "reason = 0"), "extras[1].reason"),
+    ],
+)
+def test_damaged_extras_name_the_key(tmp_path: Path, edit: object, culprit: str) -> None:
+    path = tmp_path / "cuda.lock"
+    path.write_text(edit(MULTI.dumps()))  # type: ignore[operator]
+    with pytest.raises(InputFileError) as caught:
+        read(path)
+    assert culprit in caught.value.render()
 
 
 def test_content_hash_is_order_independent() -> None:

@@ -12,6 +12,7 @@ import tomlkit
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking.lockfile import CudaLock
+from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.planning.plan import SystemRequirement
@@ -209,3 +210,66 @@ def registries(uv_lock: Path) -> set[str]:
         for package in document["package"]
         if "registry" in package["source"]
     }
+
+
+# The extras of a multi-variant torch project, as cuda.lock records them (torch 2.5.1's).
+CPU_EXTRA = LockedExtra("cpu", "extra", "torch", "cpu", None, (), (), "the CPU build")
+CU124_EXTRA = LockedExtra(
+    "cu124",
+    "extra",
+    "torch",
+    "cu124",
+    CudaVersion(12, 4),
+    ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"),
+    ("this machine",),
+    "driver 550.54.14 supports CUDA <= 12.4",
+)
+
+
+def write_multi_variant_uv_project(directory: Path, *, pypi: str, cpu: str, cu124: str) -> Path:
+    """A uv project as uv's PyTorch guide writes one: the extras `cpu` and `cu124`, which
+    conflict, each taking torch from its own explicit index (`pypi`, `cpu` and `cu124` are
+    the indexes' URLs)."""
+    uv = {
+        "environments": ["sys_platform == 'linux'"],
+        "conflicts": [[{"extra": "cpu"}, {"extra": "cu124"}]],
+        "sources": {
+            "torch": [
+                {"index": "pytorch-cpu", "extra": "cpu"},
+                {"index": "pytorch-cu124", "extra": "cu124"},
+            ]
+        },
+        "index": [
+            {"name": "pypi-stand-in", "url": pypi, "default": True},
+            {"name": "pytorch-cpu", "url": cpu, "explicit": True},
+            {"name": "pytorch-cu124", "url": cu124, "explicit": True},
+        ],
+    }
+    return write_project(
+        directory,
+        version="0.1.0",
+        requires_python=">=3.11,<3.12",
+        dependencies=(),
+        tool={"uv": uv},
+        extra_toml='\n[project.optional-dependencies]\ncpu = ["torch==2.5.1"]\n'
+        'cu124 = ["torch==2.5.1"]\n',
+    )
+
+
+def write_extras_lock(
+    project: Path, extras: Sequence[LockedExtra] = (CPU_EXTRA, CU124_EXTRA), *, backend: str = "uv"
+) -> Path:
+    """A fresh cuda.lock for a multi-variant project: its extras, no single chosen build."""
+    record = CudaLock(
+        content_hash="",
+        backend=backend,
+        policy="newest",
+        cuda="auto",
+        targets=(THIS_MACHINE,),
+        packages=(),
+        system_requirements=(),
+        managed_sources=(),
+        extras=tuple(extras),
+    ).sealed(read_toml(project / "pyproject.toml"))
+    (project / lockfile.FILENAME).write_text(record.dumps())
+    return project

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "env": ("poetry_cuda.cli.commands.env", "EnvCommand"),
     "run": ("poetry_cuda.cli.commands.run", "RunCommand"),
     "doctor": ("poetry_cuda.cli.commands.doctor", "DoctorCommand"),
+    "sync": ("poetry_cuda.cli.commands.sync", "SyncCommand"),
 }
 
 

@@ -1,0 +1,143 @@
+"""`sync`: install the locked project with its package manager, the fitting extra included."""
+
+from __future__ import annotations
+
+import os
+
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
+
+from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import backend_line
+from poetry_cuda.errors import InputFileError
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from poetry_cuda.doctor.extras import Pick
+    from poetry_cuda.locking.lockfile import CudaLock
+
+
+HELP = """\
+Installs what the locks record, with the project's package manager, and never resolves
+anew: `uv sync --locked` for a uv project, `poetry install` for a Poetry one.
+
+A multi-variant project (cuda.lock records an extra per CUDA build) gets, for each
+family, the extra that fits this machine: the highest-CUDA one whose build runs on its
+driver and serves every GPU (native or minor-compatible; native only with the
+recorded policy native), the CPU build where there is
+no NVIDIA driver (on a GPU machine only with allow-cpu-fallback = true). uv installs it
+with --extra NAME (--group NAME for a group), Poetry with --extras NAME (--with NAME).
+
+--dry-run prints the extra chosen, why, and the command; it runs nothing.
+
+Exit codes: 0 installed (or, with --dry-run, printed); 2 no cuda.lock, a stale one
+(run `lock` first), or bad configuration; 3 no extra fits this machine (each extra is
+named with the reason); 4 the package manager's install failed (its message is above).
+"""
+LOCK_FIRST = "run `poetry cuda lock` (or `poetry-cuda lock`), then sync"
+
+
+class SyncCommand(CudaCommand):
+    name = "sync"
+    description = "Install the locked project; a multi-variant one with the extra fitting here."
+    help = HELP
+    options: ClassVar[list[Any]] = [
+        option("dry-run", None, "Print the extra chosen and the command; run nothing."),
+    ]
+
+    def run_command(self) -> int:
+        from poetry_cuda import backends
+        from poetry_cuda.request.project import find_project
+
+        project = find_project(self.project_start())
+        cuda_lock, pyproject = locked(project)
+        backend = backends.load(cuda_lock.backend)
+        picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
+        extras, groups = selection(picks)
+        command = backend.install_command(extras, groups)
+        self.line(backend_line(backend.name, "cuda.lock records it"))
+        for pick in picks:
+            if pick.extra is not None:  # always: `fitting_extras` refused the others
+                self.line(
+                    f"<info>Extra</info>: {pick.extra.name} for {pick.family} "
+                    f"({Formatter.escape(pick.reason)})"
+                )
+        if self.option("dry-run"):
+            self.line(f"Would run: {Formatter.escape(str(command))}")
+            return 0
+        self.line(f"Running: {Formatter.escape(str(command))}")
+        backend.install(project, command)
+        return 0
+
+
+def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
+    """The project's cuda.lock and pyproject.toml; exit 2 when cuda.lock is missing, stale
+    or left by a dead run."""
+    from poetry_cuda.files import read_toml
+    from poetry_cuda.locking import lockfile
+    from poetry_cuda.locking import transaction
+
+    path = project / lockfile.FILENAME
+    if not path.is_file():
+        raise InputFileError(
+            f"no {lockfile.FILENAME} in {project}: nothing is locked for CUDA yet",
+            why="sync installs what cuda.lock and the package manager's lock record",
+            fix=LOCK_FIRST,
+        )
+    cuda_lock = lockfile.read(path)
+    if transaction.pending(project):
+        raise InputFileError(
+            f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}",
+            why="the locks may hold half of what that run wrote",
+            fix=f"{LOCK_FIRST}: lock undoes the dead run's changes",
+        )
+    pyproject = read_toml(project / "pyproject.toml")
+    if not cuda_lock.is_fresh(pyproject):
+        raise InputFileError(
+            f"{lockfile.FILENAME} is stale: the CUDA-relevant parts of pyproject.toml changed "
+            "since it was written",
+            why="installing it would install a decision made for another pyproject.toml",
+            fix=LOCK_FIRST,
+        )
+    return cuda_lock, pyproject
+
+
+def fitting_extras(cuda_lock: CudaLock, pyproject: dict[str, Any]) -> tuple[Pick, ...]:
+    """The extra of each family that fits this machine, as detected; exit 3 when one has none."""
+    from poetry_cuda.doctor.extras import pick_extras
+    from poetry_cuda.doctor.extras import refusal
+    from poetry_cuda.knowledge import load
+    from poetry_cuda.planning.planner import detect_this_machine
+    from poetry_cuda.planning.targets import settle
+    from poetry_cuda.request.settings import parse_settings
+
+    settings = parse_settings(pyproject)
+    nvidia = load().nvidia
+    target, _ = settle(detect_this_machine(os.environ), nvidia)
+    picks = pick_extras(
+        cuda_lock.extras,
+        target,
+        nvidia,
+        policy=cuda_lock.policy,
+        allow_cpu_fallback=settings.allow_cpu_fallback,
+    )
+    error = refusal(picks, target)
+    if error is not None:
+        raise error
+    return picks
+
+
+def selection(picks: Sequence[Pick]) -> tuple[list[str], list[str]]:
+    """The chosen extras' names: (extras, groups)."""
+    chosen = [p.extra for p in picks if p.extra is not None]
+    return (
+        [e.name for e in chosen if e.kind == "extra"],
+        [e.name for e in chosen if e.kind == "group"],
+    )

@@ -1,0 +1,259 @@
+"""Which of cuda.lock's extras fits a host: what `sync` installs and what doctor checks.
+
+A multi-variant project offers each build as an extra (or group). On a host with an
+NVIDIA driver the extra to install is, per family, the highest-CUDA one whose build runs
+there (native or minor-compatible, every GPU served, judged by `planning.compat.judge` on
+the build cuda.lock records); on a host without one it is the CPU build. As in planning, policy `native` leaves out what runs only through
+minor-version compatibility, and a GPU host gets the CPU build only with
+`allow-cpu-fallback`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from poetry_cuda.doctor.findings import fail
+from poetry_cuda.doctor.findings import ok
+from poetry_cuda.doctor.findings import warn
+from poetry_cuda.doctor.installed import CPU
+from poetry_cuda.errors import NoVariantError
+from poetry_cuda.planning.compat import Verdict
+from poetry_cuda.planning.compat import judge
+from poetry_cuda.versions import CudaVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.doctor.findings import Finding
+    from poetry_cuda.doctor.installed import Distribution
+    from poetry_cuda.doctor.installed import Environment
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Nvidia
+    from poetry_cuda.locking.lockfile import CudaLock
+    from poetry_cuda.locking.lockfile import LockedExtra
+    from poetry_cuda.planning.targets import Target
+    from poetry_cuda.request.settings import Policy
+
+
+SYNC_FIX = "run `poetry cuda sync` (or `poetry-cuda sync`)"
+NO_CUDA = CudaVersion(0, 0)  # what a CPU build counts as where builds are ranked by CUDA
+FALLBACK = "allow-cpu-fallback = true in [tool.poetry-cuda]"
+
+
+@dataclass(frozen=True)
+class Judged:
+    extra: LockedExtra
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The extra of one family that fits the host, or None, and every extra as judged."""
+
+    family: str
+    extra: LockedExtra | None
+    reason: str  # why this extra, or why none
+    judged: tuple[Judged, ...]
+
+    def verdict(self, extra: LockedExtra) -> Verdict:
+        return next(j.verdict for j in self.judged if j.extra == extra)
+
+
+def families(extras: Sequence[LockedExtra]) -> list[str]:
+    """The families the extras install, in the order cuda.lock records them."""
+    return list(dict.fromkeys(e.family for e in extras))
+
+
+def pick_extras(
+    extras: Sequence[LockedExtra],
+    target: Target,
+    nvidia: Nvidia,
+    *,
+    policy: Policy,
+    allow_cpu_fallback: bool,
+) -> tuple[Pick, ...]:
+    """For each family, the extra that fits `target` (see the module's rule)."""
+    return tuple(
+        _pick([e for e in extras if e.family == family], target, nvidia, policy, allow_cpu_fallback)
+        for family in families(extras)
+    )
+
+
+def _pick(
+    extras: list[LockedExtra],
+    target: Target,
+    nvidia: Nvidia,
+    policy: Policy,
+    allow_cpu_fallback: bool,
+) -> Pick:
+    family = extras[0].family
+    judged = tuple(Judged(e, _judge(e, target, nvidia, policy)) for e in extras)
+    cpu = next((j.extra for j in judged if j.verdict.fit == "cpu"), None)
+    if not target.runs_cuda:
+        host = "macOS has no CUDA" if target.os == "macos" else "this machine has no NVIDIA driver"
+        if cpu is None:
+            return Pick(family, None, f"{host}, and no extra of {family} is a CPU build", judged)
+        return Pick(family, cpu, f"{host}: {cpu.name} is the CPU build", judged)
+    runs = [j for j in judged if j.verdict.ok and j.verdict.fit != "cpu"]
+    driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
+    if not runs:
+        if cpu is not None and allow_cpu_fallback:
+            reason = f"no CUDA extra runs here ({driver}); {FALLBACK}"
+            return Pick(family, cpu, reason, judged)
+        return Pick(family, None, f"no CUDA extra of {family} runs here ({driver})", judged)
+    best = max(runs, key=_cuda)
+    passed = [j for j in judged if not j.verdict.ok and _cuda(j) > _cuda(best)]
+    reason = f"the highest-CUDA extra that runs here: {driver}; {best.verdict.detail}"
+    reason += "".join(f"; not {j.extra.name}: {j.verdict.detail}" for j in passed)
+    return Pick(family, best.extra, reason, judged)
+
+
+def _judge(extra: LockedExtra, target: Target, nvidia: Nvidia, policy: Policy) -> Verdict:
+    verdict = judge(extra.build(), target, nvidia)
+    if policy == "native" and verdict.fit == "minor-compatible":
+        return Verdict("no", f"{verdict.detail}, which policy native does not rely on")
+    return verdict
+
+
+def _cuda(judged: Judged) -> CudaVersion:
+    return judged.extra.cuda or NO_CUDA
+
+
+def refusal(picks: Sequence[Pick], target: Target) -> NoVariantError | None:
+    """The error (exit 3) when some family has no extra that fits; None when all do."""
+    missing = [p for p in picks if p.extra is None]
+    if not missing:
+        return None
+    lines = []
+    for pick in missing:
+        lines.append(f"No extra of {pick.family} fits this machine: {pick.reason}.")
+        for judged in pick.judged:
+            detail = judged.verdict.detail
+            if judged.verdict.fit == "cpu" and target.runs_cuda:
+                detail += f"; a GPU machine gets the CPU build only with {FALLBACK}"
+            lines.append(f"  {judged.extra.name}: {detail}")
+    return NoVariantError(
+        "\n".join(lines),
+        why="sync installs, for each family, the extra whose build runs on this machine's "
+        "driver and GPUs",
+        fix=refusal_fix(target),
+    )
+
+
+def refusal_fix(target: Target) -> str:
+    """What to do on a machine that no extra fits."""
+    if target.runs_cuda:
+        return (
+            "update the NVIDIA driver, or add an extra whose build this driver runs and lock "
+            f"again; to install the CPU build here, set {FALLBACK}"
+        )
+    return "install the NVIDIA driver, or add a cpu extra to the project and lock again"
+
+
+def installed_extra(dist: Distribution, extras: Sequence[LockedExtra]) -> LockedExtra | None:
+    """The extra whose build `dist` is: by its version label (`+cu124`, `+cpu`), else by
+    the CUDA version the build records (PyPI's unlabelled CUDA builds)."""
+    label = dist.version.partition("+")[2]
+    by_label = next((e for e in extras if label and e.variant == label), None)
+    if by_label is not None or dist.build_cuda is None:
+        return by_label
+    if dist.build_cuda == CPU:
+        return next((e for e in extras if e.cuda is None), None)
+    try:
+        cuda = CudaVersion.parse(dist.build_cuda)
+    except ValueError:
+        return None
+    return next((e for e in extras if e.cuda == cuda), None)
+
+
+def without_extras_families(cuda_lock: CudaLock, kb: KnowledgeBase) -> CudaLock:
+    """`cuda_lock` without the packages of the families its extras install: those are
+    checked by extra (which one is installed, which one fits), not by one recorded build."""
+    covered = set(families(cuda_lock.extras))
+
+    def by_extra(name: str) -> bool:
+        family = kb.family_of(name)
+        return (family.name if family else name) in covered
+
+    kept = tuple(p for p in cuda_lock.packages if not by_extra(p.name))
+    return dataclasses.replace(cuda_lock, packages=kept)
+
+
+def check_extras(
+    picks: Sequence[Pick],
+    environment: Environment | None,
+    kb: KnowledgeBase,
+    target: Target,
+) -> list[Finding]:
+    """Per family: which extra fits this host, and whether the installed build is it."""
+    found: list[Finding] = []
+    for pick in picks:
+        if pick.extra is None:
+            message = f"no extra of {pick.family} fits this machine: {pick.reason}"
+            found.append(fail("host", "extra", message, refusal_fix(target)))
+            continue
+        found.append(ok("host", "extra", f"the {pick.extra.name} extra fits here: {pick.reason}"))
+        if environment is not None:
+            found.append(_installed_extra(pick, pick.extra, environment, kb, target))
+    return found
+
+
+def _installed_extra(
+    pick: Pick, best: LockedExtra, environment: Environment, kb: KnowledgeBase, target: Target
+) -> Finding:
+    extras = [j.extra for j in pick.judged]
+    names = ", ".join(e.name for e in extras)
+    fix = f"{SYNC_FIX} to install the {best.name} extra"
+    family = next((f for f in kb.families if f.name == pick.family), None)
+    members = (family.lead, *family.members) if family else (pick.family,)
+    dist = next((d for d in map(environment.get, members) if d is not None), None)
+    if dist is None:
+        return fail(
+            "environment",
+            "extra",
+            f"no build of {pick.family} is installed (extras {names})",
+            fix,
+            subject=pick.family,
+        )
+    build = f"{dist.name} {dist.version}"
+    extra = installed_extra(dist, extras)
+    if extra is None:
+        return fail(
+            "environment",
+            "extra",
+            f"{build} is installed: the build of none of cuda.lock's extras ({names})",
+            fix,
+            subject=pick.family,
+        )
+    if extra == best:
+        return ok(
+            "environment",
+            "extra",
+            f"the {extra.name} extra is installed ({build})",
+            subject=pick.family,
+        )
+    verdict = pick.verdict(extra)
+    if not verdict.ok:
+        message = f"the {extra.name} extra is installed ({build}) but cannot run here: "
+        return fail("environment", "extra", message + verdict.detail, fix, subject=pick.family)
+    if extra.cuda is None and target.runs_cuda:
+        return fail(
+            "environment",
+            "extra",
+            f"the {extra.name} extra (a CPU build) is installed ({build}) on a machine whose "
+            f"GPU the {best.name} extra serves: torch.cuda.is_available() will be False",
+            fix,
+            subject=pick.family,
+        )
+    return warn(
+        "environment",
+        "extra",
+        f"the {extra.name} extra is installed ({build}); {best.name} is the one that fits "
+        "here best",
+        fix,
+        subject=pick.family,
+    )
