@@ -210,3 +210,28 @@ def test_server_urls(world: World) -> None:
 )
 def test_cuda_version(variant: str, expected: str | None) -> None:
     assert cuda_version(variant) == expected
+
+
+def test_triton_is_unlabelled_and_pinned_by_linux_cuda_torch(world: World) -> None:
+    triton = "triton-3.4.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    for index in ("simple", "whl/cu126", "whl/cu128", "whl/cu129"):
+        assert triton in files(world, index, "triton"), index
+    assert not (world.root / "whl" / "cpu" / "triton").exists()
+    pin = f"triton==3.4.0; {LINUX_X86_64}"
+    assert pin in requires(world, "whl/cu128", "torch-2.8.0+cu128-cp311-cp311-linux_x86_64.whl")
+    assert pin in requires(world, "simple", "torch-2.8.0-cp311-cp311-manylinux1_x86_64.whl")
+    for index, filename in [
+        ("whl/cu128", "torch-2.8.0+cu128-cp311-cp311-win_amd64.whl"),
+        ("whl/cpu", "torch-2.8.0+cpu-cp311-cp311-linux_x86_64.whl"),
+        ("whl/cu124", "torch-2.5.1+cu124-cp311-cp311-linux_x86_64.whl"),
+    ]:
+        assert not [item for item in requires(world, index, filename) if "triton" in item]
+
+
+def test_cuda_13_wheels_carry_their_new_names(world: World) -> None:
+    cu130 = requires(world, "whl/cu130", "torch-2.9.1+cu130-cp311-cp311-linux_x86_64.whl")
+    assert f"nvidia-cuda-runtime==13.0.96; {LINUX_X86_64}" in cu130
+    assert f"nvidia-cudnn-cu13==9.13.0.50; {LINUX_X86_64}" in cu130
+    assert requires(
+        world, "whl/cu130", "nvidia_cudnn_cu13-9.13.0.50-py3-none-manylinux2014_x86_64.whl"
+    ) == ["nvidia-cublas"]

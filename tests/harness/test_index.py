@@ -65,7 +65,17 @@ def test_pages_are_pep691_json_when_asked(server: WorldServer) -> None:
         document = json.loads(reply.body)
         assert document["meta"] == {"api-version": "1.1"}
         assert document["name"] == "torch"
-        assert document["versions"] == ["2.4.1", "2.5.1", "2.6.0"]
+        assert document["versions"] == [
+            "2.0.1",
+            "2.1.1",
+            "2.1.2",
+            "2.4.1",
+            "2.5.1",
+            "2.6.0",
+            "2.7.1",
+            "2.8.0",
+            "2.9.1",
+        ]
         assert {entry["filename"] for entry in document["files"]} == html_files
         entry = next(
             item
@@ -115,7 +125,17 @@ def test_root_listings(server: WorldServer) -> None:
     projects = {item["name"] for item in json.loads(reply.body)["projects"]}
     assert {"torch", "torchvision", "torchaudio", "nvidia-cuda-runtime-cu12"} <= projects
     variants = [link["href"] for link in anchors(fetch(server.url("/whl/")).body)]
-    assert variants == ["cpu/", "cu118/", "cu121/", "cu124/", "cu126/"]
+    assert variants == [
+        "cpu/",
+        "cu117/",
+        "cu118/",
+        "cu121/",
+        "cu124/",
+        "cu126/",
+        "cu128/",
+        "cu129/",
+        "cu130/",
+    ]
     paddle = [link["text"] for link in anchors(fetch(server.url("/packages/stable/")).body)]
     assert paddle == ["cu117", "cu118", "cu120", "cu126"]
 

@@ -13,6 +13,14 @@ What is mirrored from the real indexes:
 - torch 2.4.1 / 2.5.1 / 2.6.0 with torchvision 0.19.1 / 0.20.1 / 0.21.0 and torchaudio of torch's
   version, in the CUDA variants each release really published (2.4 and 2.5: cu118 cu121 cu124;
   2.6: cu118 cu124 cu126) plus cpu.
+- For the adoption corpus (tests/fixtures/adoption/), torch 2.0.1 / 2.1.1 / 2.1.2 / 2.7.1 / 2.8.0 /
+  2.9.1 with their published torchvision/torchaudio pairs (0.15.2/2.0.2, 0.16.1/2.1.1,
+  0.16.2/2.1.2, 0.22.1/2.7.1, 0.23.0/2.8.0, 0.24.1/2.9.1), again in the variants each published
+  (2.0: cu117 cu118; 2.1: cu118 cu121; 2.7: cu118 cu126 cu128; 2.8: cu126 cu128 cu129; 2.9: cu126
+  cu128 cu130) plus cpu. PyPI's Linux build is cu117 for 2.0, cu121 for 2.1, cu126 for 2.7 and
+  cu128 for 2.8 and 2.9.
+- triton, as published: Linux x86_64 wheels without a local label, on PyPI and on every CUDA
+  variant index of the releases that use it (2.0.0, 2.1.0, 3.0.0 ... 3.5.1, one per release).
 - File names as published. On download.pytorch.org Linux wheels are tagged `linux_x86_64` and carry
   the local label (`torch-2.5.1+cu124-cp311-cp311-linux_x86_64.whl`), Windows wheels `win_amd64`, and
   the macOS arm64 wheels (cpu index only) carry *no* label (`torch-2.5.1-cp311-none-macosx_11_0_arm64`,
@@ -20,8 +28,11 @@ What is mirrored from the real indexes:
   CUDA 12.1, 2.5.1 and 2.6.0 CUDA 12.4) and the Windows and macOS wheels are CPU builds.
 - Dependencies. Linux CUDA torch wheels (both indexes) pin `nvidia-*` wheels under
   `platform_system == "Linux" and platform_machine == "x86_64"`: a representative subset of the real
-  pins (cuda-runtime, cudnn, cublas, with their real versions); Windows wheels bundle CUDA and pin
-  nothing. torch also requires filelock and typing-extensions>=4.8.0 (a subset of the real
+  pins (cuda-runtime, cudnn, cublas, with their real versions; CUDA 13 names drop the `-cu13` but
+  for cuDNN, `nvidia-cuda-runtime`, `nvidia-cudnn-cu13`), and from 2.0.1 on also
+  `triton==<its triton>` under the same marker (2.4.1 to 2.6.0 leave that pin out, so the locks
+  the older tests assert stay as they were); Windows wheels bundle CUDA and pin nothing. torch also
+  requires filelock and typing-extensions>=4.8.0 (a subset of the real
   filelock/typing-extensions/sympy/networkx/jinja2/fsspec) and offers the real `opt-einsum` extra.
   torchvision and torchaudio pin torch exactly, as the real METADATA does: on Linux and macOS without
   the label (`torch==2.5.1`, which `2.5.1+cu124` satisfies), on Windows with it
@@ -32,7 +43,8 @@ What is mirrored from the real indexes:
 - flash-attn 2.7.4.post1 on PyPI only as an sdist (static PKG-INFO, so it locks without a build).
 
 Python tags: like the real projects, one wheel per CPython version, cp310-cp313 (cp310-cp312 for the
-torch 2.4 family and paddlepaddle-gpu 2.6.2). uv requires wheels for the lower bound of the project's
+torch 2.4 family and paddlepaddle-gpu 2.6.2; cp311 only for the corpus releases, so projects on
+those declare ">=3.11,<3.12" or Poetry's "~3.11"). uv requires wheels for the lower bound of the project's
 `requires-python`, and Poetry records every file of a locked version, so projects must declare a
 `requires-python` inside that range (">=3.11,<3.12" keeps locks smallest; ">=3.10" works too).
 Tests run on CPython 3.11, which every release covers.
@@ -75,6 +87,8 @@ PADDED_TORCH = "2.5.1"
 LINUX_X86_64 = 'platform_system == "Linux" and platform_machine == "x86_64"'
 
 Platform = Literal["linux", "windows", "macos"]
+NvidiaKind = Literal["cuda-runtime", "cudnn", "cublas"]
+_PY311 = ("cp311",)
 _PY310_312 = ("cp310", "cp311", "cp312")
 _PY310_313 = ("cp310", "cp311", "cp312", "cp313")
 _PYPI_TAGS: dict[Platform, str] = {
@@ -93,17 +107,24 @@ _PYTORCH_TAGS: dict[Platform, str] = {
 class NvidiaLib:
     """One `nvidia-<kind>-cu<major>` wheel."""
 
-    kind: Literal["cuda-runtime", "cudnn", "cublas"]
+    kind: NvidiaKind
     cuda_major: int
     version: str
 
     @property
     def name(self) -> str:
-        return f"nvidia-{self.kind}-cu{self.cuda_major}"
+        return nvidia_name(self.kind, self.cuda_major)
 
     @property
     def pin(self) -> str:
         return f"{self.name}=={self.version}"
+
+
+def nvidia_name(kind: NvidiaKind, cuda_major: int) -> str:
+    """`nvidia-cudnn-cu12`; from CUDA 13 NVIDIA drops the major from every name but cuDNN's."""
+    if cuda_major >= 13 and kind != "cudnn":
+        return f"nvidia-{kind}"
+    return f"nvidia-{kind}-cu{cuda_major}"
 
 
 def _libs(major: int, runtime: str, cudnn: str, cublas: str) -> tuple[NvidiaLib, ...]:
@@ -114,11 +135,19 @@ def _libs(major: int, runtime: str, cudnn: str, cublas: str) -> tuple[NvidiaLib,
     )
 
 
+_CU117 = _libs(11, "11.7.99", "8.5.0.96", "11.10.3.66")
+_CU118_CUDNN8 = _libs(11, "11.8.89", "8.7.0.84", "11.11.3.6")
 _CU118 = _libs(11, "11.8.89", "9.1.0.70", "11.11.3.6")
+_CU121_CUDNN8 = _libs(12, "12.1.105", "8.9.2.26", "12.1.3.1")
 _CU121 = _libs(12, "12.1.105", "9.1.0.70", "12.1.3.1")
 _CU124_EARLY = _libs(12, "12.4.99", "9.1.0.70", "12.4.2.65")
 _CU124 = _libs(12, "12.4.127", "9.1.0.70", "12.4.5.8")
 _CU126 = _libs(12, "12.6.77", "9.5.1.17", "12.6.4.1")
+_CU126_CUDNN910 = _libs(12, "12.6.77", "9.10.2.21", "12.6.4.1")
+_CU128_EARLY = _libs(12, "12.8.57", "9.7.1.26", "12.8.3.14")
+_CU128 = _libs(12, "12.8.90", "9.10.2.21", "12.8.4.1")
+_CU129 = _libs(12, "12.9.79", "9.10.2.21", "12.9.1.4")
+_CU130 = _libs(13, "13.0.96", "9.13.0.50", "13.1.0.3")
 _PADDLE_CU118 = _libs(11, "11.8.89", "8.9.6.50", "11.11.3.6")
 
 
@@ -135,6 +164,10 @@ class TorchRelease:
     torch_requires_python: str
     torchvision_requires_python: str
     nvidia: dict[str, tuple[NvidiaLib, ...]]
+    triton: str
+    # The first three releases leave their triton pin out, so their wheels and the locks the
+    # older tests assert stay as they were; triton itself is served for them all the same.
+    pins_triton: bool = True
 
     def version(self, package: str) -> str:
         """The version of `package` (torch, torchvision or torchaudio) in this release."""
@@ -156,6 +189,8 @@ TORCH_RELEASES = (
         ">=3.8.0",
         ">=3.8",
         {"cu118": _CU118, "cu121": _CU121, "cu124": _CU124_EARLY},
+        "3.0.0",
+        pins_triton=False,
     ),
     TorchRelease(
         "2.5.1",
@@ -167,6 +202,8 @@ TORCH_RELEASES = (
         ">=3.8.0",
         ">=3.9",
         {"cu118": _CU118, "cu121": _CU121, "cu124": _CU124},
+        "3.1.0",
+        pins_triton=False,
     ),
     TorchRelease(
         "2.6.0",
@@ -178,6 +215,81 @@ TORCH_RELEASES = (
         ">=3.9.0",
         ">=3.9",
         {"cu118": _CU118, "cu124": _CU124, "cu126": _CU126},
+        "3.2.0",
+        pins_triton=False,
+    ),
+    # The releases the adoption corpus pins, for CPython 3.11 only to keep the world small.
+    TorchRelease(
+        "2.0.1",
+        "0.15.2",
+        "2.0.2",
+        ("cu117", "cu118"),
+        "cu117",
+        _PY311,
+        ">=3.8.0",
+        ">=3.8",
+        {"cu117": _CU117, "cu118": _CU118_CUDNN8},
+        "2.0.0",
+    ),
+    TorchRelease(
+        "2.1.1",
+        "0.16.1",
+        "2.1.1",
+        ("cu118", "cu121"),
+        "cu121",
+        _PY311,
+        ">=3.8.0",
+        ">=3.8",
+        {"cu118": _CU118_CUDNN8, "cu121": _CU121_CUDNN8},
+        "2.1.0",
+    ),
+    TorchRelease(
+        "2.1.2",
+        "0.16.2",
+        "2.1.2",
+        ("cu118", "cu121"),
+        "cu121",
+        _PY311,
+        ">=3.8.0",
+        ">=3.8",
+        {"cu118": _CU118_CUDNN8, "cu121": _CU121_CUDNN8},
+        "2.1.0",
+    ),
+    TorchRelease(
+        "2.7.1",
+        "0.22.1",
+        "2.7.1",
+        ("cu118", "cu126", "cu128"),
+        "cu126",
+        _PY311,
+        ">=3.9.0",
+        ">=3.9",
+        {"cu118": _CU118, "cu126": _CU126, "cu128": _CU128_EARLY},
+        "3.3.1",
+    ),
+    TorchRelease(
+        "2.8.0",
+        "0.23.0",
+        "2.8.0",
+        ("cu126", "cu128", "cu129"),
+        "cu128",
+        _PY311,
+        ">=3.9.0",
+        ">=3.9",
+        {"cu126": _CU126_CUDNN910, "cu128": _CU128, "cu129": _CU129},
+        "3.4.0",
+    ),
+    TorchRelease(
+        "2.9.1",
+        "0.24.1",
+        "2.9.1",
+        ("cu126", "cu128", "cu130"),
+        "cu128",
+        _PY311,
+        ">=3.10",
+        ">=3.10",
+        {"cu126": _CU126_CUDNN910, "cu128": _CU128, "cu130": _CU130},
+        "3.5.1",
     ),
 )
 
@@ -314,6 +426,9 @@ def _standard_catalog() -> Iterator[tuple[str, WheelSpec | SdistSpec]]:
                         )
             yield from ((index, lib) for lib in _nvidia_wheels(release.nvidia.get(variant, ())))
             yield from ((index, dep) for dep in _PURE_DEPENDENCIES)
+            if variant != "cpu":
+                yield from ((index, triton) for triton in _triton_wheels(release))
+        yield from ((PYPI_INDEX, triton) for triton in _triton_wheels(release))
         for platform in ("linux", "windows", "macos"):
             for python in release.pythons:
                 for package in ("torch", "torchvision", "torchaudio"):
@@ -412,6 +527,8 @@ def _torch_wheel(
     requires = ["filelock", "typing-extensions>=4.8.0"]
     if platform == "linux" and cuda is not None:
         requires.extend(f"{lib.pin}; {LINUX_X86_64}" for lib in release.nvidia[variant])
+        if release.pins_triton:
+            requires.append(f"triton=={release.triton}; {LINUX_X86_64}")
     requires.append('opt-einsum>=3.3; extra == "opt-einsum"')
     metadata = Metadata(
         "torch",
@@ -468,6 +585,20 @@ def _paddle_wheel(build: PaddleBuild, platform: Platform, python: str) -> WheelS
     return WheelSpec(metadata, f"{python}-{python}-{tag}", files)
 
 
+def _triton_wheels(release: TorchRelease) -> Iterator[WheelSpec]:
+    """triton as published: Linux x86_64 only, no local label, one wheel per CPython version."""
+    for python in release.pythons:
+        yield WheelSpec(
+            Metadata(
+                "triton",
+                release.triton,
+                summary="A language and compiler for custom Deep Learning operations",
+            ),
+            f"{python}-{python}-manylinux_2_17_x86_64.manylinux2014_x86_64",
+            {"triton/__init__.py": _init_module("triton", release.triton)},
+        )
+
+
 def _nvidia_wheels(libs: Iterable[NvidiaLib]) -> Iterator[WheelSpec]:
     for lib in libs:
         module = lib.kind.replace("-", "_")
@@ -491,7 +622,7 @@ def _nvidia_wheels(libs: Iterable[NvidiaLib]) -> Iterator[WheelSpec]:
                 f"#define CUDNN_MINOR {numbers[1]}\n"
                 f"#define CUDNN_PATCHLEVEL {numbers[2]}\n"
             )
-            requires = (f"nvidia-cublas-cu{lib.cuda_major}",)
+            requires = (nvidia_name("cublas", lib.cuda_major),)
         else:
             soname = f"libcublas.so.{lib.cuda_major}"
         files[f"nvidia/{module}/lib/{soname}"] = (
