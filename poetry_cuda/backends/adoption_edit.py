@@ -13,6 +13,8 @@ each change in one line; the managed entries are written afterwards as on every 
 
 from __future__ import annotations
 
+import json
+
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -21,6 +23,7 @@ import tomlkit
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from tomlkit.items import AoT
 from tomlkit.items import Array
 
 from poetry_cuda.backends import pyproject_edit
@@ -37,9 +40,14 @@ if TYPE_CHECKING:
 
 
 def adopt(
-    text: str, taken: Sequence[HandPin], unused: Sequence[HandIndex], cuda: str | None
+    text: str,
+    taken: Sequence[HandPin],
+    unused: Sequence[HandIndex],
+    outdated: Sequence[HandIndex],
+    cuda: str | None,
 ) -> tuple[str, list[str]]:
-    """pyproject.toml's text with `taken` rewritten and `unused` removed, and what changed.
+    """pyproject.toml's text with `taken` rewritten, `unused` removed and `outdated`
+    (Poetry 1.x sources) made explicit, and what changed.
 
     `cuda`, when given, is written as `[tool.poetry-cuda] cuda`: the variant the pins
     asked for, which must outlive them.
@@ -61,6 +69,8 @@ def adopt(
                 changes.extend(_requirement(document, pin.where, pin.package))
         for index in unused:
             changes.extend(_index(document, index))
+        for index in outdated:
+            changes.extend(_explicit(document, index))
         if cuda is not None:
             tool = pyproject_edit.table(document, "tool", "tool")
             settings = pyproject_edit.table(tool, "poetry-cuda", "tool.poetry-cuda")
@@ -98,8 +108,8 @@ def _poetry_dependency(document: TOMLDocument, where: str, package: str) -> list
     if key is None:
         return []
     value = table[key]
-    before = pyproject_edit.shown(value, limit=None)
-    entries = list(value) if isinstance(value, list) else [value]
+    before = _one_line(pyproject_edit.plain(value))
+    entries = list(value) if isinstance(value, (list, AoT)) else [value]
     constraint = _constraint(entries)
     new: Any = constraint
     if len(entries) == 1 and isinstance(value, dict):
@@ -112,7 +122,16 @@ def _poetry_dependency(document: TOMLDocument, where: str, package: str) -> list
             new = tomlkit.inline_table()
             new.update({"version": constraint, **kept})
     table[key] = new
-    return [f"{where} {key}: {before} -> {pyproject_edit.shown(table[key], limit=None)}"]
+    return [f"{where} {key} = {before} -> {_one_line(pyproject_edit.plain(new))}"]
+
+
+def _one_line(value: Any) -> str:
+    """A dependency's value in one line, as inline TOML: tables of arrays read inline."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_one_line(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_one_line(item) for item in value) + "]"
+    return json.dumps(value)
 
 
 def _uv_source(document: TOMLDocument, package: str, pins: Sequence[HandPin]) -> list[str]:
@@ -191,6 +210,20 @@ def _pin_version(document: TOMLDocument, package: str, version: str) -> list[str
                 items[position] = new
                 changes.append(f"{where} {str(text)!r} -> {new!r}")
     return changes
+
+
+def _explicit(document: TOMLDocument, index: HandIndex) -> list[str]:
+    """A Poetry 1.x source (`secondary = true`) written as Poetry 2's explicit source."""
+    poetry: Any = document["tool"]["poetry"]
+    sources = pyproject_edit.entries(poetry, "source", "tool.poetry.source")
+    for source in sources:
+        if source.get("name") == index.name:
+            for key in ("secondary", "default"):
+                if key in source:
+                    del source[key]
+            source["priority"] = "explicit"
+            return [f'{index.said}: {index.old_priority} -> priority = "explicit"']
+    return []
 
 
 def _index(document: TOMLDocument, index: HandIndex) -> list[str]:

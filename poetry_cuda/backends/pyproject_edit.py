@@ -141,6 +141,14 @@ def apply_indexes(
         if kept and not kept[-1].as_string().endswith("\n\n"):
             table.trivia.indent = "\n"  # a blank line after the entry before it
         kept.append(table)
+    pieces = _pieces(parent, key)
+    if len(pieces) > 1:  # `[[key]]` entries in several places of the file: edit each place
+        for piece in pieces:
+            entries_here = [e for e in piece if e.get("name") not in dropped]
+            piece.clear()
+            piece.extend(entries_here)
+        pieces[-1].extend(kept[len(current) - len(dropped) :])
+        return
     if existing is not None:
         existing.clear()
         existing.extend(kept)
@@ -150,6 +158,18 @@ def apply_indexes(
         created = tomlkit.aot()
         created.extend(kept)
         parent[key] = created
+
+
+def _pieces(parent: Any, key: str) -> list[AoT]:
+    """The arrays of tables `key` is written as, where its `[[...]]` entries are split.
+
+    When other tables stand between them, tomlkit reads the parent as a proxy over several
+    tables, and edits made through its merged array are lost: each piece is edited instead.
+    """
+    if not isinstance(parent, OutOfOrderTableProxy):
+        return []
+    tables = parent._tables  # tomlkit offers no public way to reach them
+    return [t[key] for t in tables if isinstance(t.get(key), AoT)]
 
 
 def _inline(fields: dict[str, str | bool]) -> str:

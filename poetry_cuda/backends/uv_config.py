@@ -76,6 +76,8 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
         if name in managed.kept:
             continue  # the authors' own pin, which already says what the plan chose
         if _is_managed_source(value, ours):
+            if name not in pinned and _is_managed_source(value, managed.adopted):
+                continue  # in the shape we write, but on the authors' index: theirs
             if name not in pinned:
                 del uv["sources"][key]  # a package an earlier plan pinned and this one does not
         elif name in pinned:

@@ -31,6 +31,7 @@ from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
+from poetry_cuda.locking.verify import verify_extras
 from poetry_cuda.planning.adoption import pinned_request
 from poetry_cuda.planning.planner import replanned
 
@@ -125,6 +126,13 @@ def staleness(
         reasons.append(f"{name}: the plan chooses {variant} from {source}")
     for name, variant, source, _ in sorted(recorded - chosen):
         reasons.append(f"{name}: {lockfile.FILENAME} records {variant} from {source}")
+    planned_extras = {(e.name, e.variant, e.serves) for e in wanted.extras}
+    recorded_extras = {(e.name, e.variant, e.serves) for e in current.extras}
+    for name, variant, serves in sorted(planned_extras - recorded_extras):
+        fits = f", the best fit of {', '.join(serves)}" if serves else ""
+        reasons.append(f"the {name} extra: the plan has it install {variant}{fits}")
+    for name, variant, _ in sorted(recorded_extras - planned_extras):
+        reasons.append(f"the {name} extra: {lockfile.FILENAME} records it installing {variant}")
     needed = {(r.package, r.kind) for r in wanted.system_requirements}
     noted = {(r.package, r.kind) for r in current.system_requirements}
     for package, kind in sorted(needed - noted):
@@ -163,7 +171,6 @@ def _start(
     """
     current = _current(planned.project)
     refuse_silent_cpu(planned, current)
-    backend.check_pyproject(planned.project, planned.pyproject)
     text = read_text(planned.project / "pyproject.toml")
     previous = current.managed_sources if current else ()
     adopted: list[str] = []
@@ -173,10 +180,13 @@ def _start(
         if not adopt:
             raise adoption.error(command)
         cuda = pinned_request(planned.plan, planned.settings, planned.hand, planned.kb.families)
-        edited, adopted = adoption_edit.adopt(text, adoption.taken, adoption.unused, cuda)
+        edited, adopted = adoption_edit.adopt(
+            text, adoption.taken, adoption.unused, adoption.outdated, cuda
+        )
         planned = replanned(planned, parse_toml(edited))
         if planned.adoption.needed:  # what the edits could not reach: said, never half-done
             raise planned.adoption.error(command)
+    backend.check_pyproject(planned.project, planned.pyproject)
     new_text = backend.rewrite(edited, managed(planned), previous)
     return Start(planned, current, text, new_text, tuple(adopted))
 
@@ -283,6 +293,7 @@ def lock(
             backend.prepare(project, set(previous) - set(managed_entries.source_names))
             backend.run_lock(project, regenerate=regenerate)
         versions = verify(planned.plan, project, backend)
+        verify_extras(planned, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))
         content = result.dumps()
         path = project / lockfile.FILENAME

@@ -82,6 +82,31 @@ def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]
     return found
 
 
+def verify_extras(planned: Planned, project: Path, backend: Backend) -> None:
+    """Each extra of a multi-variant project locks its own build of the family's lead.
+
+    Only where the family labels its builds (torch 2.5.1+cu124): that label is what tells
+    the extras' builds apart in the lock.
+    """
+    for extra in planned.plan.extras:
+        family = next(f for f in planned.kb.families if f.name == extra.family)
+        if family.version_form != "local":
+            continue
+        entries = backend.locked(project, family.lead)
+        label = f"+{extra.variant}"
+        if not any(entry.version.endswith(label) for entry in entries):
+            seen = ", ".join(e.describe() for e in entries) or "nothing"
+            raise ResolutionError(
+                f"{backend.lockfile} locks no {extra.variant} build of {family.lead} for the "
+                f"{extra.name} {extra.kind}: it locks {seen}",
+                why=f"each {extra.kind} of a project with one per build must install its own "
+                "build, or `sync` would install another",
+                fix=f"check that the index the {extra.name} {extra.kind} names serves "
+                f"{family.lead} versions ending in {label}, and that [tool.uv] conflicts "
+                "keeps the extras apart",
+            )
+
+
 def _verify_runtime(choice: Choice, entry: LockedEntry, project: Path, backend: Backend) -> None:
     """A build that pins the CUDA runtime wheel must pin the chosen CUDA version's.
 

@@ -103,6 +103,7 @@ class Adoption:
     conflicts: tuple[Conflict, ...] = ()
     taken: tuple[HandPin, ...] = ()  # the pins `lock --adopt` rewrites
     unused: tuple[HandIndex, ...] = ()  # the indexes `lock --adopt` removes
+    outdated: tuple[HandIndex, ...] = ()  # Poetry 1.x sources `lock --adopt` makes explicit
 
     @property
     def needed(self) -> bool:
@@ -168,11 +169,21 @@ def review(plan: Plan, hand: HandWritten) -> Adoption:
             unused.append(index)
         elif users and users <= taken_packages:
             unused.append(index)
+    outdated = [i for i in hand.indexes if i.old_priority and i not in unused]
+    conflicts.extend(
+        Conflict(
+            index.said,
+            f"{index.old_priority} is a Poetry 1.x setting, which Poetry 2 refuses; --adopt "
+            'writes priority = "explicit" (only the packages pinned to it come from it)',
+        )
+        for index in outdated
+    )
     return Adoption(
         kept=frozenset(settled - taken_packages),
         conflicts=tuple(conflicts),
         taken=tuple(taken),
         unused=tuple(unused),
+        outdated=tuple(outdated),
     )
 
 

@@ -15,6 +15,7 @@ import re
 
 from dataclasses import dataclass
 from dataclasses import field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion
@@ -24,11 +25,13 @@ from poetry_cuda.errors import NoVariantError
 from poetry_cuda.planning.adoption import adopted_source
 from poetry_cuda.planning.adoption import request_for
 from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.extras import plan_extras
 from poetry_cuda.planning.flavours import build_requirements
 from poetry_cuda.planning.flavours import from_data
 from poetry_cuda.planning.flavours import select_fixed
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Choice
+from poetry_cuda.planning.plan import ExtraChoice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.planning.plan import SystemRequirement
@@ -105,6 +108,17 @@ def release_candidates(
         if pairs:
             found.append(Candidate(release, variant, pairs[-1]))
     return sorted(found, key=Candidate.sort_key, reverse=True)
+
+
+def newest_build(
+    family: Family, requests: dict[str, list[Dependency]], variant: str
+) -> Variant | None:
+    """The `variant` build of the newest release the constraints admit that publishes it."""
+    for cands in admitted_releases(family, requests):
+        for cand in cands:
+            if cand.variant.name == variant:
+                return cand.variant
+    return None
 
 
 def admitted_releases(
@@ -423,6 +437,11 @@ def _no_variant(
         or family.lead
     )
     lines = [f"No variant of {family.lead} satisfies every target ({asked}):"]
+    if request.pinned_by:
+        lines[0] = (
+            f"No variant of {family.lead} satisfies every target ({asked}; the project pins "
+            f"{request.text}: {request.pinned_by}):"
+        )
     newest: dict[str, Loss] = {}  # each build at its newest admitted release
     for _, losses in passed:
         for loss in losses:
@@ -545,11 +564,20 @@ def make_plan(
     for dep in deps:
         constraints.check(dep.constraint, f"{dep.origin}: {dep.name}")
     choices: list[Choice] = []
+    extras: list[ExtraChoice] = []
     requirements: list[SystemRequirement] = []
     for family in kb.families:
         if not any(d.name in family.members or d.name in family.companions for d in deps):
             continue
         requests = family_requests(family, deps)
+        if hand.extras(family.name):
+            found, found_warnings, builds = plan_extras(
+                family, requests, targets, settings, kb, hand, partial(newest_build, family)
+            )
+            extras.extend(found)
+            warnings.extend(found_warnings)
+            requirements.extend(from_data(family.lead, r) for b in builds for r in b.requirements)
+            continue
         request = request_for(family, settings, hand)
         chosen = choose_family(family, requests, targets, settings, kb, request)
         cand = chosen.cand
@@ -597,6 +625,7 @@ def make_plan(
         policy=settings.policy,
         targets=tuple(t.label for t in targets),
         packages=tuple(choices),
-        system_requirements=tuple(requirements),
+        system_requirements=tuple(dict.fromkeys(requirements)),
         warnings=tuple(warnings),
+        extras=tuple(extras),
     )

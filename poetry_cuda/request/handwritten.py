@@ -10,6 +10,7 @@ already right. It reads; it never decides what to change (see `planning.adoption
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from dataclasses import dataclass
@@ -57,6 +58,8 @@ class HandIndex:
     family: str
     variant: str
     upstream: bool  # the family's own index, not a mirror of it
+    # A Poetry 1.x priority it is written with (`secondary = true`), which Poetry 2 refuses.
+    old_priority: str = ""
 
     @property
     def said(self) -> str:
@@ -83,6 +86,7 @@ class HandPin:
     version: str | None = None  # the plain version a label or wheel names
     marker: str = ""
     extra: str | None = None  # the extra (or group) it applies to, in a multi-variant project
+    extra_kind: Literal["extra", "group"] = "extra"
 
     @property
     def evidence(self) -> str:
@@ -109,6 +113,9 @@ class HandWritten:
         return tuple(
             p for p in self.pins if p.family == family and not (multi and p.extra is not None)
         )
+
+    def extra_kind(self, name: str) -> Literal["extra", "group"]:
+        return next((p.extra_kind for p in self.pins if p.extra == name), "extra")
 
     def extras(self, family: str) -> dict[str, str]:
         """Each extra (or group) of a multi-variant project and the variant it installs.
@@ -196,9 +203,10 @@ def recognise(
         if family is not None:
             pins.extend(_poetry_pin(family, name, entry, where, by_name))
     uv = _table(tool, "uv")
+    ours = _managed_names(pyproject)
     for name, value in _table(uv, "sources").items():
         family = members.get(canonicalize_name(name))
-        if family is None:
+        if family is None or (canonicalize_name(name) in ours and _managed_shape(value)):
             continue
         for entry in value if isinstance(value, list) else [value]:
             if isinstance(entry, dict):
@@ -221,6 +229,28 @@ def recognise(
     return HandWritten(indexes, tuple(pins), {k: frozenset(v) for k, v in users.items()})
 
 
+def _managed_names(pyproject: Mapping[str, Any]) -> set[str]:
+    """The packages poetry-cuda's own dependency group (uv) pins."""
+    found: set[str] = set()
+    for text in _list(_table(pyproject, "dependency-groups"), MANAGED_GROUP):
+        if isinstance(text, str):
+            try:
+                found.add(canonicalize_name(Requirement(text).name))
+            except InvalidRequirement:
+                continue
+    return found
+
+
+def _managed_shape(value: object) -> bool:
+    """A `[tool.uv.sources]` value as poetry-cuda writes one: one index, one marker."""
+    return (
+        isinstance(value, list)
+        and len(value) == 1
+        and isinstance(value[0], dict)
+        and set(value[0]) == {"index", "marker"}
+    )
+
+
 def _table(data: Mapping[str, Any], key: str) -> dict[str, Any]:
     found = data.get(key) if isinstance(data, dict) else None
     return found if isinstance(found, dict) else {}
@@ -235,27 +265,28 @@ def _indexes(
     pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, str]
 ) -> Iterator[HandIndex]:
     tool = _table(pyproject, "tool")
-    written: list[tuple[str, object, str, bool]] = []
+    written: list[tuple[str, object, str, bool, str]] = []
     for entry in _list(_table(tool, "poetry"), "source"):
         if isinstance(entry, dict):
+            old = _old_priority(entry)
             # Poetry's default priority is primary; supplemental ones serve only what PyPI lacks.
-            implicit = entry.get("priority", "primary") in ("primary", "default")
+            implicit = entry.get("priority", "primary") in ("primary", "default") and not old
             written.append(
-                (str(entry.get("name")), entry.get("url"), "[[tool.poetry.source]]", implicit)
+                (str(entry.get("name")), entry.get("url"), "[[tool.poetry.source]]", implicit, old)
             )
     uv = _table(tool, "uv")
     for entry in _list(uv, "index"):
         if isinstance(entry, dict):
             implicit = entry.get("explicit") is not True
             written.append(
-                (str(entry.get("name")), entry.get("url"), "[[tool.uv.index]]", implicit)
+                (str(entry.get("name")), entry.get("url"), "[[tool.uv.index]]", implicit, "")
             )
     for key in ("index-url", "extra-index-url", "find-links"):
         found = uv.get(key)
         for url in found if isinstance(found, list) else [found]:
             if isinstance(url, str):
-                written.append((url, url, f"[tool.uv] {key}", True))
-    for name, url, where, implicit in written:
+                written.append((url, url, f"[tool.uv] {key}", True, ""))
+    for name, url, where, implicit, old in written:
         if not isinstance(url, str):
             continue
         if any(family.names(name, url) for family in families) and not implicit:
@@ -263,7 +294,18 @@ def _indexes(
         known = index_variant(url, families, mirrors)
         if known is not None:
             family, variant, upstream = known
-            yield HandIndex(name, url, where, implicit, family.name, variant, upstream)
+            yield HandIndex(name, url, where, implicit, family.name, variant, upstream, old)
+
+
+def _old_priority(source: Mapping[str, Any]) -> str:
+    """How a Poetry source spells a Poetry 1.x priority (`secondary = true`), or ""."""
+    priority = source.get("priority")
+    if priority in ("secondary", "default"):
+        return f'priority = "{priority}"'
+    for key in ("secondary", "default"):
+        if source.get(key) is True:
+            return f"{key} = true"
+    return ""
 
 
 def _poetry_entries(poetry: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
@@ -400,10 +442,13 @@ def _uv_pin(
     marker = marker if isinstance(marker, str) else ""
     extra = entry.get("extra", entry.get("group"))
     extra = canonicalize_name(extra) if isinstance(extra, str) else None
+    kind: Literal["extra", "group"] = (
+        "group" if "group" in entry and "extra" not in entry else "extra"
+    )
     location = entry.get("url") or entry.get("path")
     if isinstance(location, str):
         pins = _url_pin(family, name, location, where, written, marker)
-        return [_with_extra(p, extra) for p in pins]
+        return [dataclasses.replace(p, extra=extra, extra_kind=kind) for p in pins]
     source = entry.get("index")
     index = indexes.get(source) if isinstance(source, str) else None
     if index is None or index.family != family.name:
@@ -420,26 +465,9 @@ def _uv_pin(
             url=index.url,
             marker=marker,
             extra=extra,
+            extra_kind=kind,
         )
     ]
-
-
-def _with_extra(pin: HandPin, extra: str | None) -> HandPin:
-    if extra is None:
-        return pin
-    return HandPin(
-        pin.package,
-        pin.family,
-        pin.variant,
-        pin.kind,
-        pin.where,
-        pin.written,
-        pin.index,
-        pin.url,
-        pin.version,
-        pin.marker,
-        extra,
-    )
 
 
 def _requirement_strings(pyproject: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
@@ -473,7 +501,7 @@ def _requirement_pin(
     marker = str(requirement.marker) if requirement.marker else ""
     if requirement.url:
         pins = _url_pin(family, name, requirement.url, where, repr(text), marker)
-        return [_with_extra(p, extra) for p in pins]
+        return [dataclasses.replace(p, extra=extra or p.extra) for p in pins]
     labelled = _label(family, str(requirement.specifier))
     if labelled is None:
         return []

@@ -96,7 +96,7 @@ class CudaRequest:
     def said(self) -> str:
         """The request as the user wrote it: ``--cuda cu128`` or ``cuda = "12.8"``."""
         if self.pinned_by:
-            return f"the project's own pin of {self.text} ({self.pinned_by})"
+            return f"the project's own pin of {self.text}"
         if self.key.startswith("--"):
             return f"{self.key} {self.text}"
         return f'cuda = "{self.text}"'

@@ -3,11 +3,14 @@ wrote it, and takes each pinned family from the variant the case says it pins.""
 
 from __future__ import annotations
 
+import json
+
 from typing import TYPE_CHECKING
 
 import pytest
 import tomlkit
 
+from poetry_cuda.files import read_toml
 from tests.support.adoption_corpus import CASES
 from tests.support.adoption_corpus import FAMILY_LEADS
 from tests.support.adoption_corpus import FIXTURES
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
 
 
 def case_id(case: AdoptionCase) -> str:
@@ -86,3 +90,89 @@ def test_the_plain_package_manager_locks_it(
         index = server.pytorch_url(variant) if family == "torch" else server.paddle_url(variant)
         urls = locked_urls(project, case.backend, FAMILY_LEADS[family])
         assert any(url.rstrip("/").startswith(index) for url in urls), (family, urls)
+
+
+GPU_HOST = {
+    "schema": 1,
+    "os": "linux",
+    "machine": "x86_64",
+    "driver": {"version": "580.65.06"},
+    "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}],
+}
+LOCKS = ("pyproject.toml", "poetry.lock", "uv.lock", "cuda.lock")
+
+
+def _files(project: Path) -> dict[str, bytes | None]:
+    return {n: (project / n).read_bytes() if (project / n).exists() else None for n in LOCKS}
+
+
+def _adopted_lines(output: str) -> str:
+    return "\n".join(line for line in output.splitlines() if line.startswith("Adopted "))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_poetry_cuda_adopts_it(
+    case: AdoptionCase, server: WorldServer, cli: Cli, tools: Tools, tmp_path: Path
+) -> None:
+    """plan keeps the authors' variant; lock takes at most one `--adopt`, which it names; the
+    lock installs with the plain package manager, and locking again changes no byte."""
+    project = render(case, tmp_path / "project", server)
+    (project / "gpu.json").write_text(json.dumps(GPU_HOST))
+    target = ("--target", "gpu.json")
+    before = _files(project)
+
+    plan = cli.run("plan", *target, "--json", cwd=project)
+    assert plan.code == 0, plan.stderr
+    chosen = json.loads(plan.stdout)
+    if case.pins == MULTI:
+        extras = {extra["name"]: extra for extra in chosen["extras"]}
+        assert len(extras) > 1
+        assert any(extra["serves"] == ["gpu.json"] for extra in extras.values())
+        assert all(extra["variant"] != "cpu" for extra in extras.values() if extra["serves"])
+        assert not [p for p in chosen["packages"] if p["name"] == "torch"]  # nothing written
+    else:
+        for family, variant in case.pins.items():
+            lead = next(p for p in chosen["packages"] if p["name"] == FAMILY_LEADS[family])
+            assert lead["variant"] == variant, lead
+            assert lead["reason"].startswith(f"the project asks for {variant}: "), lead
+
+    first = cli.run("lock", *target, cwd=project)
+    adopted = ""
+    if first.code == 2:
+        assert "--adopt" in first.stderr, first.stderr
+        assert _files(project) == before  # a refusal writes nothing
+        preview = cli.run("lock", "--adopt", "--dry-run", *target, cwd=project)
+        assert preview.code == 0, preview.stderr
+        assert _files(project) == before
+        first = cli.run("lock", "--adopt", *target, cwd=project)
+        adopted = _adopted_lines(first.stdout)
+        assert adopted, first.stdout
+    assert first.code == 0, first.stdout + first.stderr
+    locked = read_toml(project / "cuda.lock")
+    if case.pins == MULTI:
+        assert {e["name"] for e in locked["extras"]} == set(extras)
+    else:
+        recorded = {p["name"]: p["variant"] for p in locked["packages"]}
+        for family, variant in case.pins.items():
+            assert recorded[FAMILY_LEADS[family]] == variant
+
+    # Every line the authors wrote is still there, unless the adoption said it changed.
+    text = (project / "pyproject.toml").read_text()
+    for line in authors_text(case, server).splitlines():
+        if line.strip() and line not in text.splitlines():
+            # The key a line sets, or the last part of a table's header: [[...dependencies.torch]]
+            key = line.split("=")[0].strip(" [{]\"'").rsplit(".", 1)[-1]
+            assert adopted and key in adopted, (line, adopted)
+
+    after = _files(project)
+    again = cli.run("lock", *target, cwd=project)
+    assert again.code == 0, again.stderr
+    assert _files(project) == after
+    if case.backend == "uv":
+        tools.uv("lock", cwd=project)
+        tools.uv("sync", cwd=project)
+    else:
+        tools.poetry("lock", cwd=project)
+        tools.poetry("install", "--no-root", cwd=project)  # the fixtures hold no package
+    assert _files(project) == after

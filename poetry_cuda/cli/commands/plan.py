@@ -72,7 +72,7 @@ class PlanCommand(CudaCommand):
 def render(plan: Plan) -> list[str]:
     esc = Formatter.escape
     lines = [f"<info>Plan</info> for {esc(', '.join(plan.targets))} (policy {plan.policy})"]
-    if not plan.packages:
+    if not plan.packages and not plan.extras:
         lines.append("  The project has no CUDA-flavoured packages.")
     width = max((len(c.name) for c in plan.packages), default=0)
     for choice in plan.packages:
@@ -83,6 +83,19 @@ def render(plan: Plan) -> list[str]:
             f"{esc(expect)}"
         )
         lines.append(f"  {' ' * width}  {esc(choice.reason)}")
+    if plan.extras:
+        lines.append(
+            "<info>Extras</info> (one per build, as the project offers them; `sync` installs "
+            "the one that fits the machine):"
+        )
+        extra_width = max(len(e.name) for e in plan.extras)
+        for extra in plan.extras:
+            serves = f" for {', '.join(extra.serves)}" if extra.serves else ""
+            lines.append(
+                f"  <c1>{esc(extra.name.ljust(extra_width))}</c1>  {extra.family} "
+                f"<b>{extra.variant}</b>{esc(serves)}"
+            )
+            lines.append(f"  {' ' * extra_width}  {esc(extra.reason)}")
     if plan.system_requirements:
         lines.append("<info>System requirements</info> (no resolver installs these):")
         for req in plan.system_requirements:
