@@ -139,7 +139,7 @@ def _uv_source(document: TOMLDocument, package: str, pins: Sequence[HandPin]) ->
     key = _key(sources, package)
     if key is None:
         return []
-    before = pyproject_edit.shown(sources[key], limit=None)
+    before = _one_line(pyproject_edit.plain(sources[key]))
     del sources[key]
     changes = [f"[tool.uv.sources] {key} = {before}: removed"]
     version = next((p.version for p in pins if p.kind == "url" and p.version), None)

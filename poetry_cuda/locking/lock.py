@@ -179,7 +179,10 @@ def _start(
     if adoption.needed and adopt is not None:
         if not adopt:
             raise adoption.error(command)
-        cuda = pinned_request(planned.plan, planned.settings, planned.hand, planned.kb.families)
+        # The variant the pins asked for outlives them; pins that stay keep asking for it.
+        cuda = None
+        if adoption.taken:
+            cuda = pinned_request(planned.plan, planned.settings, planned.hand, planned.kb.families)
         edited, adopted = adoption_edit.adopt(
             text, adoption.taken, adoption.unused, adoption.outdated, cuda
         )

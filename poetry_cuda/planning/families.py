@@ -425,13 +425,14 @@ def _no_variant(
     kb: KnowledgeBase,
     passed: list[tuple[Release, list[Loss]]],
 ) -> NoVariantError:
-    # A constraint repeated in several groups is said once.
+    # A constraint repeated in several groups is said once; a bare name beside one, never.
     asked = (
         ", ".join(
             dict.fromkeys(
                 f"{d.name}{'' if d.constraint == '*' else ' ' + d.constraint}"
                 for deps in requests.values()
                 for d in deps
+                if d.constraint != "*" or all(o.constraint == "*" for o in deps)
             )
         )
         or family.lead

@@ -191,41 +191,48 @@ def index_variant(
 def recognise(
     pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, str]
 ) -> HandWritten:
-    """The hand-written CUDA configuration of a parsed pyproject.toml (plain data)."""
+    """The hand-written CUDA configuration of a parsed pyproject.toml (plain data).
+
+    poetry-cuda's own entries are not: its Poetry group, its uv sources for the packages of
+    its dependency group, and an index it names (`Family.names`) that only those use.
+    """
     members = {m: f for f in families for m in (*f.members, *f.companions)}
-    indexes = tuple(_indexes(pyproject, families, mirrors))
-    by_name = {i.name: i for i in indexes}
-    pins: list[HandPin] = []
+    found = tuple(_indexes(pyproject, families, mirrors))
+    by_name = {i.name: i for i in found}
     tool = _table(pyproject, "tool")
     poetry = _table(tool, "poetry")
-    for where, name, entry in _poetry_entries(poetry):
-        family = members.get(canonicalize_name(name))
-        if family is not None:
-            pins.extend(_poetry_pin(family, name, entry, where, by_name))
-    uv = _table(tool, "uv")
-    ours = _managed_names(pyproject)
-    for name, value in _table(uv, "sources").items():
-        family = members.get(canonicalize_name(name))
-        if family is None or (canonicalize_name(name) in ours and _managed_shape(value)):
+    managed = _managed_names(pyproject)
+    entries: list[tuple[str, str, str, Any]] = [  # (table, package, its index, entry)
+        (where, name, "source", entry) for where, name, entry in _poetry_entries(poetry)
+    ]
+    for name, value in _table(_table(tool, "uv"), "sources").items():
+        if canonicalize_name(name) in managed and _managed_shape(value):
             continue
         for entry in value if isinstance(value, list) else [value]:
+            entries.append(("[tool.uv.sources]", name, "index", entry))
+    pins: list[HandPin] = []
+    users: dict[str, set[str]] = {}
+    for where, name, key, entry in entries:
+        index = entry.get(key) if isinstance(entry, dict) else None
+        if isinstance(index, str) and index in by_name:
+            users.setdefault(index, set()).add(canonicalize_name(name))
+        family = members.get(canonicalize_name(name))
+        if family is None:
+            continue
+        if where == "[tool.uv.sources]":
             if isinstance(entry, dict):
                 pins.extend(_uv_pin(family, name, entry, by_name))
+        else:
+            pins.extend(_poetry_pin(family, name, entry, where, by_name))
     for where, extra, text in _requirement_strings(pyproject):
         pins.extend(_requirement_pin(members, text, where, extra))
-    users: dict[str, set[str]] = {}
-    named = [
-        (name, entry.get("source"))
-        for _, name, entry in _poetry_entries(poetry)
-        if isinstance(entry, dict)
-    ]
-    for name, value in _table(uv, "sources").items():
-        for entry in value if isinstance(value, list) else [value]:
-            if isinstance(entry, dict):
-                named.append((name, entry.get("index")))
-    for name, index in named:
-        if index in by_name:
-            users.setdefault(index, set()).add(canonicalize_name(name))
+    indexes = tuple(
+        index
+        for index in found
+        if index.implicit
+        or index.name in users
+        or not any(family.names(index.name, index.url) for family in families)
+    )
     return HandWritten(indexes, tuple(pins), {k: frozenset(v) for k, v in users.items()})
 
 
@@ -289,8 +296,6 @@ def _indexes(
     for name, url, where, implicit, old in written:
         if not isinstance(url, str):
             continue
-        if any(family.names(name, url) for family in families) and not implicit:
-            continue  # an index poetry-cuda wrote itself (see `Family.names`)
         known = index_variant(url, families, mirrors)
         if known is not None:
             family, variant, upstream = known

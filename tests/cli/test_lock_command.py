@@ -60,15 +60,21 @@ def test_unreachable_index_is_exit_4_and_changes_nothing(cli: Cli, project: Path
     assert snapshot(project) == before
 
 
-def test_conflicting_pin_is_exit_2_and_changes_nothing(cli: Cli, project: Path) -> None:
+def test_a_pin_another_request_contradicts_is_exit_2_and_changes_nothing(
+    cli: Cli, project: Path
+) -> None:
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('"torch==2.5.1"', '"torch==2.5.1+cpu"'))
     before = snapshot(project)
-    result = cli.run("lock", cwd=project)
+    result = cli.run("lock", "--cuda", "cu124", cwd=project)
     assert result.code == 2
-    assert "pins the cpu build" in result.stderr
-    assert "cu124" in result.stderr
+    assert "pins the cpu build (2.5.1+cpu); the plan chooses cu124" in result.stderr
+    assert "`poetry-cuda lock --adopt`" in result.stderr
     assert snapshot(project) == before
+    # Without a request of its own, the label is the project's request: no conflict.
+    planned = cli.run("plan", cwd=project)
+    assert planned.code == 0, planned.stderr
+    assert "the project asks for the CPU build: torch is pinned to 2.5.1+cpu" in planned.stdout
 
 
 def test_a_user_source_for_torch_is_exit_2(cli: Cli, project: Path) -> None:

@@ -176,3 +176,39 @@ def test_poetry_cuda_adopts_it(
         tools.poetry("lock", cwd=project)
         tools.poetry("install", "--no-root", cwd=project)  # the fixtures hold no package
     assert _files(project) == after
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("slug", "cuda"), [("whisperx", "cu126"), ("pulse-from-face", "cu117")])
+def test_another_build_takes_the_authors_entries_over_in_one_adopt(
+    slug: str, cuda: str, server: WorldServer, cli: Cli, tools: Tools, tmp_path: Path
+) -> None:
+    """Asking for another build than the authors pinned: one refusal that lists every entry,
+    then `--adopt` moves them, and the plain package manager installs the result."""
+    case = next(c for c in CASES if c.slug == slug)
+    project = render(case, tmp_path / "project", server)
+    (project / "gpu.json").write_text(json.dumps(GPU_HOST))
+    asked = ("--target", "gpu.json", "--cuda", cuda)
+    before = _files(project)
+
+    refused = cli.run("lock", *asked, cwd=project)
+    assert refused.code == 2, refused.stdout + refused.stderr
+    assert "the plan contradicts:" in refused.stderr
+    assert "--adopt`" in refused.stderr
+    assert _files(project) == before
+
+    adopted = cli.run("lock", "--adopt", *asked, cwd=project)
+    assert adopted.code == 0, adopted.stdout + adopted.stderr
+    # One change per entry the refusal listed (a package's entries are taken over together).
+    listed = [line for line in refused.stderr.splitlines() if line.startswith("  ")]
+    changed = _adopted_lines(adopted.stdout).splitlines()
+    assert 0 < len(changed) <= len(listed) + 1, (listed, changed)  # + the cuda setting
+    recorded = {p["name"]: p["variant"] for p in read_toml(project / "cuda.lock")["packages"]}
+    assert recorded["torch"] == cuda
+    # The authors' variant is no longer pinned anywhere: a plain lock keeps the new one.
+    again = cli.run("lock", "--target", "gpu.json", "--cuda", cuda, cwd=project)
+    assert again.code == 0, again.stderr
+    if case.backend == "uv":
+        tools.uv("sync", cwd=project)
+    else:
+        tools.poetry("install", "--no-root", cwd=project)

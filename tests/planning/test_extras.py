@@ -1,0 +1,109 @@
+"""Multi-variant projects: every extra judged on every target, the best fit named."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from typing import Any
+
+from poetry_cuda.files import parse_toml
+from poetry_cuda.host.profiles import profile_from_json
+from poetry_cuda.knowledge import load
+from poetry_cuda.locking.managed import Managed
+from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.targets import settle
+from poetry_cuda.request.dependencies import read_dependencies
+from poetry_cuda.request.handwritten import recognise
+from poetry_cuda.request.settings import Settings
+
+
+KB = load()
+UV_GUIDE = """
+[project]
+name = "app"
+version = "0"
+dependencies = []
+[project.optional-dependencies]
+cpu = ["torch==2.7.1"]
+cu118 = ["torch==2.7.1"]
+cu128 = ["torch==2.7.1"]
+[tool.uv]
+conflicts = [[{ extra = "cpu" }, { extra = "cu118" }, { extra = "cu128" }]]
+[tool.uv.sources]
+torch = [
+  { index = "pytorch-cpu", extra = "cpu" },
+  { index = "pytorch-cu118", extra = "cu118" },
+  { index = "pytorch-cu128", extra = "cu128" },
+]
+[[tool.uv.index]]
+name = "pytorch-cpu"
+url = "https://download.pytorch.org/whl/cpu"
+explicit = true
+[[tool.uv.index]]
+name = "pytorch-cu118"
+url = "https://download.pytorch.org/whl/cu118"
+explicit = true
+[[tool.uv.index]]
+name = "pytorch-cu128"
+url = "https://download.pytorch.org/whl/cu128"
+explicit = true
+"""
+
+
+def _host(label: str, driver: str | None, *capabilities: str) -> Any:
+    doc: dict[str, Any] = {"os": "linux", "machine": "x86_64"}
+    if driver:
+        doc["driver"] = {"version": driver}
+        doc["gpus"] = [{"compute_capability": c} for c in capabilities]
+    return settle(profile_from_json(doc, label), KB.nvidia)[0]
+
+
+def _plan(*targets: Any, **changes: Any) -> Any:
+    pyproject = parse_toml(UV_GUIDE)
+    settings = dataclasses.replace(Settings(), **changes)
+    hand = recognise(pyproject, KB.families, {})
+    return make_plan(read_dependencies(pyproject), list(targets), settings, KB, hand)
+
+
+def test_each_target_is_served_by_its_best_extra() -> None:
+    plan = _plan(
+        _host("new.json", "570.124.06", "8.9"),  # CUDA 12.8
+        _host("old.json", "520.61.05", "7.5"),  # CUDA 11.8
+        _host("laptop.json", None),
+    )
+    extras = {e.name: e for e in plan.extras}
+    assert {name: e.serves for name, e in extras.items()} == {
+        "cpu": ("laptop.json",),
+        "cu118": ("old.json",),
+        "cu128": ("new.json",),
+    }
+    assert extras["cu128"].reason.startswith(
+        "fits new.json: driver 570.124.06 supports CUDA <= 12.8; "
+    )
+    assert extras["cu118"].reason.startswith("fits old.json: ")
+    assert "sm_75" in extras["cu118"].arches
+    assert str(extras["cu128"].cuda) == "12.8"
+    assert extras["cpu"].cuda is None
+    assert all(e.kind == "extra" for e in plan.extras)
+    # The family is the authors' design: nothing is chosen or written for it.
+    assert plan.choice("torch") is None
+    assert Managed.of(plan) == Managed((), ())
+
+
+def test_an_extra_that_runs_but_is_not_the_best_says_so() -> None:
+    plan = _plan(_host("new.json", "570.124.06", "8.9"))
+    extras = {e.name: e for e in plan.extras}
+    assert extras["cu118"].serves == ()
+    assert extras["cu118"].reason == "runs on new.json (where cu128 is newer)"
+    assert extras["cpu"].reason.startswith("the CPU build, for machines without an NVIDIA driver")
+
+
+def test_the_native_policy_passes_over_a_minor_compatible_extra() -> None:
+    plan = _plan(_host("gpu.json", "525.60.13", "8.6"), policy="native")  # CUDA 12.0
+    assert {e.name: e.serves for e in plan.extras}["cu118"] == ("gpu.json",)
+
+
+def test_a_target_no_extra_runs_on_is_warned_about() -> None:
+    plan = _plan(_host("kepler.json", "470.57.02", "3.5"))  # sm_35: no 2.7 build has it
+    assert all(e.serves == () for e in plan.extras)
+    assert any("no extra of the project runs on kepler.json" in w for w in plan.warnings)
