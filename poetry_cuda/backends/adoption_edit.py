@@ -76,8 +76,8 @@ def adopt(
             settings = pyproject_edit.table(tool, "poetry-cuda", "tool.poetry-cuda")
             settings["cuda"] = cuda
             changes.append(
-                f'[tool.poetry-cuda] cuda = "{cuda}" added: the build the hand-written entries '
-                "asked for"
+                f'[tool.poetry-cuda] cuda = "{cuda}" set: the build asked for, now that no '
+                "hand-written entry pins it"
             )
 
     return pyproject_edit.rewrite(text, "the adopted entries", apply), changes

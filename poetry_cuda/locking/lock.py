@@ -179,9 +179,13 @@ def _start(
     if adoption.needed and adopt is not None:
         if not adopt:
             raise adoption.error(command)
-        # The variant the pins asked for outlives them; pins that stay keep asking for it.
+        # The build asked for outlives the pins taken over: the --cuda given with --adopt,
+        # else the variant the pins asked for. Pins that stay keep asking for theirs.
         cuda = None
-        if adoption.taken:
+        request = planned.settings.cuda
+        if adoption.taken and request.key.startswith("--"):
+            cuda = request.text
+        elif adoption.taken:
             cuda = pinned_request(planned.plan, planned.settings, planned.hand, planned.kb.families)
         edited, adopted = adoption_edit.adopt(
             text, adoption.taken, adoption.unused, adoption.outdated, cuda

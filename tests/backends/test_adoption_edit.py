@@ -108,7 +108,7 @@ def test_the_authors_variant_becomes_the_cuda_setting_when_the_pins_go() -> None
         '[project]\nname = "a"\nversion = "0"\ndependencies = [\n  "torch==2.1.0",\n]\n'
         '\n[tool.poetry-cuda]\ncuda = "cu118"\n'
     )
-    assert changes[-1].startswith('[tool.poetry-cuda] cuda = "cu118" added')
+    assert changes[-1].startswith('[tool.poetry-cuda] cuda = "cu118" set: ')
 
 
 def test_labels_are_stripped_and_uv_sources_removed() -> None:

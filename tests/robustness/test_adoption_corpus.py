@@ -205,8 +205,9 @@ def test_another_build_takes_the_authors_entries_over_in_one_adopt(
     assert 0 < len(changed) <= len(listed) + 1, (listed, changed)  # + the cuda setting
     recorded = {p["name"]: p["variant"] for p in read_toml(project / "cuda.lock")["packages"]}
     assert recorded["torch"] == cuda
-    # The authors' variant is no longer pinned anywhere: a plain lock keeps the new one.
-    again = cli.run("lock", "--target", "gpu.json", "--cuda", cuda, cwd=project)
+    # The build asked for is the project's cuda setting now: a plain lock keeps it.
+    assert read_toml(project / "pyproject.toml")["tool"]["poetry-cuda"]["cuda"] == cuda
+    again = cli.run("lock", "--target", "gpu.json", cwd=project)
     assert again.code == 0, again.stderr
     if case.backend == "uv":
         tools.uv("sync", cwd=project)
