@@ -203,4 +203,6 @@ def _contradiction(pin: HandPin, variant: str, source: Source) -> str | None:
         return None  # the authors' CPU build for other platforms (macOS), beside the CUDA one
     if _same_url(pin.url, source.url):
         return None
+    if pin.variant == variant:  # the same build from another URL: the mirror configured
+        return f"takes {variant} from {pin.index} ({pin.url}); the plan takes it from {source.url}"
     return f"pins {pin.variant} through {pin.index} ({pin.url}); {chose}"

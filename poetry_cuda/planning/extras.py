@@ -60,9 +60,9 @@ def plan_extras(
     kb: KnowledgeBase,
     hand: HandWritten,
     build_of: Builds,
-) -> tuple[list[ExtraChoice], list[str], list[Variant]]:
+) -> tuple[list[ExtraChoice], list[str], dict[str, Variant]]:
     """Each extra of `family` with the targets it fits best, the plan's warnings, and the
-    builds the extras install (whose hidden needs the plan records)."""
+    build each extra installs (whose hidden needs the plan records)."""
     extras = hand.extras(family.name)
     builds = {
         extra: build_of(extra_requests(requests, extra, list(extras)), variant)
@@ -128,7 +128,7 @@ def plan_extras(
                 reason=reason,
             )
         )
-    return choices, warnings, [build for build in builds.values() if build is not None]
+    return choices, warnings, {e: build for e, build in builds.items() if build is not None}
 
 
 def _arches(build: Variant | None) -> tuple[str, ...]:

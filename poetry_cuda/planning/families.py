@@ -11,6 +11,7 @@ are checked rather than chosen. Hidden system requirements are collected last.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from dataclasses import dataclass
@@ -577,7 +578,13 @@ def make_plan(
             )
             extras.extend(found)
             warnings.extend(found_warnings)
-            requirements.extend(from_data(family.lead, r) for b in builds for r in b.requirements)
+            for extra, build in builds.items():
+                requirements.extend(
+                    dataclasses.replace(
+                        from_data(family.lead, r), reason=f"the {extra} extra: {r.reason}"
+                    )
+                    for r in build.requirements
+                )
             continue
         request = request_for(family, settings, hand)
         chosen = choose_family(family, requests, targets, settings, kb, request)

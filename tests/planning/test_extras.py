@@ -107,3 +107,33 @@ def test_a_target_no_extra_runs_on_is_warned_about() -> None:
     plan = _plan(_host("kepler.json", "470.57.02", "3.5"))  # sm_35: no 2.7 build has it
     assert all(e.serves == () for e in plan.extras)
     assert any("no extra of the project runs on kepler.json" in w for w in plan.warnings)
+
+
+def test_poetrys_exclusive_extras_are_a_multi_variant_project_too() -> None:
+    """Poetry's docs: one source per extra, selected by `extra == '...'` markers."""
+    text = """
+[tool.poetry.dependencies]
+python = "~3.11"
+torch = [
+  { version = "2.7.1", markers = "extra == 'cpu' and extra != 'cuda'", source = "pytorch-cpu", optional = true },
+  { version = "2.7.1", markers = "extra == 'cuda' and extra != 'cpu'", source = "pytorch-cuda", optional = true },
+]
+[tool.poetry.extras]
+cpu = ["torch"]
+cuda = ["torch"]
+[[tool.poetry.source]]
+name = "pytorch-cpu"
+url = "https://download.pytorch.org/whl/cpu"
+priority = "explicit"
+[[tool.poetry.source]]
+name = "pytorch-cuda"
+url = "https://download.pytorch.org/whl/cu126"
+priority = "explicit"
+"""
+    pyproject = parse_toml(text)
+    hand = recognise(pyproject, KB.families, {})
+    assert hand.extras("torch") == {"cpu": "cpu", "cuda": "cu126"}
+    targets = [_host("gpu.json", "570.124.06", "8.9"), _host("ci.json", None)]
+    plan = make_plan(read_dependencies(pyproject), targets, Settings(), KB, hand)
+    assert {e.name: e.serves for e in plan.extras} == {"cpu": ("ci.json",), "cuda": ("gpu.json",)}
+    assert plan.choice("torch") is None
