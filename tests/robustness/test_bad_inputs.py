@@ -247,10 +247,11 @@ CASES = [
     ),
     Case("cuda-lock-is-a-directory", directory_for("cuda.lock"), ("cuda.lock",)),
     # the decision itself
-    Case(
-        "pin-contradicts-plan",
+    Case(  # the label alone is the project's request; asking for another build contradicts it
+        "pin-contradicts-request",
         replace('"torch==2.5.1"', '"torch==2.5.1+cpu"'),
-        ("2.5.1+cpu", "cu124"),
+        ("2.5.1+cpu", "cu124", "--adopt"),
+        args=("lock", "--cuda", "cu124"),
     ),
     Case(
         "no-variant-for-the-gpu",
