@@ -33,6 +33,7 @@ from poetry_cuda.knowledge.model import Confidence
 from poetry_cuda.knowledge.model import Family
 from poetry_cuda.knowledge.model import FixedFlavour
 from poetry_cuda.knowledge.model import KnowledgeBase
+from poetry_cuda.knowledge.model import LeadRange
 from poetry_cuda.knowledge.model import Mechanism
 from poetry_cuda.knowledge.model import Nvidia
 from poetry_cuda.knowledge.model import PlatformArches
@@ -103,6 +104,11 @@ def _cc(text: str) -> ComputeCapability:
 
 def _spec(text: str) -> str:
     SpecifierSet(text)
+    return text
+
+
+def _version(text: str) -> str:
+    Version(text)
     return text
 
 
@@ -226,24 +232,42 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
     )
 
 
-def _pairs(row: Table, lead: str, members: tuple[str, ...]) -> tuple[dict[str, str], ...]:
+def _pairs(
+    row: Table, lead: str, members: tuple[str, ...]
+) -> tuple[tuple[dict[str, str], ...], tuple[LeadRange, ...]]:
+    """The release's pairs, and the ranges of the members written as ``{version, requires}``."""
     pairs = []
+    ranges = []
     for i, raw in enumerate(row.value("pairs", list, "a list of {member = version} tables")):
         key = f"pairs[{i}]"
         if not isinstance(raw, dict) or lead not in raw:
             raise row.error(key, f"expected a table naming the lead package {lead}, got {raw!r}")
-        for member, version in raw.items():
+        if not isinstance(raw[lead], str):
+            raise row.error(f"{key}.{lead}", "expected a version string: the lead has no range")
+        versions: dict[str, str] = {}
+        for member, entry in raw.items():
+            where = f"{key}.{member}"
             if member not in members:
-                raise row.error(f"{key}.{member}", f"not a member ({', '.join(members)})")
-            if not isinstance(version, str):
-                raise row.error(f"{key}.{member}", f"expected a version string, got {version!r}")
-            try:
-                Version(version)
-            except ValueError as error:
-                raise row.error(f"{key}.{member}", str(error)) from None
+                raise row.error(where, f"not a member ({', '.join(members)})")
+            if isinstance(entry, dict):
+                ranged = Table(entry, row.voice, row.where(where))
+                versions[member] = ranged.parsed("version", _version)
+                requires = ranged.parsed("requires", _spec)
+                if not SpecifierSet(requires).contains(raw[lead], prereleases=True):
+                    raise ranged.error(
+                        "requires", f"leaves out the {lead} {raw[lead]} it is paired with"
+                    )
+                ranges.append(LeadRange(member, versions[member], requires))
+                ranged.done()
+            elif isinstance(entry, str):
+                versions[member] = row.parse(where, entry, _version)
+            else:
+                raise row.error(
+                    where, f"expected a version string or {{version, requires}}, got {entry!r}"
+                )
         # The lead comes first: `Release.versions` reads it from there.
-        pairs.append({m: raw[m] for m in members if m in raw})
-    return tuple(pairs)
+        pairs.append({m: versions[m] for m in members if m in versions})
+    return tuple(pairs), tuple(ranges)
 
 
 def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
@@ -252,7 +276,7 @@ def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
         raise row.error("series", f"{series!r} is not a release series such as '2.5'")
     version_form = row.choice("version_form", VERSION_FORMS) if row.has("version_form") else None
     source, confidence = provenance(row)
-    pairs = _pairs(row, lead, members)
+    pairs, ranges = _pairs(row, lead, members)
     pypi_table = row.value("pypi", dict, "a table of platform = variant", {})
     variants = tuple(_variant(v, (source, confidence)) for v in row.tables("variant", by("name")))
     names = [v.name for v in variants]
@@ -264,7 +288,7 @@ def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
             raise row.error(f"pypi.{platform}", f"{variant!r} is not a variant of {series}")
         pypi[platform] = variant
     row.done()
-    return Release(series, pairs, variants, pypi, source, confidence, version_form)
+    return Release(series, pairs, variants, pypi, source, confidence, version_form, ranges)
 
 
 def _family(top: Table) -> Family:

@@ -163,13 +163,28 @@ VersionForm = Literal["local", "post", "plain"]
 
 
 @dataclass(frozen=True)
+class LeadRange:
+    """A member version built against the lead's stable ABI, which serves a range of leads.
+
+    torchvision 0.29.2 (a ``py3-none`` wheel) requires ``torch>=2.14.0``: published with
+    torch 2.15.0, it runs on every torch in the range, not only on the one it came with.
+    """
+
+    member: str
+    version: str  # as in the release's pairs
+    requires: str  # PEP 440 specifier on the lead's version: ">=2.14.0"
+
+
+@dataclass(frozen=True)
 class Release:
     """A release series of a family's lead package, e.g. torch 2.5.x.
 
     `pairs` lists, for each lead version, the version of every member published with
-    it (torch 2.5.1 with torchvision 0.20.1 and torchaudio 2.5.1). `pypi` names, per
-    platform, the variant that PyPI's own upload is; in the ``post`` form that variant
-    carries the plain version (paddlepaddle-gpu 2.6.2 is the cu118 build).
+    it (torch 2.5.1 with torchvision 0.20.1 and torchaudio 2.5.1). A member version is
+    made for that lead version alone, unless `ranges` gives it a range of lead versions
+    (a stable-ABI build); it is published for this release's variants either way.
+    `pypi` names, per platform, the variant that PyPI's own upload is; in the ``post``
+    form that variant carries the plain version (paddlepaddle-gpu 2.6.2 is the cu118 build).
     """
 
     series: str  # "2.5"
@@ -181,6 +196,8 @@ class Release:
 
     # Overrides the family's version form for this series (paddle 2.x uses .postNNN).
     version_form: VersionForm | None = None
+    # The member versions of `pairs` that serve a range of lead versions.
+    ranges: tuple[LeadRange, ...] = ()
 
     @property
     def versions(self) -> tuple[str, ...]:

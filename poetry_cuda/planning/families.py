@@ -19,6 +19,7 @@ from dataclasses import field
 from functools import partial
 from typing import TYPE_CHECKING
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion
 from packaging.version import Version
 
@@ -84,18 +85,54 @@ def version_label(family: Family, release: Release, variant: Variant) -> str:
     return ""
 
 
-def _admitted_pairs(
+def _member_versions(
+    family: Family, release: Release, variant: Variant, pair: dict[str, str], name: str
+) -> list[str]:
+    """The versions of `name` that go with `pair`'s lead version on `variant`, newest first.
+
+    Its pair's own version, and every stable-ABI version whose range admits the lead
+    version, from any release that publishes `variant` (torchvision 0.29.2, published
+    with torch 2.15.0's builds, serves torch 2.14.1 on cu130 but not on cu126).
+    """
+    lead = pair[family.lead]
+    found = {pair[name]} if name in pair else set()
+    for other in family.releases:
+        if other.variant(variant.name) is None:
+            continue
+        found.update(
+            ranged.version
+            for ranged in other.ranges
+            if ranged.member == name
+            and SpecifierSet(ranged.requires).contains(lead, prereleases=True)
+        )
+    return sorted(found, key=Version, reverse=True)
+
+
+def _admitted_sets(
     family: Family, release: Release, variant: Variant, requests: dict[str, list[Dependency]]
 ) -> list[dict[str, str]]:
+    """Per lead version of `release`, oldest first, the newest member versions the project allows.
+
+    A lead version drops out when a member the project asks for has no allowed version with it.
+    """
     label = version_label(family, release, variant)
     admitted = []
     for pair in release.pairs:
-        if all(
-            name in pair
-            and all(constraints.allows(dep.constraint, pair[name] + label) for dep in deps)
-            for name, deps in requests.items()
-        ):
-            admitted.append(pair)
+        members: dict[str, str] = {}
+        for name in (family.lead, *(m for m in family.members if m != family.lead)):
+            deps = requests.get(name, [])
+            allowed = (
+                v
+                for v in _member_versions(family, release, variant, pair, name)
+                if all(constraints.allows(dep.constraint, v + label) for dep in deps)
+            )
+            version = next(allowed, None)
+            if version is not None:
+                members[name] = version
+            elif name in requests:
+                break
+        else:
+            admitted.append(members)
     return admitted
 
 
@@ -105,9 +142,9 @@ def release_candidates(
     """The builds of `release` the constraints admit, each at its newest admitted version."""
     found = []
     for variant in release.variants:
-        pairs = _admitted_pairs(family, release, variant, requests)
-        if pairs:
-            found.append(Candidate(release, variant, pairs[-1]))
+        sets = _admitted_sets(family, release, variant, requests)
+        if sets:
+            found.append(Candidate(release, variant, sets[-1]))
     return sorted(found, key=Candidate.sort_key, reverse=True)
 
 
@@ -133,19 +170,28 @@ def admitted_releases(
 def _assumed_candidates(family: Family, requests: dict[str, list[Dependency]]) -> list[Candidate]:
     """Admitted versions newer than the data: assume the newest release's variants."""
     newest = family.releases[-1]
-    top = newest.pairs[-1]
-    if not all(
-        constraints.is_open_above(dep.constraint, top[name])
-        for name, deps in requests.items()
-        if name in top
-        for dep in deps
-    ):
-        return []
-    return sorted(
-        (Candidate(newest, v, top, assumed=True) for v in newest.variants),
-        key=Candidate.sort_key,
-        reverse=True,
-    )
+    found = []
+    for variant in newest.variants:
+        top = _newest_members(family, newest, variant)
+        if all(
+            constraints.is_open_above(dep.constraint, top[name])
+            for name, deps in requests.items()
+            if name in top
+            for dep in deps
+        ):
+            found.append(Candidate(newest, variant, top, assumed=True))
+    return sorted(found, key=Candidate.sort_key, reverse=True)
+
+
+def _newest_members(family: Family, release: Release, variant: Variant) -> dict[str, str]:
+    """The newest version of every member that goes with `release`'s newest lead version."""
+    pair = release.pairs[-1]
+    found = {}
+    for name in (family.lead, *(m for m in family.members if m != family.lead)):
+        versions = _member_versions(family, release, variant, pair, name)
+        if versions:
+            found[name] = versions[0]
+    return found
 
 
 def source_for(
@@ -272,7 +318,7 @@ def choose_family(
                         reason = (
                             f"the project asks for {request.text}: {request.pinned_by}; {reason}"
                         )
-                    bounds = _bounds(family, cand.release, requests) if passed else {}
+                    bounds = _bounds(family, cand, requests) if passed else {}
                     return Chosen(cand, reason, tuple(warnings), bounds)
                 lost.append(Loss(cand, why_not))
             passed.append((cands[0].release, lost))
@@ -330,6 +376,12 @@ def _passed_over(
     grouped: dict[str, list[str]] = {}
     for release, losses in reversed(passed):  # oldest first, so the names read upwards
         why = _why_passed(losses, targets, native_only, request)
+        # A build with no member versions the project allows was never a candidate: say
+        # so, or "no build runs" would hide it (torch 2.14's cu126 has no torchaudio).
+        tried = {loss.cand.variant.name for loss in losses}
+        unmatched = [v.name for v in release.variants if not v.is_cpu and v.name not in tried]
+        if unmatched:
+            why += f"; {', '.join(unmatched)} has no member versions the project allows"
         grouped.setdefault(why, []).append(release.series)
     return [
         f"{family.lead} {', '.join(series)} passed over: {why}" for why, series in grouped.items()
@@ -387,19 +439,29 @@ def _next_higher(family: Family, cand: Candidate) -> Variant | None:
 
 
 def _bounds(
-    family: Family, chosen: Release, requests: dict[str, list[Dependency]]
+    family: Family, cand: Candidate, requests: dict[str, list[Dependency]]
 ) -> dict[str, str]:
-    """Upper bounds that keep each member below the next release of the family.
+    """Upper bounds that keep each member below its versions in newer releases of the family.
 
     Newer admitted releases were passed over because no build of theirs fits; without
-    the bound the package manager would take one of them from the same index.
+    the bound the package manager would take one of them from the same index. A
+    stable-ABI version that newer releases share with the chosen one is not bounded
+    away: torch's own bound keeps the choice.
     """
     bounds = {}
-    newer = [r for r in family.releases if r.series_key > chosen.series_key]
+    newer = [r for r in family.releases if r.series_key > cand.release.series_key]
     for name in requests:
-        first = next((pair[name] for r in newer for pair in r.pairs[:1] if name in pair), None)
-        if first is not None:
-            bounds[name] = f"<{first}"
+        chosen = cand.members.get(name)
+        if chosen is None:
+            continue
+        later = [
+            Version(pair[name])
+            for r in newer
+            for pair in r.pairs
+            if name in pair and Version(pair[name]) > Version(chosen)
+        ]
+        if later:
+            bounds[name] = f"<{min(later)}"
     return bounds
 
 
@@ -498,7 +560,11 @@ def _no_release(family: Family, requests: dict[str, list[Dependency]]) -> NoVari
         )
     )
     others = [m for m in family.members if m != family.lead]
-    pins = f" ({', '.join(others)} each pin one {family.lead})" if others else ""
+    pins = (
+        f" ({', '.join(others)} each require one {family.lead} version or a range of them)"
+        if others
+        else ""
+    )
     known = f"{family.releases[0].pairs[0][family.lead]} to {family.releases[-1].pairs[-1][family.lead]}"
     return NoVariantError(
         f"No known {family.lead} release matches the project's constraints: {asked}",

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import LeadRange
     from poetry_cuda.knowledge.model import Release
     from poetry_cuda.knowledge.model import Variant
 
@@ -142,23 +143,42 @@ def test_pairs_name_the_lead_first_and_only_members() -> None:
                 assert pair[fam.lead].startswith(rel.series + "."), f"{rel.series}: {pair}"
 
 
+def _ranged(rel: Release, member: str, version: str) -> LeadRange | None:
+    return next((r for r in rel.ranges if (r.member, r.version) == (member, version)), None)
+
+
 def test_torchvision_minor_is_torch_minor_plus_15() -> None:
+    # Until the stable-ABI builds: torchvision 0.29.2 requires torch>=2.14.0 and came with 2.15.0.
     for rel in family("torch").releases:
         for pair in rel.pairs:
             torch, vision = Version(pair["torch"]), Version(pair["torchvision"])
             assert torch.major == 2
+            if _ranged(rel, "torchvision", pair["torchvision"]) is not None:
+                continue
             assert (vision.major, vision.minor) == (0, torch.minor + 15), pair
             assert vision.micro == torch.micro or rel.series == "2.0", pair
 
 
-def test_torchaudio_is_paired_up_to_its_last_release() -> None:
+def test_torchaudio_is_paired_up_to_2_11_then_serves_through_its_range() -> None:
     for rel in family("torch").releases:
         for pair in rel.pairs:
             if Version(pair["torch"]) <= Version("2.11.0"):
                 audio = Version(pair["torchaudio"])
                 assert (audio.major, audio.minor) == Version(pair["torch"]).release[:2]
-            else:
-                assert "torchaudio" not in pair, pair
+            elif "torchaudio" in pair:
+                assert _ranged(rel, "torchaudio", pair["torchaudio"]) is not None, pair
+
+
+def test_every_range_is_a_member_version_of_its_release_and_admits_its_leads() -> None:
+    for fam in KB.families:
+        for rel in fam.releases:
+            for ranged in rel.ranges:
+                label = f"{fam.name} {rel.series}: {ranged}"
+                assert ranged.member in fam.members and ranged.member != fam.lead, label
+                assert any(p.get(ranged.member) == ranged.version for p in rel.pairs), label
+                # Published with this release's builds, it serves each of its lead versions.
+                spec = SpecifierSet(ranged.requires)
+                assert all(spec.contains(v) for v in rel.versions), label
 
 
 def test_series_are_sorted_and_versions_unique() -> None:

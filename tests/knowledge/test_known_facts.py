@@ -95,6 +95,19 @@ def test_torch_pairs() -> None:
     assert {"torch": "2.12.1", "torchvision": "0.27.1"} in release("torch", "2.12").pairs
 
 
+def test_torch_2_15_shipped_stable_abi_torchvision_and_torchaudio() -> None:
+    # PyPI: torchvision 0.29.2 and torchaudio 2.11.1 are py3-none wheels uploaded with
+    # torch 2.15.0, requiring torch>=2.14.0 and torch>=2.11; there is no torchvision 0.30.0.
+    rel = release("torch", "2.15")
+    assert rel.pairs == ({"torch": "2.15.0", "torchvision": "0.29.2", "torchaudio": "2.11.1"},)
+    assert {(r.member, r.version, r.requires) for r in rel.ranges} == {
+        ("torchvision", "0.29.2", ">=2.14.0"),
+        ("torchaudio", "2.11.1", ">=2.11"),
+    }
+    # Every other member version is built for its own torch version.
+    assert not any(r.ranges for r in family("torch").releases if r.series != "2.15")
+
+
 def test_intel_macs_get_wheels_up_to_2_2_only() -> None:
     for rel in family("torch").releases:
         cpu = rel.variant("cpu")

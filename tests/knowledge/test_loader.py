@@ -15,6 +15,7 @@ from poetry_cuda.files import parse_toml
 from poetry_cuda.files import parse_with_tomlkit
 from poetry_cuda.knowledge import load
 from poetry_cuda.knowledge import load_directory
+from poetry_cuda.knowledge.model import LeadRange
 from poetry_cuda.versions import CudaVersion
 
 
@@ -160,6 +161,19 @@ def test_companions_say_whether_the_index_labels_them(data: Path) -> None:
     assert torch.labels("torchvision")
 
 
+def test_a_member_may_serve_a_range_of_lead_versions(data: Path) -> None:
+    edit(
+        data,
+        "torch.toml",
+        'torchvision = "0.20.1"}',
+        'torchvision = {version = "0.20.1", requires = ">=2.5.0"}}',
+    )
+    (release,) = load_directory(data).families[0].releases
+    # The pair keeps the version; the range sits beside it.
+    assert release.pairs == ({"torch": "2.5.1", "torchvision": "0.20.1"},)
+    assert release.ranges == (LeadRange("torchvision", "0.20.1", ">=2.5.0"),)
+
+
 def test_the_lead_is_put_first_in_every_pair(data: Path) -> None:
     edit(
         data,
@@ -207,6 +221,20 @@ BROKEN = [
      'torch.toml: release[2.5].pairs[0].torch', 'Invalid version'),
     ('torch.toml', '{torch = "2.5.1", ', '{',
      'torch.toml: release[2.5].pairs[0]', 'naming the lead package torch'),
+    ('torch.toml', 'torchvision = "0.20.1"}', 'torchvision = {version = "0.20.1", requires = ">=2.x"}}',
+     'torch.toml: release[2.5].pairs[0].torchvision.requires', 'Invalid specifier'),
+    ('torch.toml', 'torchvision = "0.20.1"}', 'torchvision = {version = "0.20", requires = ">=2.5", abi = 3}}',
+     'torch.toml: release[2.5].pairs[0].torchvision.abi', 'unknown key'),
+    ('torch.toml', 'torchvision = "0.20.1"}', 'torchvision = {requires = ">=2.5"}}',
+     'torch.toml: release[2.5].pairs[0].torchvision.version', 'missing'),
+    ('torch.toml', 'torchvision = "0.20.1"}', 'torchvision = {version = "0.20.x", requires = ">=2.5"}}',
+     'torch.toml: release[2.5].pairs[0].torchvision.version', 'Invalid version'),
+    ('torch.toml', 'torchvision = "0.20.1"}', 'torchvision = {version = "0.20.1", requires = ">=2.6"}}',
+     'torch.toml: release[2.5].pairs[0].torchvision.requires', 'leaves out the torch 2.5.1 it is paired with'),
+    ('torch.toml', 'torchvision = "0.20.1"}', 'torchvision = 20}',
+     'torch.toml: release[2.5].pairs[0].torchvision', 'expected a version string or {version, requires}'),
+    ('torch.toml', '{torch = "2.5.1",', '{torch = {version = "2.5.1", requires = ">=2"},',
+     'torch.toml: release[2.5].pairs[0].torch', 'the lead has no range'),
     ('torch.toml', 'series = "2.5"', 'series = "2.five"',
      'torch.toml: release[2.five].series', 'not a release series'),
     ('torch.toml', 'platform = "windows-x86_64"', 'platform = "linux-aarch64"',

@@ -225,3 +225,54 @@ def test_an_unlabelled_companion_from_another_index_fails(tmp_path: Path) -> Non
         error.value.what
     )
     assert "versions ending in" not in error.value.fix
+
+
+def test_a_stable_abi_member_is_checked_by_its_source_and_label(tmp_path: Path) -> None:
+    """torchvision 0.29.2 is one py3-none wheel per platform, labelled +cu130 on /whl/cu130."""
+    cu130 = Source("pytorch-cu130", "https://download.pytorch.org/whl/cu130")
+    vision = Choice(
+        name="torchvision",
+        family="torch",
+        variant="cu130",
+        cuda=CudaVersion.parse("13.0"),
+        source=cu130,
+        version="0.29.2+cu130",
+        arches=("sm_90",),
+        reason="",
+        label="+cu130",
+    )
+
+    def lock(version: str) -> str:
+        return f'''\
+[[package]]
+name = "torchvision"
+version = "{version}"
+description = ""
+optional = false
+python-versions = ">=3.10"
+groups = ["main"]
+files = [
+    {{file = "torchvision-{version}-py3-none-manylinux_2_28_x86_64.whl", hash = "sha256:22"}},
+]
+
+[package.dependencies]
+torch = ">=2.14.0"
+
+[package.source]
+type = "legacy"
+url = "https://download.pytorch.org/whl/cu130"
+reference = "pytorch-cu130"
+
+[metadata]
+lock-version = "2.1"
+python-versions = ">=3.11,<3.12"
+content-hash = "0"
+'''
+
+    (tmp_path / "poetry.lock").write_text(lock("0.29.2+cu130"))
+    assert verify(plan_of(vision), tmp_path, PoetryBackend()) == {"torchvision": "0.29.2+cu130"}
+    # The same version without the label is not the cu130 build.
+    (tmp_path / "poetry.lock").write_text(lock("0.29.2"))
+    with pytest.raises(ResolutionError) as error:
+        verify(plan_of(vision), tmp_path, PoetryBackend())
+    assert "with versions ending in +cu130" in error.value.fix

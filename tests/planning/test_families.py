@@ -525,3 +525,79 @@ def test_a_prerelease_of_an_unknown_series_names_the_newest_release() -> None:
         plan_for(["paddlepaddle-gpu==2.5.0rc0"], RTX4090_550)
     assert "asks for 2.5.0rc0" in caught.value.what
     assert caught.value.fix.startswith("allow a known release (newest known ")
+
+
+# Stable-ABI members (a version that requires a range of torch versions): torchvision
+# 0.29.2 (torch>=2.14.0) and torchaudio 2.11.1 (torch>=2.11) came with torch 2.15.0's builds.
+ADA_580 = host("linux", "580.65.06", "8.9")
+
+
+def test_torch_2_15_with_torchvision_plans_the_stable_abi_torchvision() -> None:
+    plan = plan_for(["torch==2.15.0", "torchvision"], ADA_580)
+    torch, vision = plan.choice("torch"), plan.choice("torchvision")
+    assert torch.variant == vision.variant
+    assert torch.version == f"2.15.0+{torch.variant}"
+    # Its builds on the variant's index carry the label as torch's do.
+    assert vision.version == f"0.29.2+{torch.variant}"
+    assert vision.label == f"+{torch.variant}"
+
+
+def test_torch_torchvision_and_torchaudio_get_the_newest_consistent_set() -> None:
+    plan = plan_for(["torch", "torchvision", "torchaudio"], ADA_580)
+    variant = plan.choice("torch").variant
+    assert [(c.name, c.version) for c in plan.packages] == [
+        ("torch", f"2.15.0+{variant}"),
+        ("torchvision", f"0.29.2+{variant}"),
+        ("torchaudio", f"2.11.1+{variant}"),
+    ]
+    assert {pin.version for pin in Managed.of(plan).pins} == {"*"}
+    assert not plan.warnings
+
+
+def test_a_stable_abi_member_serves_older_torch_releases_on_its_own_variants() -> None:
+    # torch 2.14.1 came with torchvision 0.29.1; 0.29.2 also serves it on 2.15's variants.
+    plan = plan_for(["torch==2.14.1", "torchvision", "torchaudio"], ADA_580)
+    variant = plan.choice("torch").variant
+    assert variant in {"cu130", "cu132"}
+    assert plan.choice("torchvision").version == f"0.29.2+{variant}"
+    assert plan.choice("torchaudio").version == f"2.11.1+{variant}"
+    # The exact pair stays: the project may ask for it.
+    plan = plan_for(["torch==2.14.1", "torchvision<0.29.2"], ADA_580)
+    assert plan.choice("torchvision").version == f"0.29.1+{plan.choice('torch').variant}"
+
+
+def test_torchaudio_below_2_11_keeps_torch_to_its_exact_pair() -> None:
+    plan = plan_for(["torch", "torchaudio<2.11"], ADA_580)
+    variant = plan.choice("torch").variant
+    assert plan.choice("torch").version == f"2.10.0+{variant}"
+    assert plan.choice("torchaudio").version == f"2.10.0+{variant}"
+    # torchaudio 2.10.0 requires torch==2.10.0: nothing was passed over, nothing to bound.
+    assert {pin.version for pin in Managed.of(plan).pins} == {"*"}
+
+
+def test_a_variant_without_the_stable_abi_member_caps_torch_with_the_right_bounds() -> None:
+    # Pascal needs cu126, which 2.15 (and so torchaudio 2.11.1) lacks: torch 2.12-2.14's
+    # cu126 builds have no torchaudio, so torch 2.11 with its own torchaudio 2.11.0.
+    plan = plan_for(["torch", "torchaudio"], GTX1080TI_580)
+    torch, audio = plan.choice("torch"), plan.choice("torchaudio")
+    assert (torch.version, audio.version) == ("2.11.0+cu126", "2.11.0+cu126")
+    assert (torch.bound, audio.bound) == ("<2.12.0", "<2.11.1")
+    (newer, newest) = [w for w in plan.warnings if "passed over" in w]
+    assert newer.startswith("torch 2.12, 2.13, 2.14 passed over: ")
+    assert newer.endswith("; cu126 has no member versions the project allows")
+    assert newest.startswith("torch 2.15 passed over: no build runs on t (")
+    # With torchvision only, 2.14's cu126 serves, below the stable-ABI 0.29.2.
+    plan = plan_for(["torch", "torchvision"], GTX1080TI_580)
+    assert plan.choice("torch").version == "2.14.1+cu126"
+    assert plan.choice("torchvision").version == "0.29.1+cu126"
+    pins = {pin.package: pin.version for pin in Managed.of(plan).pins}
+    assert pins == {"torch": "<2.15.0", "torchvision": "<0.29.2"}
+
+
+def test_macos_gets_pypis_plain_stable_abi_members() -> None:
+    plan = plan_for(["torch", "torchvision", "torchaudio"], host("macos", machine="arm64"))
+    assert [(c.name, c.version, c.source.is_pypi) for c in plan.packages] == [
+        ("torch", "2.15.0", True),
+        ("torchvision", "0.29.2", True),
+        ("torchaudio", "2.11.1", True),
+    ]
