@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.doctor.builds import check_builds
+from poetry_cuda.doctor.builds import read_builds
 from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks
 from poetry_cuda.doctor.deep import deep_findings
@@ -85,11 +87,17 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
 
 
 def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
-    """`--deep`: import the locked packages with the environment's Python, in a time limit."""
+    """`--deep`: import the locked packages with the environment's Python, in a time limit,
+    and judge each GPU against the architectures the installed builds carry."""
     cuda_lock = facts.locks.cuda_lock
-    python = facts.environment.python() if facts.environment is not None else None
-    if cuda_lock is None or python is None:
+    environment = facts.environment
+    python = environment.python() if environment is not None else None
+    if cuda_lock is None or environment is None or python is None:
         return []
     names = modules(cuda_lock.packages)
     report = probe(python, names, environ=environ) if names else {}
-    return deep_findings(report, cuda_lock.packages, install_command(facts.locks.backend))
+    install = install_command(facts.locks.backend)
+    findings = deep_findings(report, cuda_lock.packages, install)
+    cuda_packages = [p for p in cuda_lock.packages if p.cuda]
+    builds = read_builds(report if isinstance(report, dict) else {}, cuda_packages, environment)
+    return findings + check_builds(cuda_packages, builds, facts.target, install)

@@ -15,6 +15,8 @@ from typing import Literal
 
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.planning.targets import Target
@@ -34,25 +36,48 @@ class Verdict:
         return self.fit != "no"
 
 
-def arch_list(variant: Variant) -> str:
-    names = [cc.sm for cc in variant.sass] + [f"compute_{cc.major}{cc.minor}" for cc in variant.ptx]
+Kernels = Literal["sass", "ptx"]
+
+
+def arch_names(sass: Sequence[ComputeCapability], ptx: Sequence[ComputeCapability]) -> str:
+    """``sm_80, sm_90, compute_90``: SASS as the compiler spells it, then PTX."""
+    names = [cc.sm for cc in sass] + [f"compute_{cc.major}{cc.minor}" for cc in ptx]
     return ", ".join(names) or "none"
+
+
+def arch_list(variant: Variant) -> str:
+    return arch_names(variant.sass, variant.ptx)
+
+
+def kernels_for(
+    sass: Sequence[ComputeCapability], ptx: Sequence[ComputeCapability], cc: ComputeCapability
+) -> tuple[Kernels, ComputeCapability] | None:
+    """The code a GPU of capability `cc` runs from a build shipping `sass` and `ptx`: the
+    newest SASS of its major no newer than `cc`, else the newest PTX no newer than `cc`."""
+    same_major = [s for s in sass if s.major == cc.major and s.minor <= cc.minor]
+    if same_major:
+        return "sass", max(same_major)
+    older = [p for p in ptx if p <= cc]
+    if older:
+        return "ptx", max(older)
+    return None
 
 
 def serves_gpu(variant: Variant, cc: ComputeCapability, *, native: bool) -> tuple[bool, str]:
     """Whether `variant` has kernels for `cc`, and the fact that decides it."""
-    sass = [s for s in variant.sass if s.major == cc.major and s.minor <= cc.minor]
-    if sass:
-        via = "" if sass[-1] == cc else f" (its {sass[-1].sm} build)"
+    found = kernels_for(variant.sass, variant.ptx, cc)
+    if found is None:
+        return False, (
+            f"{variant.name} has no SASS for {cc.sm} (it ships {arch_list(variant)}) and no PTX "
+            "for it"
+        )
+    kind, arch = found
+    if kind == "sass":
+        via = "" if arch == cc else f" (its {arch.sm} build)"
         return True, f"{cc.sm} has SASS in {variant.name}{via}"
-    ptx = [p for p in variant.ptx if p <= cc]
-    if ptx and native:
-        return True, f"{cc.sm} runs {variant.name}'s compute_{ptx[-1].major}{ptx[-1].minor} PTX"
-    if ptx:
-        return False, f"{variant.name} has no SASS for {cc.sm} and its PTX needs a native driver"
-    return False, (
-        f"{variant.name} has no SASS for {cc.sm} (it ships {arch_list(variant)}) and no PTX for it"
-    )
+    if native:
+        return True, f"{cc.sm} runs {variant.name}'s compute_{arch.major}{arch.minor} PTX"
+    return False, f"{variant.name} has no SASS for {cc.sm} and its PTX needs a native driver"
 
 
 def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:

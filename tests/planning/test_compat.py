@@ -12,6 +12,7 @@ from poetry_cuda.knowledge.model import Nvidia
 from poetry_cuda.knowledge.model import ToolkitDriver
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.compat import kernels_for
 from poetry_cuda.planning.targets import Target
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
@@ -124,3 +125,19 @@ def test_unpublished_platform() -> None:
 def test_sass_of_another_major_never_serves() -> None:
     verdict = judge(variant("cu124", "8.0 9.0"), target("550.54.14", "12.4", "10.0"), NVIDIA)
     assert verdict.fit == "no"
+
+
+@pytest.mark.parametrize(
+    ("sass", "ptx", "gpu", "expected"),
+    [
+        ("5.0 6.0 7.0 8.0 8.6 9.0", "9.0", "8.9", ("sass", "8.6")),
+        ("5.0 6.0 7.0 8.0", "8.0", "8.6", ("sass", "8.0")),
+        ("7.5 8.0", "8.0", "9.0", ("ptx", "8.0")),
+        ("7.5 8.0", "", "6.1", None),
+        ("8.0 9.0", "", "10.0", None),  # SASS never crosses a major
+        ("", "9.0", "8.9", None),  # PTX of a newer architecture cannot be compiled for it
+    ],
+)
+def test_kernels_for(sass: str, ptx: str, gpu: str, expected: tuple[str, str] | None) -> None:
+    found = kernels_for([CC(s) for s in sass.split()], [CC(p) for p in ptx.split()], CC(gpu))
+    assert found == (None if expected is None else (expected[0], CC(expected[1])))

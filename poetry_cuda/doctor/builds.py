@@ -1,0 +1,247 @@
+"""`doctor --deep`: does each GPU have kernels in the installed build itself?
+
+The host check judges the locked variant by the knowledge base's row; this one reads
+the architectures the installed build carries: torch's own list (from the child that
+imports it), or else the fat binary of the package's CUDA library, scanned here. Each
+GPU the host reports is judged by the planner's rule (`compat.kernels_for`), and the
+list is compared with the one cuda.lock recorded from the knowledge base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+
+from poetry_cuda.doctor.checks import LOCK_FIX
+from poetry_cuda.doctor.checks import same_version
+from poetry_cuda.doctor.deep import module_of
+from poetry_cuda.doctor.fatbin import read_fatbin
+from poetry_cuda.doctor.findings import fail
+from poetry_cuda.doctor.findings import ok
+from poetry_cuda.doctor.findings import warn
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.locking.lockfile import PTX
+from poetry_cuda.locking.lockfile import SASS
+from poetry_cuda.planning.compat import arch_names
+from poetry_cuda.planning.compat import kernels_for
+from poetry_cuda.versions import ComputeCapability
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+
+    from poetry_cuda.doctor.findings import Finding
+    from poetry_cuda.doctor.installed import Environment
+    from poetry_cuda.host.profiles import Gpu
+    from poetry_cuda.locking.lockfile import LockedPackage
+    from poetry_cuda.planning.targets import Target
+
+
+# Where each package keeps its kernels, relative to site-packages, in the order tried:
+# paddle 3.x splits them into libphi_gpu.so, 2.5 and 2.6 keep them in libphi.so.
+LIBRARIES: dict[str, tuple[str, ...]] = {
+    "torch": ("torch/lib/libtorch_cuda.so",),
+    "paddle": (
+        "paddle/libs/libphi_gpu.so",
+        "paddle/libs/libphi.so",
+        "paddle/base/libpaddle.so",
+        "paddle/fluid/libpaddle.so",
+    ),
+    "onnxruntime": ("onnxruntime/capi/libonnxruntime_providers_cuda.so",),
+}
+# cuda.lock records the knowledge base's Linux x86_64 row; other platforms' builds may
+# carry fewer architectures, so the lists are compared there only.
+TABLE_PLATFORM = "linux-x86_64"
+
+
+@dataclass(frozen=True)
+class Build:
+    """The architectures an installed build carries, where they were read, and the
+    installed version (None: not installed according to site-packages)."""
+
+    sass: tuple[ComputeCapability, ...]
+    ptx: tuple[ComputeCapability, ...]
+    source: str
+    version: str | None
+
+    @property
+    def arches(self) -> str:
+        return arch_names(self.sass, self.ptx)
+
+
+def parse_arches(
+    names: Iterable[str],
+) -> tuple[tuple[ComputeCapability, ...], tuple[ComputeCapability, ...]] | None:
+    """(SASS, PTX) from ``sm_90``/``compute_90`` names; None if any name is another form
+    (a fixed flavour records ``from sm_60``)."""
+    sass: set[ComputeCapability] = set()
+    ptx: set[ComputeCapability] = set()
+    for name in names:
+        if not name.startswith((SASS, PTX)):
+            return None
+        try:
+            cc = ComputeCapability.parse(name)
+        except ValueError:
+            return None
+        (sass if name.startswith(SASS) else ptx).add(cc)
+    return tuple(sorted(sass)), tuple(sorted(ptx))
+
+
+def read_builds(
+    report: Mapping[str, Any], packages: Sequence[LockedPackage], environment: Environment
+) -> dict[str, Build | str]:
+    """Each package's build, by its name, or why its architectures are unknown.
+
+    torch's list comes from the child's `report` where it has one; the others are
+    scanned from the package's library.
+    """
+    found: dict[str, Build | str] = {}
+    for package in packages:
+        module = module_of(package.name)
+        installed = environment.get(package.name)
+        version = installed.version if installed else None
+        row = report.get(module)
+        if isinstance(row, dict) and "cuda" in row and row["cuda"] is None:
+            continue  # a CPU build: the framework check says so
+        listed = row.get("arches") if isinstance(row, dict) else None
+        parsed = None
+        if isinstance(listed, list) and listed and all(isinstance(n, str) for n in listed):
+            parsed = parse_arches(listed)
+        if module == "torch" and parsed is not None:
+            found[package.name] = Build(*parsed, "torch's own list", version)
+        elif module in LIBRARIES:
+            found[package.name] = _scan(LIBRARIES[module], environment, version)
+    return found
+
+
+def _scan(candidates: Sequence[str], environment: Environment, version: str | None) -> Build | str:
+    """The first of the candidate libraries that has kernels; else the first read."""
+    paths = [
+        folder / relative
+        for relative in candidates
+        for folder in environment.site_packages
+        if (folder / relative).is_file()
+    ]
+    if not paths:
+        return f"{' or '.join(candidates)} is not installed"
+    empty: list[Build] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            arches = read_fatbin(path)
+        except PoetryCudaError as error:
+            problems.append(error.what)
+            continue
+        build = Build(arches.sass, arches.ptx, str(path), version)
+        if build.sass or build.ptx:
+            return build
+        empty.append(build)
+    return problems[0] if problems else empty[0]
+
+
+def check_builds(
+    packages: Sequence[LockedPackage],
+    builds: Mapping[str, Build | str],
+    target: Target,
+    install: str,
+) -> list[Finding]:
+    """For each package with a build read: its architectures against cuda.lock's, and
+    whether each GPU has kernels in it."""
+    found: list[Finding] = []
+    for package in packages:
+        build = builds.get(package.name)
+        if build is None:
+            continue
+        if isinstance(build, str):
+            found.append(
+                warn(
+                    "deep",
+                    "build",
+                    f"{package.name}: the installed build's architectures are unknown: {build}",
+                    f"run `{install}` to install the locked build again",
+                    subject=package.name,
+                )
+            )
+            continue
+        found.append(_table(package, build, target))
+        found += [_kernels(package, build, gpu, target) for gpu in target.profile.gpus]
+    return found
+
+
+def _table(package: LockedPackage, build: Build, target: Target) -> Finding:
+    name = package.name
+    label = f"{name} {build.version}" if build.version else name
+    carries = f"{label} carries {build.arches} ({build.source})"
+    recorded = parse_arches(package.arches)
+    if (
+        recorded is None
+        or recorded == ((), ())
+        or recorded == (build.sass, build.ptx)
+        or not _is_locked_build(package, build, target)
+    ):
+        return ok("deep", "build", carries, subject=name)
+    return warn(
+        "deep",
+        "build",
+        f"{carries}, but cuda.lock (the knowledge base's row for {name} {package.variant}) "
+        f"says {arch_names(*recorded)}: the row is wrong; the checks below go by the build",
+        f"report it to poetry-cuda: the knowledge base row for {name} {package.variant} "
+        f"({package.version}) should list {build.arches}",
+        subject=name,
+    )
+
+
+def _is_locked_build(package: LockedPackage, build: Build, target: Target) -> bool:
+    """Whether the build is the one cuda.lock's list describes: the locked version, on the
+    platform whose row it records (another build is the environment check's finding)."""
+    return (
+        target.platform == TABLE_PLATFORM
+        and package.version is not None
+        and build.version is not None
+        and same_version(build.version, package.version)
+    )
+
+
+def _kernels(package: LockedPackage, build: Build, gpu: Gpu, target: Target) -> Finding:
+    name, cc = package.name, gpu.compute_capability
+    about = f"GPU {gpu.index} ({gpu.name}, {cc.sm})"
+    subject = f"{name} on gpu{gpu.index}"
+    relock = (
+        f"lock again for this GPU: {LOCK_FIX} with this machine among the targets "
+        f"(`--target this`); the plan picks a build with kernels for {cc.sm} (should it pick "
+        "this one again, its knowledge base row is wrong: choose another build with `--cuda`)"
+    )
+    kernels = kernels_for(build.sass, build.ptx, cc)
+    if kernels is None:
+        return fail(
+            "deep",
+            "kernels",
+            f"{about} has no kernels in {name}'s installed build: it carries {build.arches}",
+            relock,
+            subject=subject,
+        )
+    kind, arch = kernels
+    if kind == "sass":
+        via = "" if arch == cc else f" (its {arch.sm} build)"
+        return ok("deep", "kernels", f"{about}: SASS in {name}'s build{via}", subject=subject)
+    ptx = f"compute_{arch.major}{arch.minor}"
+    native = package.cuda is not None and target.cuda is not None and package.cuda <= target.cuda
+    if not native:
+        return fail(
+            "deep",
+            "kernels",
+            f"{about}: {name}'s build has no SASS for it, and the driver (CUDA <= "
+            f"{target.cuda}) cannot JIT-compile its CUDA {package.cuda} {ptx} PTX",
+            relock,
+            subject=subject,
+        )
+    return warn(
+        "deep",
+        "kernels",
+        f"{about}: no SASS in {name}'s build, only {ptx} PTX, JIT-compiled at first use",
+        f"the first run compiles the kernels and caches them (minutes); for SASS, {relock}",
+        subject=subject,
+    )
