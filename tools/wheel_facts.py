@@ -454,28 +454,39 @@ def scan_library(chunks: Iterable[bytes]) -> list[Container]:
 
 @dataclass(frozen=True)
 class Arches:
-    """What a library's fat binaries carry."""
+    """What a library's fat binaries carry.
+
+    `sass` and `ptx` are the entries at least half of them hold: the build's arch list
+    (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES). A few translation units are compiled
+    for more (torch 2.8's sm_89 kernels for FP8): those are `fewer`, with their counts.
+    """
 
     sass: tuple[ComputeCapability, ...]
     ptx: tuple[ComputeCapability, ...]
+    fewer: tuple[tuple[Entry, int], ...]
     containers: int
-    # The most common set of entries: a build's arch list, where a few translation units
-    # (vendored kernels) were compiled for other architectures.
-    typical: frozenset[Entry]
-    typical_share: float
 
 
 def arches(containers: Sequence[Container]) -> Arches:
-    every = {entry for container in containers for entry in container.entries}
-    shapes = collections.Counter(container.entries for container in containers)
-    typical, count = shapes.most_common(1)[0] if shapes else (frozenset(), 0)
+    counts = collections.Counter(entry for container in containers for entry in container.entries)
+    common = {entry for entry, count in counts.items() if 2 * count >= len(containers)}
     return Arches(
-        sass=tuple(sorted({e.arch for e in every if e.kind == "sass"})),
-        ptx=tuple(sorted({e.arch for e in every if e.kind == "ptx"})),
+        sass=tuple(sorted(e.arch for e in common if e.kind == "sass")),
+        ptx=tuple(sorted(e.arch for e in common if e.kind == "ptx")),
+        fewer=tuple(
+            sorted(
+                ((e, n) for e, n in counts.items() if e not in common),
+                key=lambda item: (item[0].kind, item[0].arch),
+            )
+        ),
         containers=len(containers),
-        typical=typical,
-        typical_share=count / len(containers) if containers else 0.0,
     )
+
+
+def spelled(entry: Entry) -> str:
+    """The compiler's name of an entry: sm_89 for SASS, compute_90 for PTX."""
+    prefix = "sm" if entry.kind == "sass" else "compute"
+    return f"{prefix}_{entry.arch.major}{entry.arch.minor}"
 
 
 # --- what a build records about itself -------------------------------------------------------
@@ -987,9 +998,17 @@ def _is_build(filename: str, version: str) -> bool:
 # --- the command -----------------------------------------------------------------------------
 
 
-def report(http: Http, knowledge: KnowledgeBase, package: str, version: str, *, index: bool) -> int:
+def report(
+    http: Http,
+    knowledge: KnowledgeBase,
+    package: str,
+    version: str,
+    *,
+    pypi: str = PYPI,
+    index: bool = True,
+) -> int:
     layout = LAYOUTS[package]
-    project = read_project(http, package, version)
+    project = read_project(http, package, version, pypi)
     print(
         f"{project.name} {version} on PyPI: uploaded {project.uploaded[version]};"
         f" {len(project.uploaded)} releases, the newest {max(project.uploaded, key=Version)}"
@@ -1004,13 +1023,10 @@ def report(http: Http, knowledge: KnowledgeBase, package: str, version: str, *, 
         if build.pins:
             print(f"    METADATA: {'; '.join(build.pins)}")
         if build.arches is not None:
-            typical = sorted(
-                f"{'sm' if e.kind == 'sass' else 'compute'}_{e.arch.major}{e.arch.minor}"
-                for e in build.arches.typical
-            )
+            fewer = ", ".join(f"{spelled(e)} ({n})" for e, n in build.arches.fewer)
             print(
-                f"    {', '.join(build.libraries)}: {build.arches.containers} fat binaries;"
-                f" {build.arches.typical_share:.0%} of them hold {' '.join(typical)}"
+                f"    {', '.join(build.libraries)}: {build.arches.containers} fat binaries"
+                + (f"; in fewer than half of them: {fewer}" if fewer else "")
             )
     family = knowledge.family_of(package)
     extra_lines: list[str] = []
@@ -1050,6 +1066,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("package", help=f"one of {', '.join(LAYOUTS)}")
     parser.add_argument("version", help="a release on PyPI, e.g. 2.5.1")
     parser.add_argument("--data", help="a directory of data files instead of the packaged ones")
+    parser.add_argument("--pypi", default=PYPI, help=f"PyPI or a mirror of it (default {PYPI})")
     parser.add_argument(
         "--no-index", action="store_true", help="do not look at the family's own index"
     )
@@ -1064,7 +1081,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     knowledge = load_directory(arguments.data) if arguments.data else load()
     http = Http()
     try:
-        return report(http, knowledge, package, arguments.version, index=not arguments.no_index)
+        return report(
+            http,
+            knowledge,
+            package,
+            arguments.version,
+            pypi=arguments.pypi.rstrip("/"),
+            index=not arguments.no_index,
+        )
     except (UnreachableError, FormatError) as error:
         print(f"wheel_facts: {error}", file=sys.stderr)
         print(f"read {http.bytes_read:,} bytes over the network", file=sys.stderr)
