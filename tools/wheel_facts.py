@@ -319,7 +319,6 @@ class _Capture:
         return len(self.data) == self.length
 
 
-@dataclass
 class FatbinScanner:
     """Fat binary containers of an ELF file fed in pieces, in order, as they stream past.
 
@@ -331,18 +330,19 @@ class FatbinScanner:
     before the section header table, as linkers usually write it.
     """
 
-    containers: list[Container] = field(default_factory=list)
-    _buffer: bytearray = field(default_factory=bytearray)
-    _start: int = 0  # the stream offset of _buffer[0]
-    _head: bytes = b""
-    _kept: bytearray = field(default_factory=bytearray)  # the bytes just before _length
-    _length: int = 0
-    _table: _Capture | None = None
-    _names: _Capture | None = None
-    _entry: int | None = None  # inside a container: the offset of its next entry header
-    _end: int = 0
-    _open: int = 0  # the offset of the container being read
-    _found: set[Entry] = field(default_factory=set)
+    def __init__(self) -> None:
+        self.containers: list[Container] = []
+        self._buffer = bytearray()
+        self._start = 0  # the stream offset of _buffer[0]
+        self._head = b""
+        self._kept = bytearray()  # the last KEPT_TAIL bytes before _length
+        self._length = 0
+        self._table: _Capture | None = None
+        self._names: _Capture | None = None
+        self._entry: int | None = None  # inside a container: the offset of its next entry header
+        self._end = 0
+        self._open = 0  # the offset of the container being read
+        self._found: set[Entry] = set()
 
     def feed(self, chunk: bytes) -> None:
         if len(self._head) < _ELF_HEADER.size:
@@ -938,11 +938,12 @@ def compare_flavour(
                 f"{build.platform}: the wheel is built with CUDA {build.cuda},"
                 f' outside the row\'s cuda = "{row.cuda}"'
             )
-        if build.arches is not None and build.arches.sass[:1] != (
-            (row.oldest_arch,) if row.oldest_arch is not None else ()
-        ):
+        if build.arches is None:
+            continue
+        oldest = build.arches.sass[0] if build.arches.sass else None
+        if oldest != row.oldest_arch:
             differences.append(
-                f"{build.platform}: the oldest SASS is {build.arches.sass[0]},"
+                f"{build.platform}: the oldest SASS is {oldest or 'none'},"
                 f" the row's oldest_arch is {row.oldest_arch or 'not given'}"
             )
     return Comparison(derived, recorded, f"fixed.toml, {row.package} {row.versions}", differences)
@@ -1010,7 +1011,7 @@ def report(
     layout = LAYOUTS[package]
     project = read_project(http, package, version, pypi)
     print(
-        f"{project.name} {version} on PyPI: uploaded {project.uploaded[version]};"
+        f"{project.name} {version} on PyPI: uploaded {project.uploaded.get(version, 'no files')};"
         f" {len(project.uploaded)} releases, the newest {max(project.uploaded, key=Version)}"
     )
     wheels = one_wheel_per_platform(project.files)
