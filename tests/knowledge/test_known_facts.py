@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from packaging.specifiers import SpecifierSet
+
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -40,7 +42,10 @@ def cc(text: str) -> ComputeCapability:
         ("595.45.04", "linux", "13.2"),
         ("551.61", "windows", "12.4"),
         ("560.94", "windows", "12.6"),
-        ("581.57", "windows", "12.9"),  # NVIDIA lists no Windows driver for 13.x
+        # Table 3 has no Windows driver for 13.x; the 13.x floor (580) stands for 13.0.
+        ("581.29", "windows", "13.0"),
+        ("591.44", "windows", "13.0"),
+        ("576.02", "windows", "12.9"),
         ("450.51.05", "linux", "11.0"),
     ],
 )
@@ -255,3 +260,35 @@ def test_fixed_flavours_and_their_system_needs(
     rows = [r for r in KB.fixed if r.package == package and r.extra == extra]
     assert rows
     assert all(bool(r.requirements) == system for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("version", "cuda", "oldest"),
+    [
+        ("1.19.2", ">=12.0,<13", "6.0"),
+        ("1.26.0", ">=12.0,<13", "6.0"),
+        ("1.27.0", ">=13.0,<14", "7.5"),
+    ],
+)
+def test_onnxruntime_gpu_moved_to_cuda_13_at_1_27(version: str, cuda: str, oldest: str) -> None:
+    rows = [
+        r
+        for r in KB.fixed
+        if r.package == "onnxruntime-gpu" and SpecifierSet(r.versions).contains(version)
+    ]
+    assert len(rows) == 1
+    assert rows[0].cuda == cuda
+    assert rows[0].oldest_arch == cc(oldest)
+
+
+def test_onnxruntime_gpu_extras_and_preload_dlls_exist_only_from_1_21() -> None:
+    for row in KB.fixed:
+        if row.package != "onnxruntime-gpu" or not row.requirements:
+            continue
+        said = " ".join(r.satisfy for r in row.requirements)
+        before_1_21 = not SpecifierSet(row.versions).contains("1.21.0") and SpecifierSet(
+            row.versions
+        ).contains("1.20.0")
+        if before_1_21:
+            assert "no onnxruntime.preload_dlls()" in said
+            assert "[cudnn]" not in said

@@ -525,3 +525,38 @@ def test_a_prerelease_of_an_unknown_series_names_the_newest_release() -> None:
         plan_for(["paddlepaddle-gpu==2.5.0rc0"], RTX4090_550)
     assert "asks for 2.5.0rc0" in caught.value.what
     assert caught.value.fix.startswith("allow a known release (newest known ")
+
+
+def test_a_gtx_1080_with_torch_2_8_gets_cu126() -> None:
+    # 2.8's cu128 and cu129 start at sm_70; only cu126 ships Pascal SASS (sm_60 serves 6.1).
+    plan = plan_for(["torch==2.8.0"], host("linux", "580.65.06", "6.1"))
+    assert plan.choice("torch").variant == "cu126"
+
+
+def test_a_v100_with_torch_2_9_on_a_580_driver_gets_a_cuda_12_build() -> None:
+    # cu130 has no sm_70; 2.9's cu129 (Linux only) still lists 7.0, as cu128 does.
+    plan = plan_for(["torch==2.9.0"], host("linux", "580.65.06", "7.0"))
+    assert plan.choice("torch").variant == "cu129"
+    plan = plan_for(
+        ["torch==2.9.0"], host("linux", "580.65.06", "7.0"), cuda=CudaRequest.parse("<12.9")
+    )
+    assert plan.choice("torch").variant == "cu128"
+
+
+def test_a_windows_host_known_by_its_driver_alone_reads_as_cuda_13() -> None:
+    plan = plan_for(["torch==2.9.0"], host("windows", "581.29", "8.6"))
+    torch = plan.choice("torch")
+    assert torch.variant == "cu130"
+    assert "581.29 supports CUDA <= 13.0" in torch.reason
+
+
+def test_a_windows_driver_below_the_13_x_floor_gets_no_cuda_13_build() -> None:
+    plan = plan_for(["torch==2.9.0"], host("windows", "576.02", "8.6"))
+    assert plan.choice("torch").variant == "cu128"
+
+
+def test_onnxruntime_gpu_1_27_on_a_cuda_12_4_driver_names_the_cuda_13_need() -> None:
+    with pytest.raises(NoVariantError, match=r"CUDA 13\.x.*CUDA <= 12\.4"):
+        plan_for(["onnxruntime-gpu==1.27.0"], RTX4090_550)
+    plan = plan_for(["onnxruntime-gpu==1.26.0"], RTX4090_550)
+    assert plan.choice("onnxruntime-gpu").cuda is not None
