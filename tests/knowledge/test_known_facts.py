@@ -292,3 +292,9 @@ def test_onnxruntime_gpu_extras_and_preload_dlls_exist_only_from_1_21() -> None:
         if before_1_21:
             assert "no onnxruntime.preload_dlls()" in said
             assert "[cudnn]" not in said
+
+
+def test_paddle_2_6_from_pypi_ships_sm_61_to_sm_86_only() -> None:
+    cu118 = variant("paddle", "2.6", "cu118")
+    assert cu118.sass == tuple(cc(a) for a in ("6.1", "7.0", "7.5", "8.0", "8.6"))
+    assert cu118.ptx == ()

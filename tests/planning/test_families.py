@@ -560,3 +560,13 @@ def test_onnxruntime_gpu_1_27_on_a_cuda_12_4_driver_names_the_cuda_13_need() -> 
         plan_for(["onnxruntime-gpu==1.27.0"], RTX4090_550)
     plan = plan_for(["onnxruntime-gpu==1.26.0"], RTX4090_550)
     assert plan.choice("onnxruntime-gpu").cuda is not None
+
+
+def test_paddle_2_6_from_pypi_does_not_serve_a_p100() -> None:
+    # libphi.so of 2.6.2 has sm_61 but no sm_60, and no PTX.
+    with pytest.raises(NoVariantError):
+        plan_for(
+            ["paddlepaddle-gpu==2.6.2"],
+            host("linux", "535.104.05", "6.0"),
+            cuda=CudaRequest.parse("cu118"),
+        )
