@@ -570,3 +570,13 @@ def test_paddle_2_6_from_pypi_does_not_serve_a_p100() -> None:
             host("linux", "535.104.05", "6.0"),
             cuda=CudaRequest.parse("cu118"),
         )
+
+
+def test_plain_tensorflow_needs_a_system_cuda_and_cudnn_and_and_cuda_does_not() -> None:
+    plan = plan_for(["tensorflow==2.18.0"], RTX4090_550)
+    assert {(r.kind, r.spec) for r in plan.system_requirements} == {
+        ("cuda-runtime", ">=12.5,<13"),
+        ("cudnn", ">=9.3,<10"),
+    }
+    plan = plan_for(["tensorflow[and-cuda]==2.18.0"], RTX4090_550)
+    assert not plan.system_requirements
