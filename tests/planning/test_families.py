@@ -200,7 +200,10 @@ def test_versions_newer_than_the_data_are_assumed_and_said() -> None:
     torch = plan.choice("torch")
     assert torch.variant == "cu132"  # 13.2 runs on driver 580 through minor compatibility
     assert torch.version is None
-    assert any("newer than the knowledge base" in w for w in plan.warnings)
+    (said,) = [w for w in plan.warnings if "newer than the knowledge base" in w]
+    assert "variants of torch 2.15 (cu132, cu130, cpu)" in said
+    assert "PyPI builds (cu132 on linux-x86_64, cu132 on linux-aarch64)" in said
+    assert "python3 tools/wheel_facts.py torch <version>" in said
 
 
 def test_a_constraint_no_release_can_meet() -> None:
