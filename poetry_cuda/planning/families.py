@@ -281,10 +281,16 @@ def choose_family(
         if not assumed:
             raise _no_release(family, requests)
         releases = [assumed]
+        known = assumed[0].release
+        names = ", ".join(c.variant.name for c in assumed)
+        pypi = ", ".join(f"{v} on {p}" for p, v in known.pypi.items() if v != "cpu")
         warnings.append(
             f"{family.lead}: the versions the project allows are newer than the knowledge base "
-            f"(newest known {assumed[0].lead_version}); assumed they publish the variants and "
-            f"architectures of {family.lead} {assumed[0].release.series}; lock checks the index"
+            f"(newest known {assumed[0].lead_version}); assumed they publish the variants of "
+            f"{family.lead} {known.series} ({names}), its architectures per variant"
+            + (f" and its PyPI builds ({pypi})" if pypi else "")
+            + "; lock checks the index. A maintainer refreshes these facts with "
+            f"`python3 tools/wheel_facts.py {family.lead} <version>`"
         )
     gpu_targets = [t for t in targets if t.runs_cuda]
     cuda_wanted = request.kind == "version" or (request.kind == "auto" and gpu_targets)
@@ -381,7 +387,8 @@ def _passed_over(
         tried = {loss.cand.variant.name for loss in losses}
         unmatched = [v.name for v in release.variants if not v.is_cpu and v.name not in tried]
         if unmatched:
-            why += f"; {', '.join(unmatched)} has no member versions the project allows"
+            verb = "has" if len(unmatched) == 1 else "have"
+            why += f"; {', '.join(unmatched)} {verb} no member versions the project allows"
         grouped.setdefault(why, []).append(release.series)
     return [
         f"{family.lead} {', '.join(series)} passed over: {why}" for why, series in grouped.items()

@@ -85,11 +85,13 @@ def test_toolkit_drivers_never_decrease_as_cuda_increases(os: OperatingSystem) -
 
 
 def test_windows_drivers_stop_where_nvidia_lists_none() -> None:
-    # The 13.x rows say "N/A" for Windows: nothing after the first gap.
+    # The 13.x rows say "N/A" for Windows; 13.0 stands on the 13.x floor, so that a
+    # Windows R580 driver reads as CUDA 13.0: nothing after the first gap.
     windows = [r.windows for r in KB.nvidia.toolkits]
     first_gap = windows.index(None)
     assert all(w is None for w in windows[first_gap:])
-    assert KB.nvidia.toolkits[first_gap].cuda == CudaVersion(13, 0)
+    assert KB.nvidia.toolkits[first_gap].cuda == CudaVersion(13, 1)
+    assert KB.nvidia.toolkit_driver(CudaVersion(13, 0), "windows") == KB.nvidia.floor(13, "windows")
 
 
 def test_compat_floors_are_monotonic_by_major() -> None:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from packaging.specifiers import SpecifierSet
+
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -40,7 +42,10 @@ def cc(text: str) -> ComputeCapability:
         ("595.45.04", "linux", "13.2"),
         ("551.61", "windows", "12.4"),
         ("560.94", "windows", "12.6"),
-        ("581.57", "windows", "12.9"),  # NVIDIA lists no Windows driver for 13.x
+        # Table 3 has no Windows driver for 13.x; the 13.x floor (580) stands for 13.0.
+        ("581.29", "windows", "13.0"),
+        ("591.44", "windows", "13.0"),
+        ("576.02", "windows", "12.9"),
         ("450.51.05", "linux", "11.0"),
     ],
 )
@@ -71,9 +76,10 @@ def test_minor_version_compatibility_floors(major: int, linux: str, windows: str
         ("2.6", ["cpu", "cu118", "cu124", "cu126"], "cu124"),
         ("2.7", ["cpu", "cu118", "cu126", "cu128"], "cu126"),
         ("2.8", ["cpu", "cu126", "cu128", "cu129"], "cu128"),
-        ("2.9", ["cpu", "cu126", "cu128", "cu130"], "cu128"),
-        ("2.11", ["cpu", "cu126", "cu128", "cu130"], "cu130"),
-        ("2.12", ["cpu", "cu126", "cu130", "cu132"], "cu130"),
+        ("2.9", ["cpu", "cu126", "cu128", "cu129", "cu130"], "cu128"),
+        ("2.11", ["cpu", "cu126", "cu128", "cu129", "cu130"], "cu130"),
+        ("2.12", ["cpu", "cu126", "cu129", "cu130", "cu132"], "cu130"),
+        ("2.13", ["cpu", "cu126", "cu129", "cu130", "cu132"], "cu130"),
         ("2.14", ["cpu", "cu126", "cu130", "cu132"], "cu130"),
         ("2.15", ["cpu", "cu130", "cu132"], "cu132"),
     ],
@@ -149,7 +155,59 @@ def test_torch_2_8_cu126_covers_sm_61_through_its_sm_60_sass() -> None:
 def test_ptx_entries() -> None:
     assert variant("torch", "2.8", "cu129").ptx == (cc("12.0"),)
     assert variant("torch", "2.8", "cu128").ptx == ()
-    assert variant("torch", "2.13", "cu130").ptx == (cc("12.0"),)
+    # PR #157516 removed the 12.0+PTX of the CUDA 12.8 builds for 2.8, not for 2.7.
+    assert variant("torch", "2.7", "cu128").ptx == (cc("12.0"),)
+    assert variant("torch", "2.7", "cu128").on("windows-x86_64").ptx == ()
+
+
+@pytest.mark.parametrize("series", ["2.9", "2.10"])
+def test_cuda_13_wheels_of_2_9_and_2_10_carry_ptx_on_linux(series: str) -> None:
+    cu130 = variant("torch", series, "cu130")
+    assert cu130.ptx == (cc("12.0"),)
+    assert cu130.on("linux-aarch64").ptx == (cc("12.0"),)
+    assert cu130.on("windows-x86_64").ptx == ()
+
+
+@pytest.mark.parametrize("series", ["2.11", "2.12", "2.13", "2.14", "2.15"])
+def test_cuda_13_release_wheels_from_2_11_carry_no_ptx(series: str) -> None:
+    # PyPI's own wheels (libtorch_python.so's arch flags) list SASS only; PR #175567, #188914.
+    for v in release("torch", series).variants:
+        if v.cuda is not None and v.cuda.major == 13:
+            for platform in v.platforms:
+                assert v.on(platform).ptx == (), (series, v.name, platform)
+
+
+def test_pypi_cuda_13_wheels_match_their_arch_flags() -> None:
+    x86 = tuple(cc(a) for a in ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0"))
+    arm = tuple(cc(a) for a in ("8.0", "9.0", "10.0", "11.0", "12.0"))
+    for series in ("2.11", "2.12", "2.13", "2.14", "2.15"):
+        rel = release("torch", series)
+        build = variant("torch", series, rel.pypi["linux-x86_64"])
+        assert build.sass == x86, series
+        assert build.on("linux-aarch64").sass == arm, series
+    assert release("torch", "2.15").pypi["linux-x86_64"] == "cu132"
+
+
+@pytest.mark.parametrize(
+    ("series", "published"),
+    [
+        ("2.8", True),
+        ("2.9", True),
+        ("2.10", True),
+        ("2.11", True),
+        ("2.12", True),
+        ("2.13", True),
+        ("2.14", False),
+        ("2.15", False),
+    ],
+)
+def test_cu129_builds_are_linux_only_and_end_with_2_13(series: str, published: bool) -> None:
+    cu129 = release("torch", series).variant("cu129")
+    assert (cu129 is not None) == published
+    if cu129 is not None and series != "2.8":
+        # test-infra's matrix adds 12.9 for Linux x86_64 and aarch64 only.
+        assert cu129.platforms == ("linux-x86_64", "linux-aarch64")
+        assert cc("12.0") in cu129.sass
 
 
 def test_paddle_2_6_needs_a_system_cuda_runtime_and_cudnn() -> None:
@@ -215,3 +273,41 @@ def test_fixed_flavours_and_their_system_needs(
     rows = [r for r in KB.fixed if r.package == package and r.extra == extra]
     assert rows
     assert all(bool(r.requirements) == system for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("version", "cuda", "oldest"),
+    [
+        ("1.19.2", ">=12.0,<13", "6.0"),
+        ("1.26.0", ">=12.0,<13", "6.0"),
+        ("1.27.0", ">=13.0,<14", "7.5"),
+    ],
+)
+def test_onnxruntime_gpu_moved_to_cuda_13_at_1_27(version: str, cuda: str, oldest: str) -> None:
+    rows = [
+        r
+        for r in KB.fixed
+        if r.package == "onnxruntime-gpu" and SpecifierSet(r.versions).contains(version)
+    ]
+    assert len(rows) == 1
+    assert rows[0].cuda == cuda
+    assert rows[0].oldest_arch == cc(oldest)
+
+
+def test_onnxruntime_gpu_extras_and_preload_dlls_exist_only_from_1_21() -> None:
+    for row in KB.fixed:
+        if row.package != "onnxruntime-gpu" or not row.requirements:
+            continue
+        said = " ".join(r.satisfy for r in row.requirements)
+        before_1_21 = not SpecifierSet(row.versions).contains("1.21.0") and SpecifierSet(
+            row.versions
+        ).contains("1.20.0")
+        if before_1_21:
+            assert "no onnxruntime.preload_dlls()" in said
+            assert "[cudnn]" not in said
+
+
+def test_paddle_2_6_from_pypi_ships_sm_61_to_sm_86_only() -> None:
+    cu118 = variant("paddle", "2.6", "cu118")
+    assert cu118.sass == tuple(cc(a) for a in ("6.1", "7.0", "7.5", "8.0", "8.6"))
+    assert cu118.ptx == ()

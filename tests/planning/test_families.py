@@ -200,7 +200,10 @@ def test_versions_newer_than_the_data_are_assumed_and_said() -> None:
     torch = plan.choice("torch")
     assert torch.variant == "cu132"  # 13.2 runs on driver 580 through minor compatibility
     assert torch.version is None
-    assert any("newer than the knowledge base" in w for w in plan.warnings)
+    (said,) = [w for w in plan.warnings if "newer than the knowledge base" in w]
+    assert "variants of torch 2.15 (cu132, cu130, cpu)" in said
+    assert "PyPI builds (cu132 on linux-x86_64, cu132 on linux-aarch64)" in said
+    assert "python3 tools/wheel_facts.py torch <version>" in said
 
 
 def test_a_constraint_no_release_can_meet() -> None:
@@ -582,8 +585,10 @@ def test_a_variant_without_the_stable_abi_member_caps_torch_with_the_right_bound
     torch, audio = plan.choice("torch"), plan.choice("torchaudio")
     assert (torch.version, audio.version) == ("2.11.0+cu126", "2.11.0+cu126")
     assert (torch.bound, audio.bound) == ("<2.12.0", "<2.11.1")
-    (newer, newest) = [w for w in plan.warnings if "passed over" in w]
-    assert newer.startswith("torch 2.12, 2.13, 2.14 passed over: ")
+    (older, newer, newest) = [w for w in plan.warnings if "passed over" in w]
+    assert older.startswith("torch 2.12, 2.13 passed over: ")  # they have cu129 builds too
+    assert older.endswith("; cu126, cu129 have no member versions the project allows")
+    assert newer.startswith("torch 2.14 passed over: ")
     assert newer.endswith("; cu126 has no member versions the project allows")
     assert newest.startswith("torch 2.15 passed over: no build runs on t (")
     # With torchvision only, 2.14's cu126 serves, below the stable-ABI 0.29.2.
@@ -601,3 +606,58 @@ def test_macos_gets_pypis_plain_stable_abi_members() -> None:
         ("torchvision", "0.29.2", True),
         ("torchaudio", "2.11.1", True),
     ]
+
+
+def test_a_gtx_1080_with_torch_2_8_gets_cu126() -> None:
+    # 2.8's cu128 and cu129 start at sm_70; only cu126 ships Pascal SASS (sm_60 serves 6.1).
+    plan = plan_for(["torch==2.8.0"], host("linux", "580.65.06", "6.1"))
+    assert plan.choice("torch").variant == "cu126"
+
+
+def test_a_v100_with_torch_2_9_on_a_580_driver_gets_a_cuda_12_build() -> None:
+    # cu130 has no sm_70; 2.9's cu129 (Linux only) still lists 7.0, as cu128 does.
+    plan = plan_for(["torch==2.9.0"], host("linux", "580.65.06", "7.0"))
+    assert plan.choice("torch").variant == "cu129"
+    plan = plan_for(
+        ["torch==2.9.0"], host("linux", "580.65.06", "7.0"), cuda=CudaRequest.parse("<12.9")
+    )
+    assert plan.choice("torch").variant == "cu128"
+
+
+def test_a_windows_host_known_by_its_driver_alone_reads_as_cuda_13() -> None:
+    plan = plan_for(["torch==2.9.0"], host("windows", "581.29", "8.6"))
+    torch = plan.choice("torch")
+    assert torch.variant == "cu130"
+    assert "581.29 supports CUDA <= 13.0" in torch.reason
+
+
+def test_a_windows_driver_below_the_13_x_floor_gets_no_cuda_13_build() -> None:
+    plan = plan_for(["torch==2.9.0"], host("windows", "576.02", "8.6"))
+    assert plan.choice("torch").variant == "cu128"
+
+
+def test_onnxruntime_gpu_1_27_on_a_cuda_12_4_driver_names_the_cuda_13_need() -> None:
+    with pytest.raises(NoVariantError, match=r"CUDA 13\.x.*CUDA <= 12\.4"):
+        plan_for(["onnxruntime-gpu==1.27.0"], RTX4090_550)
+    plan = plan_for(["onnxruntime-gpu==1.26.0"], RTX4090_550)
+    assert plan.choice("onnxruntime-gpu").cuda is not None
+
+
+def test_paddle_2_6_from_pypi_does_not_serve_a_p100() -> None:
+    # libphi.so of 2.6.2 has sm_61 but no sm_60, and no PTX.
+    with pytest.raises(NoVariantError):
+        plan_for(
+            ["paddlepaddle-gpu==2.6.2"],
+            host("linux", "535.104.05", "6.0"),
+            cuda=CudaRequest.parse("cu118"),
+        )
+
+
+def test_plain_tensorflow_needs_a_system_cuda_and_cudnn_and_and_cuda_does_not() -> None:
+    plan = plan_for(["tensorflow==2.18.0"], RTX4090_550)
+    assert {(r.kind, r.spec) for r in plan.system_requirements} == {
+        ("cuda-runtime", ">=12.5,<13"),
+        ("cudnn", ">=9.3,<10"),
+    }
+    plan = plan_for(["tensorflow[and-cuda]==2.18.0"], RTX4090_550)
+    assert not plan.system_requirements

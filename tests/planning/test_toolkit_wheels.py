@@ -244,3 +244,10 @@ def test_a_plain_uv_sync_installs_the_projects_nvcc(cli: Cli, tmp_path: Path) ->
     version = cli.run("run", "--", "nvcc", "--version", cwd=project)
     assert version.code == 0, version
     assert "release 13.2" in version.stdout
+
+
+def test_cuda_11_wheels_exist_only_for_11_8() -> None:
+    # nvidia-cuda-cccl-cu11 is published only as 11.8.89 (and .post1): ==11.7.* cannot resolve.
+    row = for_major(11)
+    assert row is not None
+    assert row.minors == (CudaVersion(11, 8),)
