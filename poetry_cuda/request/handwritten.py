@@ -406,20 +406,7 @@ def _poetry_pin(
     source = entry.get("source")
     index = indexes.get(source) if isinstance(source, str) else None
     if index is not None and index.family == family.name:
-        return [
-            HandPin(
-                canonicalize_name(name),
-                family.name,
-                index.variant,
-                "index",
-                where,
-                written,
-                index=index.name,
-                url=index.url,
-                marker=marker,
-                extra=_extra_of(marker),
-            )
-        ]
+        return [_index_pin(name, index, where, written, marker, _extra_of(marker))]
     labelled = _label(family, entry.get("version"))
     if labelled is not None:
         return [
@@ -458,21 +445,32 @@ def _uv_pin(
     index = indexes.get(source) if isinstance(source, str) else None
     if index is None or index.family != family.name:
         return []
-    return [
-        HandPin(
-            canonicalize_name(name),
-            family.name,
-            index.variant,
-            "index",
-            where,
-            written,
-            index=index.name,
-            url=index.url,
-            marker=marker,
-            extra=extra,
-            extra_kind=kind,
-        )
-    ]
+    return [_index_pin(name, index, where, written, marker, extra, kind)]
+
+
+def _index_pin(
+    name: str,
+    index: HandIndex,
+    where: str,
+    written: str,
+    marker: str,
+    extra: str | None,
+    kind: Literal["extra", "group"] = "extra",
+) -> HandPin:
+    """A package pinned to one of the authors' CUDA indexes: that index's variant."""
+    return HandPin(
+        canonicalize_name(name),
+        index.family,
+        index.variant,
+        "index",
+        where,
+        written,
+        index=index.name,
+        url=index.url,
+        marker=marker,
+        extra=extra,
+        extra_kind=kind,
+    )
 
 
 def _requirement_strings(pyproject: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:

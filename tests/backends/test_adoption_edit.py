@@ -2,41 +2,26 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from typing import Any
 
 from poetry_cuda.backends.adoption_edit import adopt
-from poetry_cuda.files import parse_toml
-from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge import load
 from poetry_cuda.planning.adoption import pinned_request
 from poetry_cuda.planning.adoption import review
-from poetry_cuda.planning.families import make_plan
-from poetry_cuda.planning.targets import settle
-from poetry_cuda.request.dependencies import read_dependencies
-from poetry_cuda.request.handwritten import recognise
 from poetry_cuda.request.settings import CudaRequest
-from poetry_cuda.request.settings import Settings
+from tests.support.plans import KB
+from tests.support.plans import linux_host
+from tests.support.plans import plan_text
 
 
-KB = load()
-GPU = {
-    "os": "linux",
-    "machine": "x86_64",
-    "driver": {"version": "570.124.06"},
-    "gpus": [{"compute_capability": "8.9"}],
-}
+GPU = linux_host("gpu.json", "570.124.06", "8.9")
 
 
 def _adopted(text: str, **changes: Any) -> tuple[str, list[str]]:
-    pyproject = parse_toml(text)
-    target, _ = settle(profile_from_json(dict(GPU), "gpu.json"), KB.nvidia)
-    settings = dataclasses.replace(Settings(), **changes)
-    hand = recognise(pyproject, KB.families, {})
-    plan = make_plan(read_dependencies(pyproject), [target], settings, KB, hand)
-    adoption = review(plan, hand)
-    cuda = pinned_request(plan, settings, hand, KB.families) if adoption.taken else None
+    planned = plan_text(text, [GPU], **changes)
+    adoption = review(planned.plan, planned.hand)
+    cuda = None
+    if adoption.taken:
+        cuda = pinned_request(planned.plan, planned.settings, planned.hand, KB.families)
     return adopt(text, adoption.taken, adoption.unused, adoption.outdated, cuda)
 
 

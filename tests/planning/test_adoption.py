@@ -3,35 +3,27 @@ right stays, and every contradicted entry is listed at once."""
 
 from __future__ import annotations
 
-import dataclasses
-
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
-from poetry_cuda.files import parse_toml
-from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge import load
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.planning.adoption import pinned_request
 from poetry_cuda.planning.adoption import review
-from poetry_cuda.planning.families import make_plan
-from poetry_cuda.planning.targets import settle
-from poetry_cuda.request.dependencies import read_dependencies
-from poetry_cuda.request.handwritten import recognise
 from poetry_cuda.request.settings import CudaRequest
-from poetry_cuda.request.settings import Settings
+from tests.support.plans import KB
+from tests.support.plans import linux_host
+from tests.support.plans import plan_text
 
 
-KB = load()
-RTX4090_570 = {
-    "os": "linux",
-    "machine": "x86_64",
-    "driver": {"version": "570.124.06"},
-    "gpus": [{"compute_capability": "8.9"}],
-}
+if TYPE_CHECKING:
+    from poetry_cuda.planning.targets import Target
+
+
+RTX4090_570 = linux_host("gpu.json", "570.124.06", "8.9")
 POETRY_CU124 = """
 [project]
 name = "app"
@@ -49,13 +41,9 @@ priority = "explicit"
 """
 
 
-def _plan(text: str, host: dict[str, Any] = RTX4090_570, **changes: Any) -> Any:
-    pyproject = parse_toml(text)
-    target, _ = settle(profile_from_json(dict(host), "gpu.json"), KB.nvidia)
-    settings = dataclasses.replace(Settings(), **changes)
-    hand = recognise(pyproject, KB.families, settings.mirrors)
-    plan = make_plan(read_dependencies(pyproject), [target], settings, KB, hand)
-    return plan, hand, settings
+def _plan(text: str, host: Target = RTX4090_570, **changes: Any) -> Any:
+    planned = plan_text(text, [host], **changes)
+    return planned.plan, planned.hand, planned.settings
 
 
 def test_the_projects_source_is_its_request_and_is_used_as_written() -> None:
@@ -93,7 +81,7 @@ def test_another_cuda_request_lists_every_entry_it_contradicts_at_once() -> None
 
 
 def test_a_pinned_build_that_cannot_run_exits_3_naming_the_pin_and_what_would_run() -> None:
-    old_driver = {**RTX4090_570, "driver": {"version": "535.104.05"}}  # CUDA 12.2
+    old_driver = linux_host("gpu.json", "535.104.05", "8.9")  # CUDA 12.2
     text = POETRY_CU124.replace("whl/cu124", "whl/cu128").replace("2.5.1", "2.7.1")
     text = text.replace("0.20.1", "0.22.1")
     with pytest.raises(NoVariantError) as raised:

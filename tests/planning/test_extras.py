@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import dataclasses
-
+from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.files import parse_toml
-from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge import load
 from poetry_cuda.locking.managed import Managed
-from poetry_cuda.planning.families import make_plan
-from poetry_cuda.planning.targets import settle
-from poetry_cuda.request.dependencies import read_dependencies
-from poetry_cuda.request.handwritten import recognise
-from poetry_cuda.request.settings import Settings
+from tests.support.plans import linux_host
+from tests.support.plans import plan_text
 
 
-KB = load()
+if TYPE_CHECKING:
+    from poetry_cuda.planning.plan import Plan
+    from poetry_cuda.planning.targets import Target
+
+
 UV_GUIDE = """
 [project]
 name = "app"
@@ -50,26 +47,15 @@ explicit = true
 """
 
 
-def _host(label: str, driver: str | None, *capabilities: str) -> Any:
-    doc: dict[str, Any] = {"os": "linux", "machine": "x86_64"}
-    if driver:
-        doc["driver"] = {"version": driver}
-        doc["gpus"] = [{"compute_capability": c} for c in capabilities]
-    return settle(profile_from_json(doc, label), KB.nvidia)[0]
-
-
-def _plan(*targets: Any, **changes: Any) -> Any:
-    pyproject = parse_toml(UV_GUIDE)
-    settings = dataclasses.replace(Settings(), **changes)
-    hand = recognise(pyproject, KB.families, {})
-    return make_plan(read_dependencies(pyproject), list(targets), settings, KB, hand)
+def _plan(*targets: Target, **changes: Any) -> Plan:
+    return plan_text(UV_GUIDE, targets, **changes).plan
 
 
 def test_each_target_is_served_by_its_best_extra() -> None:
     plan = _plan(
-        _host("new.json", "570.124.06", "8.9"),  # CUDA 12.8
-        _host("old.json", "520.61.05", "7.5"),  # CUDA 11.8
-        _host("laptop.json", None),
+        linux_host("new.json", "570.124.06", "8.9"),  # CUDA 12.8
+        linux_host("old.json", "520.61.05", "7.5"),  # CUDA 11.8
+        linux_host("laptop.json", None),
     )
     extras = {e.name: e for e in plan.extras}
     assert {name: e.serves for name, e in extras.items()} == {
@@ -91,7 +77,7 @@ def test_each_target_is_served_by_its_best_extra() -> None:
 
 
 def test_an_extra_that_runs_but_is_not_the_best_says_so() -> None:
-    plan = _plan(_host("new.json", "570.124.06", "8.9"))
+    plan = _plan(linux_host("new.json", "570.124.06", "8.9"))
     extras = {e.name: e for e in plan.extras}
     assert extras["cu118"].serves == ()
     assert extras["cu118"].reason == "runs on new.json (where cu128 is newer)"
@@ -99,12 +85,12 @@ def test_an_extra_that_runs_but_is_not_the_best_says_so() -> None:
 
 
 def test_the_native_policy_passes_over_a_minor_compatible_extra() -> None:
-    plan = _plan(_host("gpu.json", "525.60.13", "8.6"), policy="native")  # CUDA 12.0
+    plan = _plan(linux_host("gpu.json", "525.60.13", "8.6"), policy="native")  # CUDA 12.0
     assert {e.name: e.serves for e in plan.extras}["cu118"] == ("gpu.json",)
 
 
 def test_a_target_no_extra_runs_on_is_warned_about() -> None:
-    plan = _plan(_host("kepler.json", "470.57.02", "3.5"))  # sm_35: no 2.7 build has it
+    plan = _plan(linux_host("kepler.json", "470.57.02", "3.5"))  # sm_35: no 2.7 build has it
     assert all(e.serves == () for e in plan.extras)
     assert any("no extra of the project runs on kepler.json" in w for w in plan.warnings)
 
@@ -130,10 +116,9 @@ name = "pytorch-cuda"
 url = "https://download.pytorch.org/whl/cu126"
 priority = "explicit"
 """
-    pyproject = parse_toml(text)
-    hand = recognise(pyproject, KB.families, {})
-    assert hand.extras("torch") == {"cpu": "cpu", "cuda": "cu126"}
-    targets = [_host("gpu.json", "570.124.06", "8.9"), _host("ci.json", None)]
-    plan = make_plan(read_dependencies(pyproject), targets, Settings(), KB, hand)
+    targets = [linux_host("gpu.json", "570.124.06", "8.9"), linux_host("ci.json", None)]
+    planned = plan_text(text, targets)
+    assert planned.hand.extras("torch") == {"cpu": "cpu", "cuda": "cu126"}
+    plan = planned.plan
     assert {e.name: e.serves for e in plan.extras} == {"cpu": ("ci.json",), "cuda": ("gpu.json",)}
     assert plan.choice("torch") is None
