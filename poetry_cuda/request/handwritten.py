@@ -382,20 +382,7 @@ def _poetry_pin(
 ) -> list[HandPin]:
     written = _shown(name, entry)
     if isinstance(entry, str):
-        labelled = _label(family, entry)
-        if labelled is None:
-            return []
-        return [
-            HandPin(
-                canonicalize_name(name),
-                family.name,
-                labelled[1],
-                "label",
-                where,
-                written,
-                version=labelled[0],
-            )
-        ]
+        entry = {"version": entry}  # `torch = "2.1.0+cu118"`
     if not isinstance(entry, dict):
         return []
     marker = entry.get("markers")
