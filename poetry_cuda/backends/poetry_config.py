@@ -3,9 +3,10 @@
 poetry-cuda owns exactly two things there: the explicit `[[tool.poetry.source]]`
 entries it lists in cuda.lock, and the group `[tool.poetry.group.poetry-cuda]` that pins
 each CUDA-flavoured package to its source (on Linux and Windows; other platforms keep
-PyPI). The group is not optional: a plain `poetry install` installs what it adds (the
+PyPI). The group is not optional, so a plain `poetry install` installs what it adds (the
 toolkit wheels of `toolkit = "wheels"`), and its pins only restate, with a source and
-markers, packages the project already requires. Everything else keeps its bytes: the document is edited with
+markers, packages the project already requires; where the project installs every pinned
+package only with an extra, the group is optional, so the extras keep their meaning. Everything else keeps its bytes: the document is edited with
 tomlkit, and an unchanged plan gives an unchanged file.
 """
 
@@ -114,6 +115,10 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     groups = pyproject_edit.table(poetry, "group", "tool.poetry.group")
     group = tomlkit.table()
     group.add(tomlkit.comment(MARKER.removeprefix("# ")))
+    if all(pin.optional for pin in managed.pins):
+        # Only extras install these packages: a required group would install them always.
+        # Poetry still locks an optional group, so the extras get the pinned builds.
+        group.add("optional", True)
     dependencies = tomlkit.table()
     for pin in managed.pins:
         entry = tomlkit.inline_table()

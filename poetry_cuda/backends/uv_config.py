@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
 
     from poetry_cuda.locking.managed import Managed
+    from poetry_cuda.locking.managed import Pin
 
 
 INDEXES = "tool.uv.index"
@@ -119,14 +120,21 @@ def _managed_group(document: TOMLDocument) -> Any:
     )
 
 
+def _grouped(managed: Managed) -> list[Pin]:
+    """The pins the dependency group holds: not those the project installs only with an
+    extra (the sources entry pins them there; the group, a default one, would install them)."""
+    return [pin for pin in managed.pins if not pin.optional]
+
+
 def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
-    if not managed.pins:
+    pins = _grouped(managed)
+    if not pins:
         if group is not None:
             pyproject_edit.remove(document, "dependency-groups", MANAGED_GROUP)
         return
     requirements = [
         f"{pin.package}{'' if pin.version == '*' else pin.version}; {CUDA_PLATFORMS}"
-        for pin in managed.pins
+        for pin in pins
     ]
     if group is not None and pyproject_edit.plain(group) == requirements:
         return
@@ -225,7 +233,7 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
         pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous)
         _apply_sources(uv, managed, ours)
     _apply_group(document, managed, group)
-    _apply_defaults(document, bool(managed.pins), dropped_group=group is not None)
+    _apply_defaults(document, bool(_grouped(managed)), dropped_group=group is not None)
 
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:

@@ -33,6 +33,7 @@ class Pin:
     package: str
     source: str | None  # the managed index; None: from the project's default index (PyPI)
     version: str = "*"  # "*" or a PEP 440 specifier such as "==12.4.*"
+    optional: bool = False  # the project installs the package only with an extra
 
 
 @dataclass(frozen=True)
@@ -52,14 +53,16 @@ class Managed:
         for choice in plan.packages:
             if choice.source.is_pypi:
                 if choice.bound:  # PyPI would otherwise give the newer release passed over
-                    pins.append(Pin(choice.name, None, choice.bound))
+                    pins.append(Pin(choice.name, None, choice.bound, choice.optional))
                 continue
             if choice.source.adopted:
                 adopted.setdefault(choice.source.name)
             else:
                 sources.setdefault(choice.source.name, choice.source.url)
             if choice.name not in kept:
-                pins.append(Pin(choice.name, choice.source.name, choice.bound or "*"))
+                pins.append(
+                    Pin(choice.name, choice.source.name, choice.bound or "*", choice.optional)
+                )
         pins.extend(Pin(addition.name, None, addition.spec) for addition in plan.additions)
         return cls(tuple(sources.items()), tuple(pins), tuple(adopted), kept)
 

@@ -673,7 +673,10 @@ def make_plan(
             f"compute_{cc.major}{cc.minor}" for cc in cand.variant.ptx
         )
         names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
+        declared = [d for d in deps if d.name in names]
         for name in names:
+            asked = [d for d in declared if d.name == name] or declared  # the lead, undeclared
+            optional = bool(asked) and all(d.optional for d in asked)
             plain = cand.members.get(name)
             # triton and xformers come from the variant's index as one unlabelled wheel.
             own = label if family.labels(name) else ""
@@ -689,6 +692,7 @@ def make_plan(
                     reason=chosen.reason,
                     label=own,
                     bound=chosen.bounds.get(name, ""),
+                    optional=optional,
                 )
             )
     fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb)

@@ -59,6 +59,8 @@ class Choice:
     # A PEP 440 specifier the managed pin carries ("<2.15.0") when newer releases the
     # project allows were passed over; "" when the newest allowed release was chosen.
     bound: str = ""
+    # The project installs it only with an extra: its managed pin must not install it always.
+    optional: bool = False
 
 
 @dataclass(frozen=True)

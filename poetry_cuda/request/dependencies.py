@@ -50,6 +50,9 @@ class Dependency:
     constraint: str  # PEP 440 or Poetry syntax; "*" when unconstrained
     extras: frozenset[str]
     origin: str  # where it was declared, for messages
+    # Installed only with an extra: a PEP 621 optional dependency, Poetry's `optional = true`,
+    # or a `[tool.poetry.dependencies]` entry that only enriches PEP 621 dependencies.
+    optional: bool = False
 
     @property
     def local_label(self) -> str | None:
@@ -58,7 +61,7 @@ class Dependency:
         return match.group(1) if match else None
 
 
-def _pep508(text: object, origin: str) -> Dependency:
+def _pep508(text: object, origin: str, *, optional: bool = False) -> Dependency:
     if not isinstance(text, str):
         raise ConfigError(f"{origin}: {text!r} is not a requirement string")
     try:
@@ -73,16 +76,19 @@ def _pep508(text: object, origin: str) -> Dependency:
         constraint=str(requirement.specifier) or _pinned(requirement.url) or "*",
         extras=frozenset(canonicalize_name(e) for e in requirement.extras),
         origin=origin,
+        optional=optional,
     )
 
 
-def _poetry(name: str, value: object, origin: str) -> list[Dependency]:
+def _poetry(name: str, value: object, origin: str, *, enriching: bool = False) -> list[Dependency]:
     entries = value if isinstance(value, list) else [value]
     found = []
     for entry in entries:
+        optional = enriching
         if isinstance(entry, str):
             constraint, extras = entry, []
         elif isinstance(entry, dict):
+            optional = optional or entry.get("optional") is True
             wheel = _pinned(entry.get("url") or entry.get("path"))
             constraint = entry.get("version", wheel or "*")
             extras = entry.get("extras", [])
@@ -96,6 +102,7 @@ def _poetry(name: str, value: object, origin: str) -> list[Dependency]:
                 constraint=constraint.strip() or "*",
                 extras=frozenset(canonicalize_name(str(e)) for e in extras),
                 origin=origin,
+                optional=optional,
             )
         )
     return found
@@ -129,12 +136,14 @@ def read_dependencies(pyproject: Mapping[str, Any]) -> tuple[Dependency, ...]:
     for extra, texts in _table(project, "optional-dependencies").items():
         origin = f"[project.optional-dependencies] {extra}"
         for text in _requirements(texts, origin):
-            found.append(_pep508(text, origin))
+            found.append(_pep508(text, origin, optional=True))
 
     poetry = _table(pyproject, "tool", "poetry")
+    # With PEP 621 dependencies, Poetry's own table only adds sources and markers to them.
+    enriching = "dependencies" in project
     for name, value in _table(poetry, "dependencies").items():
         if name != "python":
-            found.extend(_poetry(name, value, "[tool.poetry.dependencies]"))
+            found.extend(_poetry(name, value, "[tool.poetry.dependencies]", enriching=enriching))
     for group, body in _table(poetry, "group").items():
         if group == MANAGED_GROUP:
             continue

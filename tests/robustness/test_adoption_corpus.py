@@ -213,3 +213,23 @@ def test_another_build_takes_the_authors_entries_over_in_one_adopt(
         tools.uv("sync", cwd=project)
     else:
         tools.poetry("install", "--no-root", cwd=project)
+
+
+@pytest.mark.slow
+def test_a_package_only_an_extra_installs_stays_optional(
+    server: WorldServer, cli: Cli, tools: Tools, tmp_path: Path
+) -> None:
+    """text-generation-inference makes torch optional behind an extra: after the lock a
+    plain install still leaves it out, and the extra installs the CUDA build."""
+    case = next(c for c in CASES if c.slug == "tgi-server")
+    project = render(case, tmp_path / "project", server)
+    (project / "gpu.json").write_text(json.dumps(GPU_HOST))
+    locked = cli.run("lock", "--target", "gpu.json", cwd=project)
+    assert locked.code == 0, locked.stderr
+    venv = project / ".venv"
+    versions = "import importlib.metadata as m; print(m.version('torch'))"
+    tools.poetry("install", "--no-root", cwd=project)
+    with pytest.raises(ToolError, match="PackageNotFoundError"):
+        tools.python(venv, versions)
+    tools.poetry("install", "--no-root", "--extras", "torch", cwd=project)
+    assert tools.python(venv, versions).endswith("+cu130")
