@@ -80,7 +80,13 @@ def adopt(
                 "hand-written entry pins it"
             )
 
-    return pyproject_edit.rewrite(text, "the adopted entries", apply), changes
+    def guarded(document: TOMLDocument) -> None:
+        try:
+            apply(document)
+        except (KeyError, TypeError) as error:  # a layout the recognition read differently
+            raise pyproject_edit.layout_error("the adopted entries", repr(error)) from None
+
+    return pyproject_edit.rewrite(text, "the adopted entries", guarded), changes
 
 
 def _key(table: Any, package: str) -> str | None:
@@ -100,10 +106,12 @@ def _constraint(entries: list[Any]) -> str:
 
 
 def _poetry_dependency(document: TOMLDocument, where: str, package: str) -> list[str]:
-    path = where.strip("[]").split(".")[1:]  # tool.poetry[.group.NAME].dependencies
-    table: Any = document["tool"]
-    for part in path:
-        table = table[part]
+    poetry = pyproject_edit.tool_table(document, "poetry")
+    if where.startswith("[tool.poetry.group."):  # a group's table; its name may hold dots
+        group = where.removeprefix("[tool.poetry.group.").removesuffix(".dependencies]")
+        groups = pyproject_edit.mapping(poetry, "group", where)
+        poetry = pyproject_edit.mapping(groups, group, where)
+    table = pyproject_edit.mapping(poetry, "dependencies", where)
     key = _key(table, package)
     if key is None:
         return []

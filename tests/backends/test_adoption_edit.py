@@ -130,3 +130,13 @@ def test_a_poetry_1_source_is_made_explicit_and_keeps_its_place() -> None:
             'secondary = true -> priority = "explicit"'
         )
     ]
+
+
+def test_a_group_whose_name_holds_dots_is_edited_in_place() -> None:
+    original = POETRY.replace(
+        "[tool.poetry.dependencies]\npython", '[tool.poetry.group."gpu.train".dependencies]\npython'
+    )
+    text, changes = _adopted(original, cuda=CudaRequest.parse("cu124"))
+    assert '[tool.poetry.group."gpu.train".dependencies]' in text
+    assert 'torch = {version = "^2.5", extras = ["opt-einsum"]}' in text
+    assert changes[0].startswith("[tool.poetry.group.gpu.train.dependencies] torch = ")
