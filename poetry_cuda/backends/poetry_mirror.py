@@ -82,5 +82,8 @@ def redirect_pool(poetry: Poetry, redirects: Sequence[Redirect]) -> list[Redirec
         priority = pool.get_priority(redirect.name)
         pool.remove_repository(redirect.name)
         pool.add_repository(MirroredRepository(redirect, poetry), priority=priority)
+        # The installer's downloads find credentials (`http-basic.<name>`) by URL through the
+        # `repositories` setting, which Poetry fills with each source's committed URL.
+        poetry.config.merge({"repositories": {redirect.name: {"url": redirect.mirror}}})
         done.append(redirect)
     return done
