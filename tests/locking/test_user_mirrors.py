@@ -132,3 +132,17 @@ def test_an_unknown_family_is_named(cli: Cli, locked_example: Path) -> None:
     )  # fmt: skip
     assert result.code == 2, result
     assert "POETRY_CUDA_MIRROR_TORCH" in result.stderr and VARIABLE in result.stderr
+
+
+def test_uv_projects_refuse_a_per_user_mirror(
+    cli: Cli, tmp_path: Path, world: World, server: WorldServer
+) -> None:
+    project = torch_example(tmp_path, server, "uv")
+    names = ("pyproject.toml", "uv.lock", "cuda.lock")
+    before = snapshot(project, names)
+    with WorldServer(world) as mirror:
+        result = cli.run("lock", cwd=project, env={VARIABLE: mirror.pytorch_mirror})
+        assert mirror.request_count() == 0
+    assert result.code == 2, result
+    assert "uv.lock" in result.stderr and "[tool.poetry-cuda.mirrors]" in result.stderr
+    assert snapshot(project, names) == before
