@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 INSTALLING = ("install", "sync")
 # The Poetry commands that fetch from the project's sources.
 FETCHING = ("add", "debug resolve", "install", "lock", "remove", "show", "sync", "update")
-# `request.user_mirrors.PREFIX`, not imported: commands without such a variable stay fast.
+# `request.user_mirrors.PREFIX` (a test holds them equal), not imported: commands without
+# such a variable stay fast.
 MIRROR_VARIABLES = "POETRY_CUDA_MIRROR_"
 
 

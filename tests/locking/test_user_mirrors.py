@@ -80,6 +80,10 @@ def test_two_users_lock_and_install_the_same_files(
         regenerated = _ok(bob.run("lock", "--regenerate", cwd=theirs, env=behind, program="poetry"))
         assert f"({VARIABLE})" in regenerated.stderr
         assert snapshot(theirs) == snapshot(ours)
+        mirror.reset_counters()
+        _ok(bob.run("cuda", "lock", "--regenerate", cwd=theirs, env=behind, program="poetry"))
+        assert mirror.request_count("/whl/cu124/") > 0
+        assert snapshot(theirs) == snapshot(ours)
 
         server.reset_counters()
         mirror.reset_counters()

@@ -98,3 +98,10 @@ def test_only_the_families_with_a_mirror_are_redirected() -> None:
 def test_a_mirror_equal_to_the_committed_url_redirects_nothing() -> None:
     template = "https://download.pytorch.org/whl/{variant}"
     assert redirects([("pytorch-cu124", UPSTREAM)], load().families, {"pytorch": template}) == []
+
+
+def test_the_plugin_looks_for_the_same_variables() -> None:
+    from poetry_cuda.cli.plugin import MIRROR_VARIABLES
+    from poetry_cuda.request.user_mirrors import PREFIX
+
+    assert MIRROR_VARIABLES == PREFIX
