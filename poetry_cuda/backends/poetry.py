@@ -30,6 +30,7 @@ from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
 from poetry_cuda.files import write_toml_atomic
+from poetry_cuda.request.user_mirrors import user_mirrors
 
 
 if TYPE_CHECKING:
@@ -54,6 +55,8 @@ class PoetryBackend:
                 "'UTF-8 with BOM')",
             )
         poetry_config.check_sources(pyproject)
+        # Poetry's lock runs the plugin, which redirects the sources; a bad value stops us first.
+        user_mirrors(os.environ)
 
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         forget_sources(project / self.lockfile, dropped)
@@ -99,7 +102,8 @@ class PoetryBackend:
     def install(self, project: Path, command: InstallCommand) -> None:
         # The Poetry poetry-cuda runs with (inside the plugin: this very Poetry), in a child
         # process of its own: its installer, its output and its signal handling are then
-        # those of a plain `poetry install`.
+        # those of a plain `poetry install`, per-user mirrors included (the plugin's).
+        user_mirrors(os.environ)
         run_install(command, [sys.executable, "-m", "poetry", *command.arguments], project)
 
 

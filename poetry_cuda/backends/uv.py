@@ -27,6 +27,8 @@ from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.request.user_mirrors import user_mirrors
+from poetry_cuda.request.user_mirrors import variable
 
 
 if TYPE_CHECKING:
@@ -52,7 +54,8 @@ class UvBackend:
     rewrite = staticmethod(uv_config.rewrite)
 
     def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
-        return  # uv reads every pyproject.toml poetry-cuda can (a BOM included)
+        # uv reads every pyproject.toml poetry-cuda can (a BOM included).
+        refuse_user_mirrors(os.environ)
 
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         # uv notices on its own that an index left pyproject.toml and resolves the
@@ -91,9 +94,30 @@ class UvBackend:
         return InstallCommand("uv", ("sync", "--locked", *chosen))
 
     def install(self, project: Path, command: InstallCommand) -> None:
+        refuse_user_mirrors(os.environ)
         uv = find_uv(os.environ)
         check_version(uv)
         run_install(command, [uv, *command.arguments], project)
+
+
+def refuse_user_mirrors(environ: Mapping[str, str]) -> None:
+    """A per-user mirror cannot work with uv without changing the team's uv.lock: refused.
+
+    uv.lock records every index URL and file URL, and uv's own override of a named index
+    (`UV_INDEX="name=url"`) makes it an ordinary index that could serve any package.
+    """
+    mirrors = user_mirrors(environ)
+    if mirrors:
+        names = ", ".join(variable(key) for key in mirrors)
+        raise UsageError(
+            f"{names}: a per-user mirror works with Poetry projects only, and this is a uv project",
+            why="uv.lock records the URL of every index and file, so locking or installing "
+            "through a mirror of your own would change the committed uv.lock for everyone; "
+            "uv's own override of a named index (UV_INDEX=name=url) would also make the managed "
+            "index serve any package",
+            fix="set the mirror for the whole project in [tool.poetry-cuda.mirrors] (it is then "
+            f"committed, and uv.lock records it), or unset {names} for this project",
+        )
 
 
 def find_uv(environ: Mapping[str, str]) -> str:

@@ -6,7 +6,9 @@
   cu124 torch) to its family's locked source, so it is resolved and installed from there;
   after Poetry added it, re-plan and re-lock so cuda.lock records it.
 
-Nothing here runs in a project without a cuda.lock.
+Nothing above runs in a project without a cuda.lock. Per-user mirrors
+(`POETRY_CUDA_MIRROR_<FAMILY>`) apply wherever poetry-cuda's own sources are, the first
+lock included, and only while such a variable is set.
 """
 
 from __future__ import annotations
@@ -25,12 +27,16 @@ from poetry_cuda.planning.compat import judge
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from collections.abc import Mapping
     from pathlib import Path
+
+    from poetry.poetry import Poetry
 
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.managed import Pin
+    from poetry_cuda.request.user_mirrors import Redirect
 
 
 def is_managed(project: Path) -> bool:
@@ -112,3 +118,26 @@ def _variants(cuda_lock: CudaLock, kb: KnowledgeBase) -> list[tuple[str, Variant
         if variant is not None and not variant.is_cpu:
             found.append((package.name, variant))
     return found
+
+
+def use_user_mirrors(
+    poetry: Poetry, environ: Mapping[str, str], kb: KnowledgeBase
+) -> list[Redirect]:
+    """Fetch poetry-cuda's sources in `poetry`'s pool from this user's mirrors, if any.
+
+    Raises ConfigError for a malformed POETRY_CUDA_MIRROR_* variable.
+    """
+    from poetry_cuda.backends.poetry_mirror import redirect_pool
+    from poetry_cuda.request.user_mirrors import redirects
+    from poetry_cuda.request.user_mirrors import user_mirrors
+
+    mirrors = user_mirrors(environ)
+    if not mirrors:
+        return []
+    sources = [
+        (source.get("name"), source.get("url"))
+        for source in poetry.local_config.get("source") or ()
+        if isinstance(source, dict)
+    ]
+    named = [(n, u) for n, u in sources if isinstance(n, str) and isinstance(u, str)]
+    return redirect_pool(poetry, redirects(named, kb.families, mirrors))

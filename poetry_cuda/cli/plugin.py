@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 
 
 INSTALLING = ("install", "sync")
+# The Poetry commands that fetch from the project's sources.
+FETCHING = ("add", "debug resolve", "install", "lock", "remove", "show", "sync", "update")
+# `request.user_mirrors.PREFIX` (a test holds them equal), not imported: commands without
+# such a variable stay fast.
+MIRROR_VARIABLES = "POETRY_CUDA_MIRROR_"
 
 
 class CudaApplicationPlugin(ApplicationPlugin):
@@ -49,6 +54,10 @@ class CudaApplicationPlugin(ApplicationPlugin):
         dispatcher = application.event_dispatcher
         if dispatcher is not None:
             adds = _AddHooks(application)
+            mirrors = _MirrorHooks()
+            # First of all: a malformed variable stops the command before anything else runs.
+            dispatcher.add_listener(COMMAND, mirrors.before, priority=20)
+            dispatcher.add_listener(TERMINATE, mirrors.after, priority=20)
             # Above Poetry's own listeners (priority 0): act before the installer runs.
             dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
             dispatcher.add_listener(COMMAND, adds.before, priority=10)
@@ -105,6 +114,52 @@ def _before_run(
     warning = apply_for_poetry_run(project, os.environ)
     if warning:
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+
+
+class _MirrorHooks:
+    """This user's mirrors (`POETRY_CUDA_MIRROR_<FAMILY>`) for every command that fetches."""
+
+    def __init__(self) -> None:
+        self.failed: int | None = None  # the exit code of a command stopped by a bad value
+
+    def before(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
+        command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+        command = command_event.command
+        if command.name not in FETCHING or not any(
+            name.startswith(MIRROR_VARIABLES) for name in os.environ
+        ):
+            return
+        from poetry.console.commands.command import Command
+
+        from poetry_cuda.cli.commands.base import write_error
+        from poetry_cuda.cli.hooks import use_user_mirrors
+        from poetry_cuda.display import redact_url
+        from poetry_cuda.errors import PoetryCudaError
+        from poetry_cuda.knowledge import load
+
+        if not isinstance(command, Command):
+            return
+        io = command_event.io
+        try:
+            redirected = use_user_mirrors(command.poetry, os.environ, load())
+        except PoetryCudaError as error:
+            write_error(io, error)
+            self.failed = error.exit_code
+            command_event.disable_command()
+            event.stop_propagation()
+            return
+        for redirect in redirected:
+            _say(
+                io,
+                f"poetry-cuda: {redirect.name} is fetched from {redact_url(redirect.mirror)} "
+                f"({redirect.variable}); the lock records {redirect.upstream}",
+            )
+
+    def after(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
+        if self.failed is not None:
+            terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
+            terminate.set_exit_code(self.failed)
+            self.failed = None
 
 
 class _AddRun:

@@ -1,0 +1,107 @@
+"""Per-user mirrors: `POETRY_CUDA_MIRROR_<FAMILY>`, and the managed sources they redirect.
+
+The variable belongs to one user and is never written anywhere: the committed files keep
+the family's own (or the project's configured) index URLs, and only the package manager
+running for this user fetches from the mirror. A value is a URL template like a
+`[tool.poetry-cuda.mirrors]` entry ("{variant}" replaced, else "/{variant}" appended).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.knowledge.model import MIRROR_INFIX
+from poetry_cuda.request.settings import MIRROR_KEYS
+from poetry_cuda.request.settings import check_index_url
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Family
+
+
+PREFIX = "POETRY_CUDA_MIRROR_"
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A managed source fetched from a mirror while everything records `upstream`."""
+
+    name: str  # the source name, as committed
+    variable: str  # the variable that asked for it
+    upstream: str  # its URL, as committed
+    mirror: str  # where this user fetches its pages and files
+    cache: str  # the name of the mirror's own cache (never the upstream source's)
+
+
+def variable(key: str) -> str:
+    """`pytorch` -> `POETRY_CUDA_MIRROR_PYTORCH`."""
+    return PREFIX + key.upper().replace("-", "_")
+
+
+def user_mirrors(environ: Mapping[str, str]) -> dict[str, str]:
+    """The per-user mirror template of each family key (`pytorch`, `paddle`) that has one.
+
+    Raises ConfigError (exit 2) naming the variable for a malformed value or an unknown family.
+    """
+    known = {variable(key): key for key in MIRROR_KEYS}
+    found = {}
+    for name, value in sorted(environ.items()):
+        if not name.startswith(PREFIX):
+            continue
+        if name not in known:
+            raise ConfigError(
+                f"{name}: no package family of that name takes a per-user mirror",
+                why="the part after POETRY_CUDA_MIRROR_ names the family whose indexes the "
+                "mirror serves",
+                fix=f"use one of {', '.join(sorted(known))}, or unset {name}",
+            )
+        if value.strip():
+            found[known[name]] = template(name, value.strip())
+    return found
+
+
+def template(name: str, value: str) -> str:
+    """The URL template `value` stands for, checked as a mirror URL; `name` is the variable."""
+    # A known mirror's name (e.g. "sjtu") would be resolved to its template here.
+    parts = urlsplit(value)
+    if "@" in parts.netloc:
+        raise ConfigError(
+            f"{name}: the URL holds credentials (user name or password before '@')",
+            why="Poetry would show and cache the URL with them, and poetry-cuda keeps "
+            "credentials out of every message and file",
+            fix="remove them from the URL and give them to Poetry for the source name that "
+            "`poetry cuda plan` prints (`poetry config http-basic.<source-name> <user> <token>`): "
+            "they are then sent to the mirror",
+        )
+    return check_index_url(value, name)
+
+
+def redirects(
+    sources: Iterable[tuple[str, str]],
+    families: Sequence[Family],
+    mirrors: Mapping[str, str],
+) -> list[Redirect]:
+    """Which of the project's (name, url) sources this user fetches from a mirror, and where.
+
+    Only sources poetry-cuda itself names (`Family.names`: the name vouches for the URL) of a
+    family with a per-user mirror; the user's own sources are never touched.
+    """
+    found = []
+    for name, url in sources:
+        for family in families:
+            mirror = mirrors.get(family.mirror_key or "")
+            if mirror is None or not family.names(name, url):
+                continue
+            variant = name.removeprefix(f"{family.source_prefix}-").partition(MIRROR_INFIX)[0]
+            target = family.index_url(variant, mirror)
+            if target is not None and target.rstrip("/") != url.rstrip("/"):
+                cache = family.source_name(variant, target, mirrored=True)
+                found.append(Redirect(name, variable(family.mirror_key or ""), url, target, cache))
+    return found
