@@ -164,6 +164,11 @@ def template_pattern(template: str) -> re.Pattern[str]:
     )
 
 
+def known_names(family: str, layout: Layout | None = None) -> tuple[str, ...]:
+    """The names a mirror setting of `family` may use (of one layout, if given)."""
+    return tuple(row.name for row in of_family(family) if layout in (None, row.layout))
+
+
 MIRROR_FIX = (
     'write a URL template, a table { url = "...", layout = "simple" } (or "flat"), or the name '
     "of a known mirror"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
+    from poetry_cuda.request.settings import Settings
 
 
 class PlanCommand(CudaCommand):
@@ -51,22 +52,39 @@ class PlanCommand(CudaCommand):
         from poetry_cuda.knowledge import load
 
         planned = self.plan(self.project_start(), load())
+        backend, reason = self.backend(planned)
+        if backend == "poetry":
+            from poetry_cuda.backends.poetry_config import check_mirrors
+
+            check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
         if self.option("json"):
             self.print_json(planned.plan.to_json())
         else:
             for line in render(planned.plan):
                 self.line(line)
-            self.line(self.backend_line(planned))
+            for line in mirror_lines(planned.settings):
+                self.line(line)
+            self.line(backend_line(backend, reason))
         return 0
 
-    def backend_line(self, planned: Planned) -> str:
+    def backend(self, planned: Planned) -> tuple[str, str]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
         from poetry_cuda import backends
 
-        name, reason = backends.choose_with_reason(
+        return backends.choose_with_reason(
             planned.settings.backend, planned.project, planned.pyproject
         )
-        return backend_line(name, reason)
+
+    def backend_line(self, planned: Planned) -> str:
+        return backend_line(*self.backend(planned))
+
+
+def mirror_lines(settings: Settings) -> list[str]:
+    """The mirrors in use, as set and as expanded (a known name stands for its template)."""
+    return [
+        f"<info>Mirror</info>: {Formatter.escape(mirror.said)}"
+        for mirror in settings.mirrors.values()
+    ]
 
 
 def render(plan: Plan) -> list[str]:
