@@ -169,6 +169,24 @@ def known_names(family: str, layout: Layout | None = None) -> tuple[str, ...]:
     return tuple(row.name for row in of_family(family) if layout in (None, row.layout))
 
 
+def mirrors_said(settings: Settings) -> str:
+    """The mirror settings in use and the mirrors known by name, for an unreachable index."""
+    if settings.mirrors:
+        used = "the mirror in use: " + "; ".join(m.said for m in settings.mirrors.values())
+    else:
+        used = f"no mirror is set in {TABLE.removesuffix(']')}.mirrors], so each family's own index is used"
+    known = [
+        f"{family} = "
+        + ", ".join(
+            f'"{row.name}"' + (" (flat: uv only)" if row.layout == "flat" else "")
+            for row in of_family(family)
+        )
+        for family in MIRROR_KEYS
+        if of_family(family)
+    ]
+    return f"{used}; mirrors known by name: {'; '.join(known)}"
+
+
 MIRROR_FIX = (
     'write a URL template, a table { url = "...", layout = "simple" } (or "flat"), or the name '
     "of a known mirror"

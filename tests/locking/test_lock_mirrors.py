@@ -17,6 +17,7 @@ from poetry_cuda.files import read_toml
 from tests.support.example import EXAMPLES
 from tests.support.example import PYPI
 from tests.support.example import snapshot
+from tests.support.index import refused_url
 from tests.support.isolation import UV_OFFLINE
 
 
@@ -147,3 +148,26 @@ def test_poetry_refuses_a_flat_mirror_at_plan_time(
     assert 'backend = "uv"' in result.stderr
     assert snapshot(project, FILES) == before
     assert server.request_count() == 0  # refused before Poetry asked any index
+
+
+@pytest.mark.parametrize("backend", ["poetry", "uv"])
+def test_an_unreachable_mirror_is_named_with_the_known_ones(
+    cli: Cli, tmp_path: Path, server: WorldServer, backend: str
+) -> None:
+    project = project_for(tmp_path, server, backend, "simple")
+    with refused_url() as dead:
+        pyproject = project / "pyproject.toml"
+        pyproject.write_text(
+            pyproject.read_text().replace(server.pytorch_mirror, f"{dead}/whl/{{variant}}")
+        )
+        before = snapshot(project, FILES)
+        result = cli.run("lock", cwd=project, env=UV if backend == "uv" else None)
+    assert result.code == 4, result.stderr
+    tool = "Poetry" if backend == "poetry" else "uv"
+    assert (
+        f"Why: {tool} could not reach an index; the mirror in use: [tool.poetry-cuda] "
+        f"mirrors.pytorch = {dead}/whl/{{variant}} (simple); mirrors known by name: "
+        'pytorch = "sjtu", "seu", "nju", "aliyun" (flat: uv only)'
+    ) in result.stderr
+    assert "plan --check-index" in result.stderr
+    assert snapshot(project, FILES) == before

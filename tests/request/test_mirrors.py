@@ -12,6 +12,7 @@ from poetry_cuda.knowledge.mirrors import of_family
 from poetry_cuda.knowledge.mirrors import parse
 from poetry_cuda.knowledge.mirrors import table
 from poetry_cuda.request.settings import Mirror
+from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.settings import resolve_mirror
 
@@ -156,3 +157,15 @@ def test_a_row_listed_twice_is_refused() -> None:
     )
     with pytest.raises(InputFileError, match="listed twice"):
         parse("schema = 1\n" + row + row)
+
+
+def test_a_message_about_an_unreachable_index_names_the_mirror_setting() -> None:
+    said = mirrors_said(parse_settings({"tool": {"poetry-cuda": {"mirrors": {"pytorch": "seu"}}}}))
+    assert said.startswith(f'the mirror in use: {KEY} = "seu" (https://mirrors.seu.edu.cn/')
+    assert 'mirrors known by name: pytorch = "sjtu", "seu", "nju", "aliyun" (flat: uv only)' in said
+
+
+def test_a_message_about_an_unreachable_index_says_when_no_mirror_is_set() -> None:
+    said = mirrors_said(parse_settings({}))
+    assert said.startswith("no mirror is set in [tool.poetry-cuda.mirrors]")
+    assert '"sjtu"' in said

@@ -9,6 +9,7 @@ from typing import Any
 from typing import ClassVar
 
 from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import CUDA_OPTION
 from poetry_cuda.cli.commands.base import JSON_OPTION
@@ -22,6 +23,7 @@ from poetry_cuda.request.dependencies import MANAGED_GROUP
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from poetry_cuda.doctor.index_check import IndexReport
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
@@ -32,7 +34,18 @@ if TYPE_CHECKING:
 class PlanCommand(CudaCommand):
     name = "plan"
     description = "Decide the CUDA variant and index of every CUDA-flavoured package (offline)."
-    options: ClassVar[list[Any]] = [TARGET_OPTION, CUDA_OPTION, POLICY_OPTION, JSON_OPTION]
+    options: ClassVar[list[Any]] = [
+        TARGET_OPTION,
+        CUDA_OPTION,
+        POLICY_OPTION,
+        JSON_OPTION,
+        option(
+            "check-index",
+            None,
+            "Then ask each chosen index (online) whether it serves the chosen version, and "
+            "whether its file links point at it or elsewhere; exit 1 if one does not serve it.",
+        ),
+    ]
 
     def planning_options(self) -> Options:
         from poetry_cuda.planning.planner import Options
@@ -57,15 +70,29 @@ class PlanCommand(CudaCommand):
             from poetry_cuda.backends.poetry_config import check_mirrors
 
             check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
+        reports = self.check_index(planned) if self.option("check-index") else None
         if self.option("json"):
-            self.print_json(planned.plan.to_json())
+            document = planned.plan.to_json()
+            if reports is not None:
+                document["index_check"] = [report.to_json() for report in reports]
+            self.print_json(document)
         else:
             for line in render(planned.plan):
                 self.line(line)
             for line in mirror_lines(planned.settings):
                 self.line(line)
             self.line(backend_line(backend, reason))
-        return 0
+            if reports is not None:
+                self.line("<info>Index check</info>:")
+                for report in reports:
+                    for line in report.lines():
+                        self.line(f"  {Formatter.escape(line)}")
+        return 0 if reports is None or all(report.ok for report in reports) else 1
+
+    def check_index(self, planned: Planned) -> list[IndexReport]:
+        from poetry_cuda.doctor.index_check import check
+
+        return check(planned.plan.packages, planned.settings, planned.kb.families)
 
     def backend(self, planned: Planned) -> tuple[str, str]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
