@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+
+from pathlib import Path
+
 from poetry_cuda.doctor.index_check import Page
 from poetry_cuda.doctor.index_check import judge
 from poetry_cuda.doctor.index_check import links
@@ -65,3 +69,16 @@ def test_credentials_never_reach_the_report() -> None:
     report = judge(page, "torch", None, "simple", None)
     assert "token" not in "\n".join(report.lines())
     assert "token" not in str(report.to_json())
+
+
+def test_every_url_opened_in_the_package_has_a_timeout() -> None:
+    """The one online command waits a bounded time, whatever the mirror does."""
+    package = Path(__file__).resolve().parents[2] / "poetry_cuda"
+    opened = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if node.func.attr == "urlopen":
+                opened.append((path.name, any(k.arg == "timeout" for k in node.keywords)))
+    assert opened == [("index_check.py", True)]
