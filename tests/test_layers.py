@@ -15,7 +15,7 @@ ROOT_MODULES = {"errors", "versions", "schema", "files", "display"}
 ALLOWED = {
     "host": set(),
     "knowledge": {"host.profiles"},
-    "request": {"knowledge.model"},
+    "request": {"knowledge.model", "knowledge.mirrors"},
     "planning": {"request", "host", "knowledge"},
     "backends": {"request", "planning.plan", "locking.managed"},
     "locking": {"request", "host", "knowledge", "planning", "backends"},

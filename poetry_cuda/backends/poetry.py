@@ -30,6 +30,8 @@ from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
 from poetry_cuda.files import write_toml_atomic
+from poetry_cuda.request.settings import mirrors_said
+from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
 
 
@@ -37,6 +39,15 @@ if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Mapping
     from collections.abc import Sequence
+
+
+# The tool's words for an index it could not reach (a refused or timed-out connection, a
+# name that does not resolve, an error status), as against a resolution that found no fit.
+UNREACHABLE = re.compile(
+    r"All attempts to connect|Max retries exceeded|Failed to establish a new connection|"
+    r"Connection refused|timed out|Name or service not known|name resolution|"
+    r"\b[45]\d\d (?:Client|Server) Error"
+)
 
 
 class PoetryBackend:
@@ -136,11 +147,25 @@ def run_lock(project: Path, *, regenerate: bool) -> None:
     output, errors = BufferedOutput(), BufferedOutput()
     code = application.run(ArgvInput(argv), output, errors)
     if code != 0:
-        raise ResolutionError(
-            "Poetry's resolution failed:\n" + (errors.fetch() or output.fetch()).strip(),
-            why="Poetry could not lock the project with the chosen CUDA sources",
-            fix="read Poetry's message above; `poetry cuda plan` shows what was chosen",
-        )
+        message = (errors.fetch() or output.fetch()).strip()
+        why = "Poetry could not lock the project with the chosen CUDA sources"
+        fix = "read Poetry's message above; `poetry cuda plan` shows what was chosen"
+        if UNREACHABLE.search(message):
+            why, fix = unreachable(project)
+        raise ResolutionError("Poetry's resolution failed:\n" + message, why=why, fix=fix)
+
+
+def unreachable(project: Path) -> tuple[str, str]:
+    """Why and fix when an index could not be reached: the mirror setting, and the others."""
+    settings = parse_settings(read_toml(project / "pyproject.toml"))
+    return (
+        f"Poetry could not reach an index; {mirrors_said(settings)}",
+        (
+            "check the network and the mirror; `poetry cuda plan --check-index` asks each chosen "
+            "index whether it serves the chosen version; another mirror is one line in "
+            "[tool.poetry-cuda.mirrors]"
+        ),
+    )
 
 
 def outdated(project: Path) -> str | None:

@@ -25,6 +25,8 @@ from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
 from poetry_cuda.locking.managed import group_marker
 from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.request.settings import known_names
+from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.locking.managed import Managed
     from poetry_cuda.locking.managed import Pin
+    from poetry_cuda.request.settings import Settings
 
 
 SOURCES = "tool.poetry.source"
@@ -173,8 +176,25 @@ OLD_PRIORITIES = {
 }
 
 
+def check_mirrors(settings: Settings) -> None:
+    """Refuse a flat mirror before anything is written: Poetry reads PEP 503 sources only."""
+    for family, mirror in settings.mirrors.items():
+        if mirror.layout != "flat":
+            continue
+        simple = " or ".join(f'{family} = "{name}"' for name in known_names(family, "simple"))
+        instead = f"a simple mirror ({simple})" if simple else "a simple (PEP 503) mirror"
+        raise ConfigError(
+            f"{mirror.said} is a flat listing of wheels, which Poetry cannot use",
+            why="Poetry 2 reads only PEP 503 (simple) sources and has no find-links source; "
+            'uv reads a flat listing as an index with format = "flat"',
+            fix=f'use {instead}, or lock this project with uv: set backend = "uv" in '
+            "[tool.poetry-cuda] and run `poetry-cuda lock`",
+        )
+
+
 def check_sources(pyproject: Mapping[str, Any]) -> None:
-    """Refuse the Poetry 1.x source settings Poetry 2 cannot lock, naming what replaces them."""
+    """Refuse what Poetry 2 cannot lock: Poetry 1.x source settings, and a flat mirror."""
+    check_mirrors(parse_settings(dict(pyproject)))
     tool = pyproject.get("tool")
     poetry = tool.get("poetry") if isinstance(tool, dict) else None
     found = poetry.get("source") if isinstance(poetry, dict) else None

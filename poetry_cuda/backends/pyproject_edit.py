@@ -77,9 +77,18 @@ class IndexShape:
     flag: str  # the key that makes it explicit: `priority = "explicit"`, `explicit = true`
     explicit: str | bool
     blank_after: bool = False  # end each added table with a blank line
+    # The key that marks a flat (find-links) index, for a manager that reads one: uv's
+    # `format = "flat"`. Its absence is the simple (PEP 503) layout.
+    flat_key: str | None = None
 
-    def fields(self, name: str, url: str) -> dict[str, str | bool]:
-        return {"name": name, "url": url, self.flag: self.explicit}
+    def fields(self, name: str, url: str, *, flat: bool = False) -> dict[str, str | bool]:
+        found: dict[str, str | bool] = {"name": name, "url": url, self.flag: self.explicit}
+        if flat and self.flat_key is not None:
+            found[self.flat_key] = "flat"
+        return found
+
+    def is_flat(self, entry: Any) -> bool:
+        return self.flat_key is not None and entry.get(self.flat_key) == "flat"
 
     def is_explicit(self, entry: Any) -> bool:
         found = entry.get(self.flag)
@@ -93,12 +102,18 @@ class IndexShape:
 
 
 def apply_indexes(
-    parent: Any, key: str, shape: IndexShape, wanted: dict[str, str], previous: Collection[str]
+    parent: Any,
+    key: str,
+    shape: IndexShape,
+    wanted: dict[str, str],
+    previous: Collection[str],
+    flat: Collection[str] = (),
 ) -> None:
     """Keep every user index; add the managed ones, drop those the plan no longer needs.
 
     `wanted` maps each index the plan uses to its URL; `previous` names the indexes an
-    earlier lock managed (cuda.lock's managed-sources).
+    earlier lock managed (cuda.lock's managed-sources); `flat` names the wanted indexes
+    that are flat listings (`IndexShape.flat_key`).
     """
     current = entries(parent, key, shape.where)
     wanted = dict(wanted)
@@ -115,6 +130,12 @@ def apply_indexes(
                     f"{wanted[name]}",
                     fix=f"rename or remove your {shape.noun} {name!r}",
                 )
+            # The same URL, given another layout: the name is ours, the format follows.
+            if shape.flat_key is not None and shape.is_flat(entry) != (name in flat):
+                if name in flat:
+                    entry[shape.flat_key] = "flat"
+                else:
+                    del entry[shape.flat_key]
             del wanted[name]
         elif name in previous:
             if not shape.is_ours(entry):
@@ -127,7 +148,7 @@ def apply_indexes(
         edit_inline_array(
             existing,
             lambda entry: entry.get("name") in dropped,
-            [_inline(shape.fields(name, url)) for name, url in wanted.items()],
+            [_inline(shape.fields(name, url, flat=name in flat)) for name, url in wanted.items()],
         )
         if not existing:
             del parent[key]
@@ -135,7 +156,7 @@ def apply_indexes(
     kept = [entry for entry in current if entry.get("name") not in dropped]
     for name, url in wanted.items():
         table = tomlkit.table()
-        table.update(shape.fields(name, url))
+        table.update(shape.fields(name, url, flat=name in flat))
         if shape.blank_after:
             table.add(tomlkit.nl())
         if kept and not kept[-1].as_string().endswith("\n\n"):

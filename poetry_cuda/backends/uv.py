@@ -27,6 +27,8 @@ from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.request.settings import mirrors_said
+from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
 from poetry_cuda.request.user_mirrors import variable
 
@@ -45,6 +47,14 @@ VERSION_TIMEOUT = 30.0
 LOCK_TIMEOUT = 1800.0
 _VERSION = re.compile(r"uv (\d+)\.(\d+)\.(\d+)")
 _PYPI_HOSTS = ("pypi.org", "files.pythonhosted.org")
+
+
+# The tool's words for an index it could not reach (a refused or timed-out connection, a
+# name that does not resolve, an error status), as against a resolution that found no fit.
+UNREACHABLE = re.compile(
+    r"Failed to fetch|error sending request|Connection refused|tcp connect error|dns error|"
+    r"timed out|status (?:client|server) error"
+)
 
 
 class UvBackend:
@@ -189,11 +199,25 @@ def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:
-        raise ResolutionError(
-            "uv's resolution failed:\n" + (completed.stderr or completed.stdout).strip(),
-            why="uv could not lock the project with the chosen CUDA indexes",
-            fix="read uv's message above; `poetry-cuda plan` shows what was chosen",
-        )
+        message = (completed.stderr or completed.stdout).strip()
+        why = "uv could not lock the project with the chosen CUDA indexes"
+        fix = "read uv's message above; `poetry-cuda plan` shows what was chosen"
+        if UNREACHABLE.search(message):
+            why, fix = unreachable(project)
+        raise ResolutionError("uv's resolution failed:\n" + message, why=why, fix=fix)
+
+
+def unreachable(project: Path) -> tuple[str, str]:
+    """Why and fix when an index could not be reached: the mirror setting, and the others."""
+    settings = parse_settings(read_toml_once(project / "pyproject.toml"))
+    return (
+        f"uv could not reach an index; {mirrors_said(settings)}",
+        (
+            "check the network and the mirror; `poetry-cuda plan --check-index` asks each chosen "
+            "index whether it serves the chosen version; another mirror is one line in "
+            "[tool.poetry-cuda.mirrors]"
+        ),
+    )
 
 
 def outdated(uv: str, project: Path) -> str | None:

@@ -33,6 +33,7 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
 from poetry_cuda.locking.managed import group_marker
 from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:
@@ -45,7 +46,9 @@ if TYPE_CHECKING:
 
 
 INDEXES = "tool.uv.index"
-INDEX = pyproject_edit.IndexShape(INDEXES, "index", "explicit", True, blank_after=True)
+INDEX = pyproject_edit.IndexShape(
+    INDEXES, "index", "explicit", True, blank_after=True, flat_key="format"
+)
 GROUP_COMMENT = group_marker("poetry-cuda")
 DEFAULTS = "tool.uv.default-groups"
 DEFAULTS_COMMENT = "# Managed by poetry-cuda: `poetry-cuda lock` rewrites this list."
@@ -108,6 +111,19 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     if created:
         sources.add(tomlkit.nl())
         uv["sources"] = sources
+
+
+def _flat(document: TOMLDocument, wanted: dict[str, str]) -> set[str]:
+    """The wanted indexes that a flat mirror serves: uv reads them with `format = "flat"`.
+
+    The layout is the project's own setting, beside the managed entries in the document.
+    """
+    mirrors = parse_settings(document.unwrap()).mirrors.values()
+    return {
+        name
+        for name, url in wanted.items()
+        if any(mirror.layout == "flat" and mirror.serves(url) for mirror in mirrors)
+    }
 
 
 def _managed_group(document: TOMLDocument) -> Any:
@@ -230,7 +246,7 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
         or any(_is_managed_source(value, ours) for value in sources)
     ):  # otherwise nothing of ours is there to change, whatever the layout
         uv = pyproject_edit.table(pyproject_edit.table(document, "tool", "tool"), "uv", "tool.uv")
-        pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous)
+        pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous, _flat(document, wanted))
         _apply_sources(uv, managed, ours)
     _apply_group(document, managed, group)
     _apply_defaults(document, bool(_grouped(managed)), dropped_group=group is not None)

@@ -206,10 +206,10 @@ def source_for(
     ):
         return PYPI
     mirror = settings.mirrors.get(family.mirror_key or "")
-    url = family.index_url(variant.name, mirror)
+    url = family.index_url(variant.name, mirror.template if mirror else None)
     if url is None:
         return PYPI
-    return Source(family.source_name(variant.name, url, mirrored=bool(mirror)), url)
+    return Source(family.source_name(variant.name, url, mirrored=mirror is not None), url)
 
 
 def _describe(target: Target, verdict: Verdict, several: bool) -> str:

@@ -26,6 +26,7 @@ from packaging.utils import canonicalize_name
 
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 from poetry_cuda.request.dependencies import wheel_version
+from poetry_cuda.request.settings import template_pattern
 
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.request.settings import Mirror
 
 
 PinKind = Literal["index", "label", "url"]
@@ -137,22 +139,12 @@ class HandWritten:
         return next((i for i in self.indexes if i.name == name), None)
 
 
-def _template(template: str) -> re.Pattern[str]:
-    if "{variant}" not in template:
-        template = template.rstrip("/") + "/{variant}"
-    head, _, tail = template.partition("{variant}")
-    return re.compile(
-        re.escape(head) + r"(?P<variant>[A-Za-z0-9.]+)" + re.escape(tail.rstrip("/")) + "/?",
-        re.IGNORECASE,
-    )
-
-
 def _known_variants(family: Family) -> set[str]:
     return {v.name for release in family.releases for v in release.variants}
 
 
 def index_variant(
-    url: str, families: Sequence[Family], mirrors: Mapping[str, str]
+    url: str, families: Sequence[Family], mirrors: Mapping[str, Mirror]
 ) -> tuple[Family, str, bool] | None:
     """The family and variant an index URL serves, and whether it is the family's own.
 
@@ -166,10 +158,11 @@ def index_variant(
             continue
         known = _known_variants(family)
         mirror = mirrors.get(family.mirror_key or "")
-        for template, upstream in ((family.index, True), (mirror, False)):
+        mirrored = mirror.template if mirror else None
+        for template, upstream in ((family.index, True), (mirrored, False)):
             if template is None:
                 continue
-            match = _template(template).fullmatch(url)
+            match = template_pattern(template).fullmatch(url)
             if match and match["variant"] in known:
                 return family, match["variant"], upstream
     parts = urlsplit(url)
@@ -189,7 +182,7 @@ def index_variant(
 
 
 def recognise(
-    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, str]
+    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, Mirror]
 ) -> HandWritten:
     """The hand-written CUDA configuration of a parsed pyproject.toml (plain data).
 
@@ -269,7 +262,7 @@ def _list(data: Mapping[str, Any], key: str) -> list[Any]:
 
 
 def _indexes(
-    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, str]
+    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, Mirror]
 ) -> Iterator[HandIndex]:
     tool = _table(pyproject, "tool")
     written: list[tuple[str, object, str, bool, str]] = []

@@ -11,6 +11,7 @@ import re
 
 from dataclasses import dataclass
 from dataclasses import field
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 from urllib.parse import SplitResult
@@ -21,10 +22,19 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.knowledge.mirrors import LAYOUTS
+from poetry_cuda.knowledge.mirrors import Layout
+from poetry_cuda.knowledge.mirrors import of_family
 from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.versions import CudaVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.mirrors import KnownMirror
 
 
 Policy = Literal["newest", "native"]
@@ -117,6 +127,117 @@ class CudaRequest:
 
 
 @dataclass(frozen=True)
+class Mirror:
+    """Where a family's variants are served instead of its own index, and in which layout."""
+
+    template: str  # "{variant}" is replaced, else "/{variant}" is appended
+    layout: Layout = "simple"
+    name: str | None = None  # the known mirror it was named by ("sjtu"), if any
+    # Where it was given, for messages: `[tool.poetry-cuda] mirrors.pytorch`.
+    key: str = field(default="", compare=False)
+
+    def url(self, variant: str) -> str:
+        if "{variant}" in self.template:
+            return self.template.replace("{variant}", variant)
+        return f"{self.template.rstrip('/')}/{variant}"
+
+    def serves(self, url: str) -> bool:
+        """Whether `url` is this mirror's page of some variant."""
+        return template_pattern(self.template).fullmatch(url.strip()) is not None
+
+    @property
+    def said(self) -> str:
+        """The setting as the user wrote it, with what it stands for."""
+        if self.name is not None:
+            return f'{self.key} = "{self.name}" ({self.template}, {self.layout})'
+        return f"{self.key} = {self.template} ({self.layout})"
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """What a URL template matches: its URLs for any variant, with or without the last slash."""
+    if "{variant}" not in template:
+        template = template.rstrip("/") + "/{variant}"
+    head, _, tail = template.partition("{variant}")
+    return re.compile(
+        re.escape(head) + r"(?P<variant>[A-Za-z0-9.]+)" + re.escape(tail.rstrip("/")) + "/?",
+        re.IGNORECASE,
+    )
+
+
+def known_names(family: str, layout: Layout | None = None) -> tuple[str, ...]:
+    """The names a mirror setting of `family` may use (of one layout, if given)."""
+    return tuple(row.name for row in of_family(family) if layout in (None, row.layout))
+
+
+def mirrors_said(settings: Settings) -> str:
+    """The mirror settings in use and the mirrors known by name, for an unreachable index."""
+    if settings.mirrors:
+        used = "the mirror in use: " + "; ".join(m.said for m in settings.mirrors.values())
+    else:
+        used = f"no mirror is set in {TABLE.removesuffix(']')}.mirrors], so each family's own index is used"
+    known = [
+        f"{family} = "
+        + ", ".join(
+            f'"{row.name}"' + (" (flat: uv only)" if row.layout == "flat" else "")
+            for row in of_family(family)
+        )
+        for family in MIRROR_KEYS
+        if of_family(family)
+    ]
+    return f"{used}; mirrors known by name: {'; '.join(known)}"
+
+
+MIRROR_FIX = (
+    'write a URL template, a table { url = "...", layout = "simple" } (or "flat"), or the name '
+    "of a known mirror"
+)
+
+
+def resolve_mirror(value: object, key: str, known: Sequence[KnownMirror]) -> Mirror:
+    """A mirror setting (a template, a known mirror's name, or a table) as a `Mirror`.
+
+    `key` names the setting in messages; `known` are the family's mirrors by name. Pure:
+    the per-user setting and `[tool.poetry-cuda.mirrors]` both read through it.
+    """
+    names = ", ".join(f'"{row.name}"' for row in known) or "none"
+    if isinstance(value, str) and "://" not in value:
+        row = next((row for row in known if row.name == value.strip().lower()), None)
+        if row is None:
+            raise ConfigError(
+                f"{key}: {value!r} is neither a URL nor a known mirror",
+                why=f"the known mirrors of this family are {names}",
+                fix=f"use one of them, or {MIRROR_FIX.removeprefix('write ')}",
+            )
+        return Mirror(row.url, row.layout, row.name, key)
+    if isinstance(value, str):
+        return Mirror(check_index_url(value, key), key=key)
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - {"url", "layout"})
+        if unknown:
+            raise ConfigError(
+                f"{key}.{unknown[0]}: unknown key", fix="a mirror table has only url and layout"
+            )
+        url = value.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise ConfigError(
+                f"{key}.url: missing (expected the mirror's URL template)",
+                fix='write e.g. { url = "https://mirror.example/whl/{variant}/", layout = "flat" }',
+            )
+        layout = value.get("layout", "simple")
+        if layout not in LAYOUTS:
+            raise ConfigError(
+                f"{key}.layout: {layout!r} is not one of {', '.join(LAYOUTS)}",
+                why="simple: a PEP 503 index (a page per project, as download.pytorch.org); "
+                "flat: one page listing the wheel files (what pip's --find-links reads)",
+                fix='write layout = "simple" or layout = "flat"',
+            )
+        return Mirror(check_index_url(url, f"{key}.url"), layout, key=key)
+    raise ConfigError(
+        f"{key}: expected {MIRROR_FIX.removeprefix('write ')}, got {value!r}", fix=MIRROR_FIX
+    )
+
+
+@dataclass(frozen=True)
 class PackageRule:
     """`[tool.poetry-cuda.packages.NAME]`: hidden needs of a package we don't know."""
 
@@ -134,7 +255,7 @@ class Settings:
     toolkit: ToolkitMode = "system"
     # `poetry run` in the project gets the project's CUDA environment (`env`).
     run_environment: bool = True
-    mirrors: dict[str, str] = field(default_factory=dict)
+    mirrors: dict[str, Mirror] = field(default_factory=dict)
     packages: tuple[PackageRule, ...] = ()
 
 
@@ -254,14 +375,15 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
             raise table.error(f"targets[{i}]", "must not be empty", fix=targets_fix)
 
     mirrors = table.table("mirrors", {}, fix='write [tool.poetry-cuda.mirrors] pytorch = "..."')
-    urls = {}
+    chosen = {}
     for key in mirrors:
         if key not in MIRROR_KEYS:
             raise mirrors.error(
                 key, "unknown index family", fix=f"use one of {', '.join(MIRROR_KEYS)}"
             )
-        url = mirrors.value(key, str, "a URL string", fix="quote the URL")
-        urls[key] = check_index_url(url, f"{TABLE} {mirrors.where(key)}")
+        chosen[key] = resolve_mirror(
+            mirrors.data[key], f"{TABLE} {mirrors.where(key)}", of_family(key)
+        )
 
     return Settings(
         cuda=CudaRequest.parse(cuda),
@@ -273,7 +395,7 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
             "toolkit", TOOLKIT_MODES, "system", fix='write e.g. toolkit = "system"'
         ),
         run_environment=run_environment,
-        mirrors=urls,
+        mirrors=chosen,
         packages=_parse_package_rules(
             table.table(
                 "packages",

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.knowledge.mirrors import of_family
 from poetry_cuda.knowledge.model import MIRROR_INFIX
 from poetry_cuda.request.settings import MIRROR_KEYS
 from poetry_cuda.request.settings import check_index_url
+from poetry_cuda.request.settings import resolve_mirror
 
 
 if TYPE_CHECKING:
@@ -63,13 +65,25 @@ def user_mirrors(environ: Mapping[str, str]) -> dict[str, str]:
                 fix=f"use one of {', '.join(sorted(known))}, or unset {name}",
             )
         if value.strip():
-            found[known[name]] = template(name, value.strip())
+            found[known[name]] = template(name, value.strip(), known[name])
     return found
 
 
-def template(name: str, value: str) -> str:
-    """The URL template `value` stands for, checked as a mirror URL; `name` is the variable."""
-    # A known mirror's name (e.g. "sjtu") would be resolved to its template here.
+def template(name: str, value: str, key: str) -> str:
+    """The URL template `value` stands for: a known mirror's (`sjtu`) or `value` itself,
+    checked as a mirror URL. `name` is the variable, `key` the family's mirror key."""
+    if "://" not in value:  # a known mirror's name
+        mirror = resolve_mirror(value, name, of_family(key))
+        if mirror.layout != "simple":
+            raise ConfigError(
+                f"{name}: {value!r} is a {mirror.layout} listing of wheels, which Poetry cannot "
+                "use as a source",
+                why="a per-user mirror redirects Poetry's sources, and Poetry reads only "
+                "simple (PEP 503) indexes",
+                fix="use a simple mirror: "
+                + ", ".join(f'"{m.name}"' for m in of_family(key) if m.layout == "simple"),
+            )
+        return mirror.template
     parts = urlsplit(value)
     if "@" in parts.netloc:
         raise ConfigError(

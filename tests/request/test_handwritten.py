@@ -11,13 +11,14 @@ from poetry_cuda.knowledge import load
 from poetry_cuda.request.handwritten import HandWritten
 from poetry_cuda.request.handwritten import index_variant
 from poetry_cuda.request.handwritten import recognise
+from poetry_cuda.request.settings import Mirror
 
 
 FAMILIES = load().families
-MIRRORS = {"pytorch": "https://mirror.example/torch/{variant}/simple"}
+MIRRORS = {"pytorch": Mirror("https://mirror.example/torch/{variant}/simple")}
 
 
-def _recognised(text: str, mirrors: dict[str, str] | None = None) -> HandWritten:
+def _recognised(text: str, mirrors: dict[str, Mirror] | None = None) -> HandWritten:
     document: dict[str, Any] = parse_toml(text)
     return recognise(document, FAMILIES, mirrors or {})
 

@@ -32,7 +32,11 @@ def test_an_empty_value_is_no_mirror() -> None:
     ("name", "value", "said"),
     [
         ("POETRY_CUDA_MIRROR_PYTORCH", "http://mirror.example/{variant}", "is not an https URL"),
-        ("POETRY_CUDA_MIRROR_PYTORCH", "mirror.example/{variant}", "is not an https URL"),
+        (
+            "POETRY_CUDA_MIRROR_PYTORCH",
+            "mirror.example/{variant}",
+            "neither a URL nor a known mirror",
+        ),
         ("POETRY_CUDA_MIRROR_PYTORCH", "https://m.example/x?token=1", "query string"),
         ("POETRY_CUDA_MIRROR_PADDLE", "https://u:secret@m.example/", "credentials"),
         ("POETRY_CUDA_MIRROR_TORCH", SJTU, "no package family of that name"),
@@ -105,3 +109,19 @@ def test_the_plugin_looks_for_the_same_variables() -> None:
     from poetry_cuda.request.user_mirrors import PREFIX
 
     assert MIRROR_VARIABLES == PREFIX
+
+
+def test_a_known_mirror_is_named_by_its_name() -> None:
+    found = user_mirrors({"POETRY_CUDA_MIRROR_PYTORCH": "sjtu"})
+    assert found == {"pytorch": "https://mirror.sjtu.edu.cn/pytorch-wheels/{variant}/"}
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [("aliyun", "flat listing of wheels, which Poetry cannot use"), ("nope", "known mirror")],
+)
+def test_a_name_poetry_cannot_use_is_refused(value: str, says: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        user_mirrors({"POETRY_CUDA_MIRROR_PYTORCH": value})
+    assert raised.value.what.startswith("POETRY_CUDA_MIRROR_PYTORCH: ")
+    assert says in raised.value.what

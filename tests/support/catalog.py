@@ -7,6 +7,9 @@
     /whl/<variant>/<project>/                download.pytorch.org/whl/<variant>
     /packages/stable/<variant>/<project>/    www.paddlepaddle.org.cn/packages/stable/<variant>
     /padded/whl/cu124/torch/                 one padded torch wheel, after `add_padded_torch`
+    /mirror-suffix/<variant>/simple/<project>/   /whl/ as a simple mirror with a suffix (SEU)
+    /mirror-flat/<variant>/                  /whl/<variant>/ as one flat listing (Aliyun)
+    /mirror-elsewhere/<variant>/<project>/   /whl/ pages whose links point at localhost:PORT/whl/
 
 What is mirrored from the real indexes:
 
@@ -67,6 +70,7 @@ from typing import Literal
 from packaging.utils import canonicalize_name
 
 from tests.support.index import IndexServer
+from tests.support.index import View
 from tests.support.wheels import Metadata
 from tests.support.wheels import SdistSpec
 from tests.support.wheels import WheelSpec
@@ -338,6 +342,28 @@ class WorldServer(IndexServer):
 
     def __init__(self, world: World, *, max_connections: int = 128) -> None:
         super().__init__(world.root, max_connections=max_connections)
+        self.mount("/mirror-suffix/", View("suffix", "/whl/"))
+        self.mount("/mirror-flat/", View("flat", "/whl/"))
+        self.mount("/mirror-elsewhere/", View("elsewhere", "/whl/", self.upstream_url("/whl/")))
+
+    def upstream_url(self, path: str) -> str:
+        """`path` on this server by another host name: an upstream the mirrors link back to."""
+        return f"http://localhost:{self.port}{path}"
+
+    @property
+    def suffix_mirror(self) -> str:
+        """A simple mirror with a suffix after the variant, as SEU's."""
+        return self.url("/mirror-suffix/{variant}/simple/")
+
+    @property
+    def flat_mirror(self) -> str:
+        """A flat listing per variant, `+` written as `&#43;`, as Aliyun's."""
+        return self.url("/mirror-flat/{variant}/")
+
+    @property
+    def elsewhere_mirror(self) -> str:
+        """A simple mirror whose file links point upstream (`upstream_url`)."""
+        return self.url("/mirror-elsewhere/{variant}/")
 
     @property
     def pypi_url(self) -> str:

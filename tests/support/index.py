@@ -7,6 +7,11 @@ server holds all the layouts the tests need side by side:
 - PyTorch style: `/whl/<variant>/` and `/whl/<variant>/<project>/`;
 - Paddle style: `/packages/stable/<variant>/<project>/`.
 
+Mirror views (`mount`) show a part of the tree in the layouts mirrors serve, under a prefix of their
+own: `suffix` (`<prefix><variant>/simple/<project>/`, SEU's layout), `flat` (one listing of every file
+of `<target><variant>/`, with `+` written as `&#43;` and no hashes, as Aliyun serves it) and
+`elsewhere` (a project page whose file links point at another base URL, an upstream stand-in).
+
 A directory holding distribution files (`.whl`, `.tar.gz`, `.zip`) is a project page; any other
 directory is a root listing of its subdirectories. Pages are PEP 503 HTML, or PEP 691 JSON (api 1.1)
 when the Accept header prefers `application/vnd.pypi.simple.v1+json`. Files are listed in name order
@@ -77,6 +82,20 @@ _HTML_TYPE = "text/html"
 _DIST_SUFFIXES = (".whl", ".tar.gz", ".zip")
 _CHUNK = 256 * 1024
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+
+
+ViewKind = Literal["suffix", "flat", "elsewhere"]
+
+
+@dataclass(frozen=True)
+class View:
+    """A part of the tree (`target`, e.g. `/whl/`) shown in a mirror's layout (see `mount`)."""
+
+    kind: ViewKind
+    target: str
+    links: str = (
+        ""  # elsewhere: the base URL file links point at, e.g. `http://localhost:PORT/whl/`
+    )
 
 
 class HarnessError(RuntimeError):
@@ -172,6 +191,7 @@ class IndexServer:
         self._log: list[tuple[int, RequestRecord]] = []
         self._arrivals = itertools.count()
         self._faults: list[_ArmedFault] = []
+        self._views: dict[str, View] = {}
         self._file_info: dict[Path, tuple[tuple[int, int], _FileInfo]] = {}
         self._errors: list[BaseException] = []
         self._stopping = threading.Event()
@@ -242,6 +262,12 @@ class IndexServer:
             self._requests.clear()
             self._bytes.clear()
             self._log.clear()
+
+    # --- mirror views ----------------------------------------------------------------------------
+
+    def mount(self, prefix: str, view: View) -> None:
+        """Serve `view` under `prefix` (`/mirror-flat/`), a path the tree itself does not hold."""
+        self._views[prefix] = view
 
     # --- faults ----------------------------------------------------------------------------------
 
@@ -320,6 +346,9 @@ class IndexServer:
     # --- resolution ------------------------------------------------------------------------------
 
     def _resolve(self, path: str, accept: str | None, range_header: str | None) -> _Response:
+        for prefix, view in self._views.items():
+            if path.startswith(prefix):
+                return self._view_response(prefix, view, path, accept, range_header)
         parts = [part for part in path.split("/") if part]
         if any(part.startswith(".") for part in parts):
             return _plain(404, "not found")
@@ -336,6 +365,57 @@ class IndexServer:
         if normalized and normalized != parts[-1] and (target.parent / normalized).is_dir():
             return _redirect("/" + "/".join([*parts[:-1], normalized]) + "/")
         return _plain(404, "not found")
+
+    def _view_response(
+        self, prefix: str, view: View, path: str, accept: str | None, range_header: str | None
+    ) -> _Response:
+        parts = [part for part in path[len(prefix) :].split("/") if part]
+        if not parts or any(part.startswith(".") for part in parts):
+            return _plain(404, "not found")
+        variant = self.root.joinpath(*view.target.strip("/").split("/"), parts[0])
+        if view.kind == "suffix":
+            if len(parts) < 2 or parts[1] != "simple":
+                return _plain(404, "not found")
+            inner = view.target + "/".join([parts[0], *parts[2:]])
+            response = self._resolve(
+                inner + ("/" if path.endswith("/") else ""), accept, range_header
+            )
+            location = dict(response.headers).get("Location")
+            if location is None:
+                return response
+            back = location.removeprefix(view.target + parts[0] + "/")
+            return _redirect(f"{prefix}{parts[0]}/simple/{back}")
+        if view.kind == "flat":
+            files = sorted(f for f in variant.glob("*/*") if f.is_file() and _is_dist(f.name))
+            if len(parts) == 1:
+                if not path.endswith("/"):
+                    return _redirect(path + "/")
+                anchors = [
+                    f'<a href="{html.escape(f.name).replace("+", "&#43;")}">'
+                    f"{html.escape(f.name)}</a><br/>"
+                    for f in files
+                ]
+                body = _html_document(f"Index of {path}", anchors)
+                return _Response(
+                    200,
+                    (("Content-Type", "text/html"), ("Content-Length", str(len(body)))),
+                    body=body,
+                )
+            found = next((f for f in files if len(parts) == 2 and f.name == parts[1]), None)
+            if found is None:
+                return _plain(404, "not found")
+            return self._file_response(found, range_header)
+        directory = variant.joinpath(*parts[1:])
+        if not path.endswith("/") or not directory.is_dir():
+            return _plain(404, "not found")
+        page = self._page_response(directory, None)  # HTML only, as download.pytorch.org serves
+        base = f"{view.links}{parts[0]}/{'/'.join(parts[1:])}/"
+        body = page.body.replace(b'href="', f'href="{base}'.encode())
+        headers = tuple(
+            (name, str(len(body)) if name == "Content-Length" else value)
+            for name, value in page.headers
+        )
+        return _Response(200, headers, body=body)
 
     def _file_response(self, target: Path, range_header: str | None) -> _Response:
         size = target.stat().st_size

@@ -9,6 +9,7 @@ from typing import Any
 from typing import ClassVar
 
 from cleo.formatters.formatter import Formatter
+from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import CUDA_OPTION
 from poetry_cuda.cli.commands.base import JSON_OPTION
@@ -22,16 +23,29 @@ from poetry_cuda.request.dependencies import MANAGED_GROUP
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from poetry_cuda.doctor.index_check import IndexReport
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
+    from poetry_cuda.request.settings import Settings
 
 
 class PlanCommand(CudaCommand):
     name = "plan"
     description = "Decide the CUDA variant and index of every CUDA-flavoured package (offline)."
-    options: ClassVar[list[Any]] = [TARGET_OPTION, CUDA_OPTION, POLICY_OPTION, JSON_OPTION]
+    options: ClassVar[list[Any]] = [
+        TARGET_OPTION,
+        CUDA_OPTION,
+        POLICY_OPTION,
+        JSON_OPTION,
+        option(
+            "check-index",
+            None,
+            "Then ask each chosen index (online) whether it serves the chosen version, and "
+            "whether its file links point at it or elsewhere; exit 1 if one does not serve it.",
+        ),
+    ]
 
     def planning_options(self) -> Options:
         from poetry_cuda.planning.planner import Options
@@ -51,22 +65,53 @@ class PlanCommand(CudaCommand):
         from poetry_cuda.knowledge import load
 
         planned = self.plan(self.project_start(), load())
+        backend, reason = self.backend(planned)
+        if backend == "poetry":
+            from poetry_cuda.backends.poetry_config import check_mirrors
+
+            check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
+        reports = self.check_index(planned) if self.option("check-index") else None
         if self.option("json"):
-            self.print_json(planned.plan.to_json())
+            document = planned.plan.to_json()
+            if reports is not None:
+                document["index_check"] = [report.to_json() for report in reports]
+            self.print_json(document)
         else:
             for line in render(planned.plan):
                 self.line(line)
-            self.line(self.backend_line(planned))
-        return 0
+            for line in mirror_lines(planned.settings):
+                self.line(line)
+            self.line(backend_line(backend, reason))
+            if reports is not None:
+                self.line("<info>Index check</info>:")
+                for report in reports:
+                    for line in report.lines():
+                        self.line(f"  {Formatter.escape(line)}")
+        return 0 if reports is None or all(report.ok for report in reports) else 1
 
-    def backend_line(self, planned: Planned) -> str:
+    def check_index(self, planned: Planned) -> list[IndexReport]:
+        from poetry_cuda.doctor.index_check import check
+
+        return check(planned.plan.packages, planned.settings, planned.kb.families)
+
+    def backend(self, planned: Planned) -> tuple[str, str]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
         from poetry_cuda import backends
 
-        name, reason = backends.choose_with_reason(
+        return backends.choose_with_reason(
             planned.settings.backend, planned.project, planned.pyproject
         )
-        return backend_line(name, reason)
+
+    def backend_line(self, planned: Planned) -> str:
+        return backend_line(*self.backend(planned))
+
+
+def mirror_lines(settings: Settings) -> list[str]:
+    """The mirrors in use, as set and as expanded (a known name stands for its template)."""
+    return [
+        f"<info>Mirror</info>: {Formatter.escape(mirror.said)}"
+        for mirror in settings.mirrors.values()
+    ]
 
 
 def render(plan: Plan) -> list[str]:

@@ -1,0 +1,80 @@
+"""Mirrors known by name (`pytorch = "sjtu"`): their URL template and layout, with sources.
+
+The table (``mirrors.toml`` beside this module: the loader of ``data/`` reads every
+other file there as a package family) has one row per family key and name.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import TYPE_CHECKING
+from typing import Literal
+from typing import get_args
+
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge._loader import provenance
+from poetry_cuda.knowledge._loader import voice
+from poetry_cuda.schema import Table
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import Confidence
+
+
+Layout = Literal["simple", "flat"]
+"""simple: a PEP 503 index (a page per project); flat: one listing of files (find-links)."""
+LAYOUTS: tuple[Layout, ...] = get_args(Layout)
+
+FILE = "mirrors.toml"
+SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class KnownMirror:
+    family: str  # the key in [tool.poetry-cuda.mirrors]: "pytorch"
+    name: str
+    url: str  # a template with "{variant}"
+    layout: Layout
+    source: str
+    confidence: Confidence
+
+
+def parse(text: str, file: str = FILE) -> tuple[KnownMirror, ...]:
+    """Read and validate the table; errors name the file and the row."""
+    try:
+        data = parse_toml(text)
+    except ValueError as error:
+        raise InputFileError(f"{file}: not valid TOML ({error})") from None
+    top = Table(data, voice(file))
+    if top.value("schema", int, "an integer") != SCHEMA:
+        raise top.error("schema", f"this poetry-cuda reads schema {SCHEMA}")
+    rows: list[KnownMirror] = []
+    for row in top.tables("mirror", lambda r, i: f"{r.get('family', i)}.{r.get('name', i)}"):
+        family, name = row.text("family"), row.text("name")
+        if any(known.family == family and known.name == name for known in rows):
+            raise row.error("name", f"{family}.{name} is listed twice")
+        url = row.text("url")
+        if not url.startswith("https://") or "{variant}" not in url:
+            raise row.error("url", "must be an https URL template with {variant}")
+        source, confidence = provenance(row)
+        rows.append(
+            KnownMirror(family, name, url, row.choice("layout", LAYOUTS), source, confidence)
+        )
+        row.done()
+    top.done()
+    return tuple(rows)
+
+
+@functools.cache
+def table() -> tuple[KnownMirror, ...]:
+    """The packaged table, read once per process."""
+    return parse((files("poetry_cuda.knowledge") / FILE).read_text(encoding="utf-8"))
+
+
+def of_family(family: str) -> tuple[KnownMirror, ...]:
+    """The mirrors of one family key, by name."""
+    return tuple(row for row in table() if row.family == family)
