@@ -30,6 +30,8 @@ from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
 from poetry_cuda.files import write_toml_atomic
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -132,10 +134,11 @@ def run_lock(project: Path, *, regenerate: bool) -> None:
     output, errors = BufferedOutput(), BufferedOutput()
     code = application.run(ArgvInput(argv), output, errors)
     if code != 0:
+        said = (errors.fetch() or output.fetch()).strip()
         raise ResolutionError(
-            "Poetry's resolution failed:\n" + (errors.fetch() or output.fetch()).strip(),
-            why="Poetry could not lock the project with the chosen CUDA sources",
-            fix="read Poetry's message above; `poetry cuda plan` shows what was chosen",
+            Phrase((message("resolution.poetry-failed"), said), "\n"),
+            why=message("resolution.poetry-why"),
+            fix=message("resolution.poetry-fix"),
         )
 
 

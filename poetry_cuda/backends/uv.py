@@ -27,6 +27,8 @@ from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -165,10 +167,11 @@ def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:
+        said = (completed.stderr or completed.stdout).strip()
         raise ResolutionError(
-            "uv's resolution failed:\n" + (completed.stderr or completed.stdout).strip(),
-            why="uv could not lock the project with the chosen CUDA indexes",
-            fix="read uv's message above; `poetry-cuda plan` shows what was chosen",
+            Phrase((message("resolution.uv-failed"), said), "\n"),
+            why=message("resolution.uv-why"),
+            fix=message("resolution.uv-fix"),
         )
 
 
@@ -196,9 +199,11 @@ def _uv_lock(uv: str, project: Path, options: list[str]) -> subprocess.Completed
         )
     except subprocess.TimeoutExpired:
         raise ResolutionError(
-            f"`{' '.join(argv[1:])}` did not finish within {LOCK_TIMEOUT:.0f} seconds",
-            why="an index may be unreachable or very slow",
-            fix="check the indexes in pyproject.toml, then run `poetry-cuda lock` again",
+            message(
+                "resolution.uv-timeout", command=" ".join(argv[1:]), seconds=f"{LOCK_TIMEOUT:.0f}"
+            ),
+            why=message("resolution.timeout-why"),
+            fix=message("resolution.timeout-fix"),
         ) from None
 
 

@@ -16,6 +16,8 @@ from poetry_cuda.cli.commands.base import POLICY_OPTION
 from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import backend_line
+from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.messages import message
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Language
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
@@ -54,7 +57,7 @@ class PlanCommand(CudaCommand):
         if self.option("json"):
             self.print_json(planned.plan.to_json())
         else:
-            for line in render(planned.plan):
+            for line in render(planned.plan, user_language()):
                 self.line(line)
             self.line(self.backend_line(planned))
         return 0
@@ -69,7 +72,7 @@ class PlanCommand(CudaCommand):
         return backend_line(name, reason)
 
 
-def render(plan: Plan) -> list[str]:
+def render(plan: Plan, language: Language) -> list[str]:
     esc = Formatter.escape
     lines = [f"<info>Plan</info> for {esc(', '.join(plan.targets))} (policy {plan.policy})"]
     if not plan.packages and not plan.extras:
@@ -97,11 +100,20 @@ def render(plan: Plan) -> list[str]:
             )
             lines.append(f"  {' ' * extra_width}  {esc(extra.reason)}")
     if plan.system_requirements:
-        lines.append("<info>System requirements</info> (no resolver installs these):")
+        title, note = message("system.title"), message("system.no-resolver")
+        lines.append(f"<info>{title.text(language)}</info> {note.text(language)}")
         for req in plan.system_requirements:
             spec = f" {req.spec}" if req.spec else ""
-            lines.append(f"  {req.package} needs {req.kind}{esc(spec)}: {esc(req.reason)}")
-            lines.append(f"    to satisfy: {esc(req.satisfy)}")
+            needs = message(
+                "system.needs-because",
+                package=req.package,
+                kind=req.kind,
+                spec=spec,
+                reason=req.reason,
+            )
+            lines.append(f"  {esc(needs.text(language))}")
+            satisfy = message("system.to-satisfy", satisfy=req.satisfy)
+            lines.append(f"    {esc(satisfy.text(language))}")
     if plan.additions:
         lines.append(f"<info>Added to the {MANAGED_GROUP} group</info> (from PyPI):")
         for addition in plan.additions:
