@@ -30,11 +30,13 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = str(tomlkit.parse((ROOT / "pyproject.toml").read_text())["project"]["version"])
-WHEEL = f"./dist/poetry_cuda-{VERSION}-py3-none-any.whl"
+WHEEL_NAME = f"poetry_cuda-{VERSION}-py3-none-any.whl"
+WHEEL = f"./dist/{WHEEL_NAME}"
 BUILD = "python3 -m pip wheel --no-deps -w dist ."
 # Each way to install, as the README shows it.
 ROUTES = {
-    "poetry-self-add": f"poetry self add {WHEEL}",
+    # Poetry resolves a relative path from its own folder: the README gives the full one.
+    "poetry-self-add": f'poetry self add "$PWD/dist/{WHEEL_NAME}"',
     "pipx-inject": f"pipx inject poetry {WHEEL}",
     "pip-install": f"pip install {WHEEL}",
     "uv-tool-install": f"uv tool install {WHEEL}",
@@ -62,8 +64,8 @@ def test_the_readme_shows_the_tested_install_commands() -> None:
 def run(
     command: str, *, cwd: Path, env: Mapping[str, str], programs: Mapping[str, Path]
 ) -> subprocess.CompletedProcess[str]:
-    """`command` as the README writes it, its program taken from `programs`."""
-    program, *args = shlex.split(command)
+    """`command` as the README writes it, its program taken from `programs`, `$PWD` the cwd."""
+    program, *args = (word.replace("$PWD", str(cwd)) for word in shlex.split(command))
     completed = subprocess.run(
         [str(programs[program]), *args],
         cwd=cwd,
