@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from pathlib import Path
 from typing import get_args
 
 import pytest
 
+from poetry_cuda.doctor.findings import fail
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.messages import CATALOGUE
 from poetry_cuda.messages import MessageId
@@ -105,3 +107,15 @@ def test_an_error_keeps_its_english_parts_and_renders_chinese() -> None:
     assert chinese[1] == "  cu124: x"
     assert chinese[2].startswith("原因：")
     assert chinese[3].startswith('解决办法：设置 cuda = "cpu"')
+
+
+def test_a_finding_keeps_english_and_shows_the_reader_s_language() -> None:
+    finding = fail("host", "driver", message("driver.none"), message("doctor.fix-lock"))
+    assert finding.message == "no NVIDIA driver found"
+    assert finding.to_json()["fix"] == "run `poetry cuda lock` (or `poetry-cuda lock`)"
+    assert finding.shown_message("zh") == "未找到 NVIDIA 驱动"
+    assert finding.shown_fix("zh") == "运行 `poetry cuda lock`（或 `poetry-cuda lock`）"
+    # A copy with another text shows that text, never the original's translation.
+    copied = dataclasses.replace(finding, message="the driver is gone")
+    assert copied.shown_message("zh") == "the driver is gone"
+    assert copied.shown_fix("zh") == finding.shown_fix("zh")

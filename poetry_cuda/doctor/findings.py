@@ -51,10 +51,16 @@ class Finding:
     )
 
     def shown_message(self, language: Language) -> str:
-        return localize(self.localized[0], language) if self.localized else self.message
+        return self._shown(0, self.message, language)
 
     def shown_fix(self, language: Language) -> str:
-        return localize(self.localized[1], language) if self.localized else self.fix
+        return self._shown(1, self.fix, language)
+
+    def _shown(self, part: int, english: str, language: Language) -> str:
+        # A finding copied with another text (dataclasses.replace) shows that text as it is.
+        if self.localized is None or localize(self.localized[part], "en") != english:
+            return english
+        return localize(self.localized[part], language)
 
     def to_json(self) -> dict[str, Any]:
         return {
