@@ -11,25 +11,36 @@ to fix it) and the exit code documented in the contract:
 
 from __future__ import annotations
 
+from poetry_cuda.messages import Language
+from poetry_cuda.messages import Localized
+from poetry_cuda.messages import localize
+from poetry_cuda.messages import message
+
 
 class PoetryCudaError(Exception):
-    """Base class of every error poetry-cuda reports to a user."""
+    """Base class of every error poetry-cuda reports to a user.
+
+    Each part may be a catalogue message: `what`, `why` and `fix` hold the English
+    text, and `render` shows the message in the reader's language.
+    """
 
     exit_code = 2
 
-    def __init__(self, what: str, *, why: str = "", fix: str = "") -> None:
-        super().__init__(what)
-        self.what = what
-        self.why = why
-        self.fix = fix
+    def __init__(self, what: Localized, *, why: Localized = "", fix: Localized = "") -> None:
+        self.what = localize(what, "en")
+        self.why = localize(why, "en")
+        self.fix = localize(fix, "en")
+        super().__init__(self.what)
+        self._parts = (what, why, fix)
 
-    def render(self) -> str:
+    def render(self, language: Language = "en") -> str:
         """The message as printed: what, then why and fix on their own lines."""
-        lines = [self.what]
-        if self.why:
-            lines.append(f"Why: {self.why}")
-        if self.fix:
-            lines.append(f"Fix: {self.fix}")
+        what, why, fix = (localize(part, language) for part in self._parts)
+        lines = [what]
+        if why:
+            lines.append(message("error.why", why=why).text(language))
+        if fix:
+            lines.append(message("error.fix", fix=fix).text(language))
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+# Messages follow the user's locale (a zh_* one gives Chinese): the suite asserts English
+# texts, so it runs, and starts every tool, in a neutral locale; a test asks for Chinese itself.
+for _locale in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+    os.environ.pop(_locale, None)
+os.environ["LANG"] = "C.UTF-8"
+
 # CI replays the same examples every run: a property that fails there fails for everyone,
 # reproducibly, instead of on one run in many. Local runs keep exploring new examples.
 settings.register_profile("ci", derandomize=True)

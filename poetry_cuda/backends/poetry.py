@@ -30,6 +30,9 @@ from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
 from poetry_cuda.files import write_toml_atomic
+from poetry_cuda.messages import Localized
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
@@ -147,12 +150,14 @@ def run_lock(project: Path, *, regenerate: bool) -> None:
     output, errors = BufferedOutput(), BufferedOutput()
     code = application.run(ArgvInput(argv), output, errors)
     if code != 0:
-        message = (errors.fetch() or output.fetch()).strip()
-        why = "Poetry could not lock the project with the chosen CUDA sources"
-        fix = "read Poetry's message above; `poetry cuda plan` shows what was chosen"
-        if UNREACHABLE.search(message):
+        said = (errors.fetch() or output.fetch()).strip()
+        why: Localized = message("resolution.poetry-why")
+        fix: Localized = message("resolution.poetry-fix")
+        if UNREACHABLE.search(said):
             why, fix = unreachable(project)
-        raise ResolutionError("Poetry's resolution failed:\n" + message, why=why, fix=fix)
+        raise ResolutionError(
+            Phrase((message("resolution.poetry-failed"), said), "\n"), why=why, fix=fix
+        )
 
 
 def unreachable(project: Path) -> tuple[str, str]:

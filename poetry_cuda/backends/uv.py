@@ -27,6 +27,9 @@ from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.messages import Localized
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
@@ -199,12 +202,14 @@ def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:
-        message = (completed.stderr or completed.stdout).strip()
-        why = "uv could not lock the project with the chosen CUDA indexes"
-        fix = "read uv's message above; `poetry-cuda plan` shows what was chosen"
-        if UNREACHABLE.search(message):
+        said = (completed.stderr or completed.stdout).strip()
+        why: Localized = message("resolution.uv-why")
+        fix: Localized = message("resolution.uv-fix")
+        if UNREACHABLE.search(said):
             why, fix = unreachable(project)
-        raise ResolutionError("uv's resolution failed:\n" + message, why=why, fix=fix)
+        raise ResolutionError(
+            Phrase((message("resolution.uv-failed"), said), "\n"), why=why, fix=fix
+        )
 
 
 def unreachable(project: Path) -> tuple[str, str]:
@@ -244,9 +249,11 @@ def _uv_lock(uv: str, project: Path, options: list[str]) -> subprocess.Completed
         )
     except subprocess.TimeoutExpired:
         raise ResolutionError(
-            f"`{' '.join(argv[1:])}` did not finish within {LOCK_TIMEOUT:.0f} seconds",
-            why="an index may be unreachable or very slow",
-            fix="check the indexes in pyproject.toml, then run `poetry-cuda lock` again",
+            message(
+                "resolution.uv-timeout", command=" ".join(argv[1:]), seconds=f"{LOCK_TIMEOUT:.0f}"
+            ),
+            why=message("resolution.timeout-why"),
+            fix=message("resolution.timeout-fix"),
         ) from None
 
 

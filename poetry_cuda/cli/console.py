@@ -17,6 +17,7 @@ from cleo.loaders.factory_command_loader import FactoryCommandLoader
 from poetry_cuda import __version__
 from poetry_cuda.cli.commands import COMMANDS
 from poetry_cuda.cli.commands import load_command
+from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.base import write_error
 from poetry_cuda.cli.commands.namespace import unknown_command
 from poetry_cuda.display import shown
@@ -53,7 +54,7 @@ class ConsoleApplication(Application):
                 str(error).strip(),
                 fix=f"`{LISTER}` shows the commands, `poetry-cuda <command> --help` their options",
             )
-        write_error(io, usage)
+        write_error(io, usage, user_language())
         return usage.exit_code
 
     def _list_instead(self, io: IO) -> None:

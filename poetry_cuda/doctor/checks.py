@@ -14,6 +14,7 @@ from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.locking.lockfile import FILENAME
+from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.compat import serves_gpu
 from poetry_cuda.planning.plan import Source
@@ -35,11 +36,8 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import CudaVersion
 
 
-LOCK_FIX = "run `poetry cuda lock` (or `poetry-cuda lock`)"
-DRIVER_FIX = (
-    "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "
-    "distribution's nvidia-driver package), or lock for the CPU with `poetry cuda lock --cuda cpu`"
-)
+LOCK_FIX = message("doctor.fix-lock")
+DRIVER_FIX = message("doctor.fix-driver")
 
 
 @dataclass(frozen=True)
@@ -119,15 +117,20 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
         found.append(ok("host", "driver", "macOS has no CUDA: the PyPI builds are installed here"))
         return found
     if driver is None or target.cuda is None:
-        message = "no NVIDIA driver found"
+        no_driver = message("driver.none")
         if driver is not None:
-            message = f"driver {driver.version} is older than every CUDA release poetry-cuda knows"
+            no_driver = message("driver.too-old", version=driver.version)
         if wants_cuda:
             found.append(
-                fail("host", "driver", f"{message}; cuda.lock locks CUDA builds", DRIVER_FIX)
+                fail(
+                    "host",
+                    "driver",
+                    message("doctor.driver-but-cuda-locked", problem=no_driver),
+                    DRIVER_FIX,
+                )
             )
         else:
-            found.append(warn("host", "driver", message, DRIVER_FIX))
+            found.append(warn("host", "driver", no_driver, DRIVER_FIX))
     else:
         source = driver.cuda_source or driver.source
         found.append(
@@ -142,8 +145,8 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
                 warn(
                     "host",
                     "gpus",
-                    "the driver reports no GPU",
-                    "check that the GPU is visible (CUDA_VISIBLE_DEVICES, container --gpus)",
+                    message("doctor.no-gpu"),
+                    message("doctor.no-gpu-fix"),
                 )
             )
         for gpu in profile.gpus:
@@ -172,7 +175,7 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
 
 def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase) -> list[Finding]:
     name, variant_name = package.name, package.variant
-    rerun = f"{LOCK_FIX} with this machine among the targets"
+    rerun = message("doctor.fix-lock-here")
     if package.cuda and not target.runs_cuda:
         rerun = DRIVER_FIX
     if package.cuda is None:
@@ -186,7 +189,7 @@ def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase)
             fail(
                 "host",
                 "variant",
-                f"{name} {variant_name} cannot run here: {fact}",
+                message("doctor.variant-cannot-run", package=name, variant=variant_name, fact=fact),
                 rerun,
                 subject=name,
             )
@@ -199,7 +202,9 @@ def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase)
             fail(
                 "host",
                 "variant",
-                f"{name} {variant_name} cannot run here: {detail}",
+                message(
+                    "doctor.variant-cannot-run", package=name, variant=variant_name, fact=detail
+                ),
                 rerun,
                 subject=name,
             )
@@ -234,7 +239,7 @@ def check_locks(state: LockState) -> list[Finding]:
             warn(
                 "locks",
                 "cuda.lock",
-                f"no {FILENAME}: nothing is locked for CUDA yet, so only the host was checked",
+                message("doctor.no-cuda-lock", file=FILENAME),
                 LOCK_FIX,
             )
         ]
@@ -244,8 +249,7 @@ def check_locks(state: LockState) -> list[Finding]:
             fail(
                 "locks",
                 "fresh",
-                f"{FILENAME} is stale: the CUDA-relevant parts of pyproject.toml changed since it "
-                "was written",
+                message("doctor.stale-cuda-lock", file=FILENAME),
                 LOCK_FIX,
             )
         )

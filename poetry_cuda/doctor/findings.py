@@ -2,26 +2,35 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from poetry_cuda.messages import localize
+from poetry_cuda.messages import message
+
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+    from poetry_cuda.messages import Language
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
 
 
 SCHEMA = 1
 Area = Literal["host", "locks", "environment", "system", "deep"]
 Status = Literal["ok", "warn", "fail"]
 AREAS: tuple[Area, ...] = ("host", "locks", "environment", "system", "deep")
-AREA_TITLES: dict[Area, str] = {
-    "host": "Host",
-    "locks": "Locks",
-    "environment": "Installed environment",
-    "system": "System requirements",
-    "deep": "Inside the environment (--deep)",
+AREA_TITLES: dict[Area, Message] = {
+    "host": message("doctor.area.host"),
+    "locks": message("doctor.area.locks"),
+    "environment": message("doctor.area.environment"),
+    "system": message("doctor.area.system"),
+    "deep": message("doctor.area.deep"),
 }
 
 
@@ -36,6 +45,22 @@ class Finding:
     message: str
     fix: str = ""
     subject: str | None = None
+    # The message and fix as built, for a reader of another language; JSON stays English.
+    localized: tuple[Localized, Localized] | None = dataclasses.field(
+        default=None, compare=False, repr=False
+    )
+
+    def shown_message(self, language: Language) -> str:
+        return self._shown(0, self.message, language)
+
+    def shown_fix(self, language: Language) -> str:
+        return self._shown(1, self.fix, language)
+
+    def _shown(self, part: int, english: str, language: Language) -> str:
+        # A finding copied with another text (dataclasses.replace) shows that text as it is.
+        if self.localized is None or localize(self.localized[part], "en") != english:
+            return english
+        return localize(self.localized[part], language)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,16 +73,27 @@ class Finding:
         }
 
 
-def ok(area: Area, check: str, message: str, *, subject: str | None = None) -> Finding:
-    return Finding(area, "ok", check, message, subject=subject)
+def _finding(
+    area: Area, status: Status, check: str, text: Localized, fix: Localized, subject: str | None
+) -> Finding:
+    english = localize(text, "en"), localize(fix, "en")
+    return Finding(area, status, check, *english, subject, localized=(text, fix))
 
 
-def warn(area: Area, check: str, message: str, fix: str, *, subject: str | None = None) -> Finding:
-    return Finding(area, "warn", check, message, fix, subject)
+def ok(area: Area, check: str, text: Localized, *, subject: str | None = None) -> Finding:
+    return _finding(area, "ok", check, text, "", subject)
 
 
-def fail(area: Area, check: str, message: str, fix: str, *, subject: str | None = None) -> Finding:
-    return Finding(area, "fail", check, message, fix, subject)
+def warn(
+    area: Area, check: str, text: Localized, fix: Localized, *, subject: str | None = None
+) -> Finding:
+    return _finding(area, "warn", check, text, fix, subject)
+
+
+def fail(
+    area: Area, check: str, text: Localized, fix: Localized, *, subject: str | None = None
+) -> Finding:
+    return _finding(area, "fail", check, text, fix, subject)
 
 
 def summary(findings: Iterable[Finding]) -> dict[str, int]:

@@ -18,6 +18,7 @@ from packaging.version import InvalidVersion
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.targets import Target
 
@@ -116,34 +118,39 @@ def check_system(
     found = []
     for req in requirements:
         if req.satisfied_by:
-            spec = f" {req.spec}" if req.spec else ""
-            message = f"{req.package} needs {req.kind}{spec}: met by {req.satisfied_by}"
-            found.append(ok("system", req.kind, message, subject=req.package))
+            met = message("doctor.system-met-by", needs=_needs(req), by=req.satisfied_by)
+            found.append(ok("system", req.kind, met, subject=req.package))
         else:
             found.append(_check(req, candidates(req.kind, target, libraries, environment)))
     return found
 
 
+def _needs(req: SystemRequirement) -> Message:
+    spec = f" {req.spec}" if req.spec else ""
+    return message("system.needs", package=req.package, kind=req.kind, spec=spec)
+
+
 def _check(req: SystemRequirement, seen: Sequence[Candidate]) -> Finding:
     spec = f" {req.spec}" if req.spec else ""
-    wanted = f"{req.package} needs {req.kind}{spec}"
+    wanted = _needs(req)
     verdicts = [(admits(req.spec, c), c) for c in seen]
     subject = req.package
     for verdict, candidate in verdicts:
         if verdict == "yes":
-            return ok("system", req.kind, f"{wanted}: {candidate.describe()}", subject=subject)
+            found = message("doctor.system-found", needs=wanted, found=candidate.describe())
+            return ok("system", req.kind, found, subject=subject)
     maybe = [c for v, c in verdicts if v == "maybe"]
     if maybe:
         return warn(
             "system",
             req.kind,
-            f"{wanted}: found {maybe[0].describe()}, whose exact version is unknown",
-            f"make sure it is{spec}; otherwise {req.satisfy}",
+            message("doctor.system-version-unknown", needs=wanted, found=maybe[0].describe()),
+            message("doctor.system-version-unknown-fix", spec=spec, satisfy=req.satisfy),
             subject=subject,
         )
     if seen:
         others = "; ".join(c.describe() for c in seen[:3])
-        message = f"{wanted} ({req.reason}); found only {others}"
+        unmet = message("doctor.system-found-only", needs=wanted, reason=req.reason, others=others)
     else:
-        message = f"{wanted} ({req.reason}); none found"
-    return fail("system", req.kind, message, req.satisfy, subject=subject)
+        unmet = message("doctor.system-none-found", needs=wanted, reason=req.reason)
+    return fail("system", req.kind, unmet, req.satisfy, subject=subject)

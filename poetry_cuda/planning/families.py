@@ -24,6 +24,8 @@ from packaging.version import InvalidVersion
 from packaging.version import Version
 
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.planning.adoption import adopted_source
 from poetry_cuda.planning.adoption import request_for
 from poetry_cuda.planning.compat import judge
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Release
     from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.compat import Verdict
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.dependencies import Dependency
@@ -507,11 +510,14 @@ def _no_variant(
         )
         or family.lead
     )
-    lines = [f"No variant of {family.lead} satisfies every target ({asked}):"]
+    lines: list[Localized] = [message("no-variant.first-line", lead=family.lead, asked=asked)]
     if request.pinned_by:
-        lines[0] = (
-            f"No variant of {family.lead} satisfies every target ({asked}; the project pins "
-            f"{request.text}: {request.pinned_by}):"
+        lines[0] = message(
+            "no-variant.first-line-pinned",
+            lead=family.lead,
+            asked=asked,
+            pin=request.text,
+            pinned_by=request.pinned_by,
         )
     newest: dict[str, Loss] = {}  # each build at its newest admitted release
     for _, losses in passed:
@@ -527,25 +533,25 @@ def _no_variant(
     if serving:
         versions = sorted({v for v, _ in serving}, key=_version_key)
         variants = sorted({n for _, n in serving})
-        fix = (
-            f"{family.lead} versions that would serve these targets: {versions[0]} to "
-            f"{versions[-1]} ({', '.join(variants)}); allow one of them in pyproject.toml"
-        )
+        fix: list[Localized] = [
+            message(
+                "no-variant.fix-versions",
+                lead=family.lead,
+                first=versions[0],
+                last=versions[-1],
+                variants=", ".join(variants),
+            )
+        ]
     else:
-        lines.append(f"  no known {family.lead} build serves these targets")
-        fix = 'plan CPU builds with cuda = "cpu"'
+        lines.append(message("no-variant.none-serves", lead=family.lead))
+        fix = [message("no-variant.fix-cpu")]
     if request.pinned_by:
-        fix += (
-            f", or pass --cuda with one of them (and `lock --adopt` to move the project's pins "
-            f"off {request.text})"
-        )
+        fix.append(message("no-variant.fix-or-pass-cuda", pin=request.text))
     elif request.kind == "version":
-        fix += f", or change {request.said}"
+        fix.append(message("no-variant.fix-or-change", said=request.said))
+    fix.append(message("no-variant.fix-or-cpu-fallback"))
     return NoVariantError(
-        "\n".join(lines),
-        why="every GPU of every target must have kernels in the build, and its driver must "
-        "run the build's CUDA version",
-        fix=fix + ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
+        Phrase(tuple(lines), "\n"), why=message("no-variant.why"), fix=Phrase(tuple(fix))
     )
 
 

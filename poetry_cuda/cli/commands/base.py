@@ -25,10 +25,13 @@ from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import interruptible
 from poetry_cuda.locking.interrupts import stopping
+from poetry_cuda.messages import language_of
 
 
 if TYPE_CHECKING:
     from cleo.io.io import IO
+
+    from poetry_cuda.messages import Language
 
 
 NORMAL = Verbosity.NORMAL
@@ -40,9 +43,14 @@ EXIT_CODES_HELP = (
 )
 
 
-def write_error(io: IO, error: PoetryCudaError) -> None:
+def user_language() -> Language:
+    """The language of the user's locale, read here, at the interface edge, and passed on."""
+    return language_of(os.environ)
+
+
+def write_error(io: IO, error: PoetryCudaError, language: Language) -> None:
     """The error's what (in the error style), then its why and fix, on stderr."""
-    lines = shown(error.render()).splitlines()
+    lines = shown(error.render(language)).splitlines()
     io.write_error_line(f"<error>{Formatter.escape(lines[0])}</error>")
     for line in lines[1:]:
         io.write_error_line(Formatter.escape(line))
@@ -117,7 +125,7 @@ class CudaCommand(Command):
         raise NotImplementedError
 
     def report_error(self, error: PoetryCudaError) -> None:
-        write_error(self.io, error)
+        write_error(self.io, error, user_language())
 
     def project_start(self) -> Path:
         """Where to look for the project: Poetry's --project/--directory, else the cwd."""

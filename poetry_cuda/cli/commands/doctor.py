@@ -16,10 +16,13 @@ from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import literal_help
+from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
     from poetry_cuda.doctor import Finding
+    from poetry_cuda.messages import Language
 
 
 JSON_HELP = """
@@ -68,12 +71,12 @@ class DoctorCommand(CudaCommand):
         else:
             if facts.backend is not None:
                 self.line(backend_line(*facts.backend))
-            for line in render(findings):
+            for line in render(findings, user_language()):
                 self.line(line)
         return doctor.exit_code(findings)
 
 
-def render(findings: list[Finding]) -> list[str]:
+def render(findings: list[Finding], language: Language) -> list[str]:
     from poetry_cuda.doctor.findings import AREA_TITLES
     from poetry_cuda.doctor.findings import AREAS
     from poetry_cuda.doctor.findings import summary
@@ -84,11 +87,11 @@ def render(findings: list[Finding]) -> list[str]:
         rows = [f for f in findings if f.area == area]
         if not rows:
             continue
-        lines.append(f"<b>{AREA_TITLES[area]}</b>")
+        lines.append(f"<b>{AREA_TITLES[area].text(language)}</b>")
         for finding in rows:
-            lines.append(f"  {STATUS[finding.status]}  {esc(finding.message)}")
-            if finding.status != "ok" and finding.fix:
-                lines.append(f"        Fix: {esc(finding.fix)}")
-    counts = summary(findings)
-    lines.append(f"{counts['ok']} ok, {counts['warn']} warning(s), {counts['fail']} failure(s)")
+            lines.append(f"  {STATUS[finding.status]}  {esc(finding.shown_message(language))}")
+            fix = finding.shown_fix(language)
+            if finding.status != "ok" and fix:
+                lines.append(f"        {esc(message('error.fix', fix=fix).text(language))}")
+    lines.append(message("doctor.summary", **summary(findings)).text(language))
     return lines

@@ -13,6 +13,7 @@ from cleo.formatters.formatter import Formatter
 from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import JSON_OPTION
+from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
 
@@ -87,7 +88,7 @@ class LockCommand(PlanCommand):
         if self.option("json"):
             self.print_json(planned.plan.to_json())
             return 0
-        for line in render(planned.plan):
+        for line in render(planned.plan, user_language()):
             self.line(line)
         self.line(self.backend_line(planned))
         for change in outcome.adopted:

@@ -17,6 +17,8 @@ from poetry_cuda.cli.commands.base import POLICY_OPTION
 from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import backend_line
+from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.messages import message
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.doctor.index_check import IndexReport
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Language
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
@@ -77,7 +80,7 @@ class PlanCommand(CudaCommand):
                 document["index_check"] = [report.to_json() for report in reports]
             self.print_json(document)
         else:
-            for line in render(planned.plan):
+            for line in render(planned.plan, user_language()):
                 self.line(line)
             for line in mirror_lines(planned.settings):
                 self.line(line)
@@ -114,7 +117,7 @@ def mirror_lines(settings: Settings) -> list[str]:
     ]
 
 
-def render(plan: Plan) -> list[str]:
+def render(plan: Plan, language: Language) -> list[str]:
     esc = Formatter.escape
     lines = [f"<info>Plan</info> for {esc(', '.join(plan.targets))} (policy {plan.policy})"]
     if not plan.packages and not plan.extras:
@@ -142,11 +145,20 @@ def render(plan: Plan) -> list[str]:
             )
             lines.append(f"  {' ' * extra_width}  {esc(extra.reason)}")
     if plan.system_requirements:
-        lines.append("<info>System requirements</info> (no resolver installs these):")
+        title, note = message("system.title"), message("system.no-resolver")
+        lines.append(f"<info>{title.text(language)}</info> {note.text(language)}")
         for req in plan.system_requirements:
             spec = f" {req.spec}" if req.spec else ""
-            lines.append(f"  {req.package} needs {req.kind}{esc(spec)}: {esc(req.reason)}")
-            lines.append(f"    to satisfy: {esc(req.satisfy)}")
+            needs = message(
+                "system.needs-because",
+                package=req.package,
+                kind=req.kind,
+                spec=spec,
+                reason=req.reason,
+            )
+            lines.append(f"  {esc(needs.text(language))}")
+            satisfy = message("system.to-satisfy", satisfy=req.satisfy)
+            lines.append(f"    {esc(satisfy.text(language))}")
     if plan.additions:
         lines.append(f"<info>Added to the {MANAGED_GROUP} group</info> (from PyPI):")
         for addition in plan.additions:

@@ -1,0 +1,300 @@
+"""The messages a user meets most often, in English and in Chinese.
+
+Many of the people who meet the problems poetry-cuda solves read Chinese first, so the
+commonest messages (no driver, no build for a GPU, an index out of reach, a hidden system
+requirement, doctor's findings) have a Chinese text beside the English one. Code builds a
+`Message` (an id and its parameters) where it would have built the English string; the
+language is chosen once, at the interface edge, from the user's locale (`language_of`), and
+the text is rendered only when printed. English is the default, and `str()` of a message
+is its English text, so everything that stores or compares text keeps seeing English.
+"""
+
+from __future__ import annotations
+
+import string
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Final
+from typing import Literal
+from typing import NamedTuple
+from typing import TypeAlias
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+Language = Literal["en", "zh"]
+# The locale variables in the order POSIX consults them for messages.
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+class Texts(NamedTuple):
+    """One message in each language, with the same `{placeholders}`."""
+
+    en: str
+    zh: str
+
+
+MessageId = Literal[
+    "error.why",
+    "error.fix",
+    "driver.none",
+    "driver.too-old",
+    "no-variant.first-line",
+    "no-variant.first-line-pinned",
+    "no-variant.none-serves",
+    "no-variant.why",
+    "no-variant.fix-versions",
+    "no-variant.fix-cpu",
+    "no-variant.fix-or-pass-cuda",
+    "no-variant.fix-or-change",
+    "no-variant.fix-or-cpu-fallback",
+    "resolution.poetry-failed",
+    "resolution.poetry-why",
+    "resolution.poetry-fix",
+    "resolution.uv-failed",
+    "resolution.uv-why",
+    "resolution.uv-fix",
+    "resolution.uv-timeout",
+    "resolution.timeout-why",
+    "resolution.timeout-fix",
+    "system.title",
+    "system.no-resolver",
+    "system.needs",
+    "system.needs-because",
+    "system.to-satisfy",
+    "doctor.area.host",
+    "doctor.area.locks",
+    "doctor.area.environment",
+    "doctor.area.system",
+    "doctor.area.deep",
+    "doctor.summary",
+    "doctor.fix-lock",
+    "doctor.fix-lock-here",
+    "doctor.fix-driver",
+    "doctor.driver-but-cuda-locked",
+    "doctor.no-gpu",
+    "doctor.no-gpu-fix",
+    "doctor.variant-cannot-run",
+    "doctor.no-cuda-lock",
+    "doctor.stale-cuda-lock",
+    "doctor.system-met-by",
+    "doctor.system-found",
+    "doctor.system-version-unknown",
+    "doctor.system-version-unknown-fix",
+    "doctor.system-found-only",
+    "doctor.system-none-found",
+]
+
+CATALOGUE: Final[Mapping[MessageId, Texts]] = {
+    # The labels of an error's second and third lines.
+    "error.why": Texts("Why: {why}", "原因：{why}"),
+    "error.fix": Texts("Fix: {fix}", "解决办法：{fix}"),
+    "driver.none": Texts("no NVIDIA driver found", "未找到 NVIDIA 驱动"),
+    "driver.too-old": Texts(
+        "driver {version} is older than every CUDA release poetry-cuda knows",
+        "驱动 {version} 比 poetry-cuda 已知的所有 CUDA 版本都旧",
+    ),
+    "no-variant.first-line": Texts(
+        "No variant of {lead} satisfies every target ({asked}):",
+        "{lead} 没有一个构建版本能满足所有目标主机（{asked}）：",
+    ),
+    "no-variant.first-line-pinned": Texts(
+        "No variant of {lead} satisfies every target ({asked}; the project pins {pin}: "
+        "{pinned_by}):",
+        "{lead} 没有一个构建版本能满足所有目标主机（{asked}；项目固定了 {pin}：{pinned_by}）：",
+    ),
+    "no-variant.none-serves": Texts(
+        "  no known {lead} build serves these targets",
+        "  没有已知的 {lead} 构建版本能用于这些目标主机",
+    ),
+    "no-variant.why": Texts(
+        "every GPU of every target must have kernels in the build, and its driver must run "
+        "the build's CUDA version",
+        "每台目标主机的每块 GPU 都必须在该构建版本中有对应的内核（kernel），"
+        "且主机的驱动必须能运行该版本所用的 CUDA",
+    ),
+    "no-variant.fix-versions": Texts(
+        "{lead} versions that would serve these targets: {first} to {last} ({variants}); "
+        "allow one of them in pyproject.toml",
+        "能用于这些目标主机的 {lead} 版本：{first} 到 {last}（{variants}）；"
+        "请在 pyproject.toml 中允许其中之一",
+    ),
+    "no-variant.fix-cpu": Texts(
+        'plan CPU builds with cuda = "cpu"', '设置 cuda = "cpu"，改用 CPU 构建版本'
+    ),
+    "no-variant.fix-or-pass-cuda": Texts(
+        ", or pass --cuda with one of them (and `lock --adopt` to move the project's pins "
+        "off {pin})",
+        "；或用 --cuda 指定其中之一（并用 `lock --adopt` 把项目对 {pin} 的固定改掉）",
+    ),
+    "no-variant.fix-or-change": Texts(", or change {said}", "；或修改 {said}"),
+    "no-variant.fix-or-cpu-fallback": Texts(
+        ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
+        "；或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，接受 CPU 构建版本",
+    ),
+    "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
+    "resolution.poetry-why": Texts(
+        "Poetry could not lock the project with the chosen CUDA sources",
+        "Poetry 无法用所选的 CUDA 软件源（source，即 Poetry 的包索引）锁定项目",
+    ),
+    "resolution.poetry-fix": Texts(
+        "read Poetry's message above; `poetry cuda plan` shows what was chosen",
+        "请阅读上面 Poetry 的输出；`poetry cuda plan` 会显示选择了什么",
+    ),
+    "resolution.uv-failed": Texts("uv's resolution failed:", "uv 解析依赖失败："),
+    "resolution.uv-why": Texts(
+        "uv could not lock the project with the chosen CUDA indexes",
+        "uv 无法用所选的 CUDA 包索引（index）锁定项目",
+    ),
+    "resolution.uv-fix": Texts(
+        "read uv's message above; `poetry-cuda plan` shows what was chosen",
+        "请阅读上面 uv 的输出；`poetry-cuda plan` 会显示选择了什么",
+    ),
+    "resolution.uv-timeout": Texts(
+        "`{command}` did not finish within {seconds} seconds",
+        "`{command}` 在 {seconds} 秒内没有完成",
+    ),
+    "resolution.timeout-why": Texts(
+        "an index may be unreachable or very slow", "某个包索引可能无法访问，或者非常慢"
+    ),
+    "resolution.timeout-fix": Texts(
+        "check the indexes in pyproject.toml, then run `poetry-cuda lock` again",
+        "检查 pyproject.toml 中的包索引，然后重新运行 `poetry-cuda lock`",
+    ),
+    "system.title": Texts("System requirements", "系统依赖"),
+    "system.no-resolver": Texts(
+        "(no resolver installs these):", "（任何依赖解析器都不会安装这些）："
+    ),
+    "system.needs": Texts("{package} needs {kind}{spec}", "{package} 需要 {kind}{spec}"),
+    "system.needs-because": Texts(
+        "{package} needs {kind}{spec}: {reason}", "{package} 需要 {kind}{spec}：{reason}"
+    ),
+    "system.to-satisfy": Texts("to satisfy: {satisfy}", "满足方法：{satisfy}"),
+    "doctor.area.host": Texts("Host", "主机"),
+    "doctor.area.locks": Texts("Locks", "锁文件"),
+    "doctor.area.environment": Texts("Installed environment", "已安装的环境"),
+    "doctor.area.system": Texts("System requirements", "系统依赖"),
+    "doctor.area.deep": Texts("Inside the environment (--deep)", "环境内部检查（--deep）"),
+    "doctor.summary": Texts(
+        "{ok} ok, {warn} warning(s), {fail} failure(s)",
+        "{ok} 项正常，{warn} 项警告，{fail} 项失败",
+    ),
+    "doctor.fix-lock": Texts(
+        "run `poetry cuda lock` (or `poetry-cuda lock`)",
+        "运行 `poetry cuda lock`（或 `poetry-cuda lock`）",
+    ),
+    "doctor.fix-lock-here": Texts(
+        "run `poetry cuda lock` (or `poetry-cuda lock`) with this machine among the targets",
+        "把本机加入目标主机，再运行 `poetry cuda lock`（或 `poetry-cuda lock`）",
+    ),
+    "doctor.fix-driver": Texts(
+        "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "
+        "distribution's nvidia-driver package), or lock for the CPU with "
+        "`poetry cuda lock --cuda cpu`",
+        "安装 NVIDIA 驱动（https://www.nvidia.com/Download/index.aspx ，或发行版的 "
+        "nvidia-driver 软件包），或用 `poetry cuda lock --cuda cpu` 锁定 CPU 构建版本",
+    ),
+    "doctor.driver-but-cuda-locked": Texts(
+        "{problem}; cuda.lock locks CUDA builds", "{problem}；而 cuda.lock 锁定的是 CUDA 构建版本"
+    ),
+    "doctor.no-gpu": Texts("the driver reports no GPU", "驱动没有报告任何 GPU"),
+    "doctor.no-gpu-fix": Texts(
+        "check that the GPU is visible (CUDA_VISIBLE_DEVICES, container --gpus)",
+        "检查 GPU 是否可见（CUDA_VISIBLE_DEVICES、容器的 --gpus 参数）",
+    ),
+    "doctor.variant-cannot-run": Texts(
+        "{package} {variant} cannot run here: {fact}", "{package} {variant} 无法在本机运行：{fact}"
+    ),
+    "doctor.no-cuda-lock": Texts(
+        "no {file}: nothing is locked for CUDA yet, so only the host was checked",
+        "没有 {file}：还没有为 CUDA 锁定任何内容，因此只检查了主机",
+    ),
+    "doctor.stale-cuda-lock": Texts(
+        "{file} is stale: the CUDA-relevant parts of pyproject.toml changed since it was written",
+        "{file} 已过期：写入它之后，pyproject.toml 中与 CUDA 相关的部分有了改动",
+    ),
+    "doctor.system-met-by": Texts("{needs}: met by {by}", "{needs}：已由 {by} 满足"),
+    "doctor.system-found": Texts("{needs}: {found}", "{needs}：{found}"),
+    "doctor.system-version-unknown": Texts(
+        "{needs}: found {found}, whose exact version is unknown",
+        "{needs}：找到 {found}，但无法确定它的确切版本",
+    ),
+    "doctor.system-version-unknown-fix": Texts(
+        "make sure it is{spec}; otherwise {satisfy}",
+        "请确认它的版本满足{spec}；否则{satisfy}",
+    ),
+    "doctor.system-found-only": Texts(
+        "{needs} ({reason}); found only {others}", "{needs}（{reason}）；只找到 {others}"
+    ),
+    "doctor.system-none-found": Texts(
+        "{needs} ({reason}); none found", "{needs}（{reason}）；一个也没有找到"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    """A catalogue message and its parameters, rendered in a language when printed."""
+
+    id: MessageId
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    def text(self, language: Language = "en") -> str:
+        template = CATALOGUE[self.id].zh if language == "zh" else CATALOGUE[self.id].en
+        return template.format(
+            **{name: localize(value, language) for name, value in self.params.items()}
+        )
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """Texts shown one after the other (a message, then a tool's output it quotes)."""
+
+    parts: tuple[Localized, ...]
+    separator: str = ""
+
+    def text(self, language: Language = "en") -> str:
+        return self.separator.join(localize(part, language) for part in self.parts)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+# What a message may be made of: plain text (shown as it is in every language), a
+# catalogue message, or a phrase of both.
+Localized: TypeAlias = "str | Message | Phrase"
+
+
+def message(id: MessageId, /, **params: object) -> Message:
+    return Message(id, params)
+
+
+def localize(value: object, language: Language) -> str:
+    """`value` as shown to a reader of `language`; plain values as they are."""
+    if isinstance(value, (Message, Phrase)):
+        return value.text(language)
+    return str(value)
+
+
+def language_of(environ: Mapping[str, str]) -> Language:
+    """The language of the user's locale: Chinese for a `zh` locale, else English.
+
+    The first locale variable set decides, as for any program's messages (`LC_ALL`
+    overrides `LC_MESSAGES`, which overrides `LANG`).
+    """
+    for name in LOCALE_VARIABLES:
+        value = environ.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def placeholders(template: str) -> set[str]:
+    """The `{names}` a template fills in."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
