@@ -149,10 +149,10 @@ def _read(response: HTTPResponse, url: str, got: int, expected: str) -> bytes:
 
 def fetch(url: str, *, limit: int, timeout: float = TIMEOUT) -> bytes:
     """The body of `url` (a manifest, a directory listing), at most `limit` bytes."""
+    data = bytearray()
     with _open(url, timeout) as response:
-        data = b""
         while chunk := _read(response, url, len(data), "?"):
             data += chunk
             if len(data) > limit:
                 raise _too_large(url, limit)
-    return data
+    return bytes(data)

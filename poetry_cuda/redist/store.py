@@ -160,7 +160,7 @@ class Store:
             with self._locked(entry.key):
                 self._discard(entry.path, _flat(entry.key))
             removed.append(entry)
-        for key in sorted({name.partition(".")[0] for name in self._temporaries()}):
+        for key in sorted({name.rsplit(".", 2)[0] for name in self._temporaries()}):
             with self._locked_if_free(key) as free:
                 if free:
                     self._clear_flat(key)
@@ -179,7 +179,7 @@ class Store:
         flat = _flat(_key(archive))
         temporary = self.root / ".tmp"
         temporary.mkdir(parents=True, exist_ok=True)
-        token = secrets.token_hex(4)
+        token = secrets.token_hex(4)  # names are <key>.<token>.<kind>; the key has dots
         downloaded = temporary / f"{flat}.{token}.download"
         staging = temporary / f"{flat}.{token}.unpack"
         try:
