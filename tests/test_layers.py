@@ -21,6 +21,7 @@ ALLOWED = {
     "locking": {"request", "host", "knowledge", "planning", "backends"},
     "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends"},
     "doctor": {"request", "host", "knowledge", "planning", "locking", "backends", "cudaenv"},
+    "redist": {"request.settings", "knowledge._loader"},
 }
 
 
