@@ -39,12 +39,14 @@ if TYPE_CHECKING:
 
 Policy = Literal["newest", "native"]
 Backend = Literal["auto", "poetry", "uv"]
-ToolkitMode = Literal["system", "wheels"]
+ToolkitMode = Literal["system", "wheels", "redist"]
 
 POLICIES: tuple[Policy, ...] = ("newest", "native")
 BACKENDS: tuple[Backend, ...] = ("auto", "poetry", "uv")
-TOOLKIT_MODES: tuple[ToolkitMode, ...] = ("system", "wheels")
+TOOLKIT_MODES: tuple[ToolkitMode, ...] = ("system", "wheels", "redist")
 MIRROR_KEYS = ("pytorch", "paddle")
+REDIST_KEY = "cuda-redist"  # in the mirrors table, but not an index family
+REDIST_URL = "https://developer.download.nvidia.com/compute/cuda/redist/"
 TABLE = "[tool.poetry-cuda]"
 
 
@@ -257,6 +259,13 @@ class Settings:
     run_environment: bool = True
     mirrors: dict[str, Mirror] = field(default_factory=dict)
     packages: tuple[PackageRule, ...] = ()
+    # `mirrors.cuda-redist`: the folder of NVIDIA's redistrib_<release>.json; None: NVIDIA's.
+    redist_mirror: str | None = None
+
+    @property
+    def redist_url(self) -> str:
+        """Where `toolkit = "redist"` fetches its manifests and archives."""
+        return self.redist_mirror or REDIST_URL
 
 
 KEYS = {  # every key of [tool.poetry-cuda]
@@ -376,10 +385,17 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
 
     mirrors = table.table("mirrors", {}, fix='write [tool.poetry-cuda.mirrors] pytorch = "..."')
     chosen = {}
+    redist = None
     for key in mirrors:
+        if key == REDIST_KEY:
+            url = mirrors.value(key, str, "a URL", fix=f'write {key} = "https://.../redist/"')
+            redist = check_index_url(url, f"{TABLE} {mirrors.where(key)}")
+            continue
         if key not in MIRROR_KEYS:
             raise mirrors.error(
-                key, "unknown index family", fix=f"use one of {', '.join(MIRROR_KEYS)}"
+                key,
+                "unknown index family",
+                fix=f"use one of {', '.join(MIRROR_KEYS)}, or {REDIST_KEY}",
             )
         chosen[key] = resolve_mirror(
             mirrors.data[key], f"{TABLE} {mirrors.where(key)}", of_family(key)
@@ -396,6 +412,7 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
         ),
         run_environment=run_environment,
         mirrors=chosen,
+        redist_mirror=redist,
         packages=_parse_package_rules(
             table.table(
                 "packages",

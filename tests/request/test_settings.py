@@ -71,6 +71,23 @@ def test_cuda_request(
     assert str(request) == text
 
 
+def test_redist_toolkit_and_its_mirror() -> None:
+    default = settings_of({"toolkit": "redist"})
+    assert default.toolkit == "redist"
+    assert default.redist_url == "https://developer.download.nvidia.com/compute/cuda/redist/"
+    mirrored = settings_of(
+        {
+            "toolkit": "redist",
+            "mirrors": {
+                "cuda-redist": "http://127.0.0.1:8080/cuda/redist",
+                "pytorch": "https://mirror.example/whl/{variant}",
+            },
+        }
+    )
+    assert mirrored.redist_url == "http://127.0.0.1:8080/cuda/redist"
+    assert list(mirrored.mirrors) == ["pytorch"]  # not an index family
+
+
 @pytest.mark.parametrize(
     ("table", "culprit"),
     [
@@ -87,6 +104,8 @@ def test_cuda_request(
         ({"mirrors": {"pytorch": "ftp://127.0.0.1/whl"}}, "mirrors.pytorch"),
         ({"mirrors": {"conda": "https://mirror.example"}}, "mirrors.conda"),
         ({"mirrors": "https://mirror.example"}, "mirrors"),
+        ({"mirrors": {"cuda-redist": "http://mirror.example/redist"}}, "mirrors.cuda-redist"),
+        ({"mirrors": {"cuda-redist": {"url": "https://m.example"}}}, "mirrors.cuda-redist"),
         ({"packages": {"ext": {"needs": ["gcc>=12"]}}}, "packages.ext.needs"),
         ({"packages": {"ext": {"needs": ["nvcc>=twelve"]}}}, "packages.ext.needs"),
         ({"packages": {"ext": {"wants": []}}}, "packages.ext"),
