@@ -18,9 +18,18 @@ ALLOWED = {
     "request": {"knowledge.model", "knowledge.mirrors"},
     "planning": {"request", "host", "knowledge"},
     "backends": {"request", "planning.plan", "locking.managed"},
-    "locking": {"request", "host", "knowledge", "planning", "backends"},
-    "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends"},
-    "doctor": {"request", "host", "knowledge", "planning", "locking", "backends", "cudaenv"},
+    "locking": {"request", "host", "knowledge", "planning", "backends", "redist"},
+    "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends", "redist"},
+    "doctor": {
+        "request",
+        "host",
+        "knowledge",
+        "planning",
+        "locking",
+        "backends",
+        "cudaenv",
+        "redist",
+    },
     "redist": {"request.settings", "knowledge._loader"},
 }
 

@@ -11,6 +11,7 @@ wrote.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 
 from dataclasses import dataclass
@@ -18,14 +19,17 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda.backends import adoption_edit
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_text
+from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.locking.lockfile import LockedToolkit
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.verify import cross_check
@@ -33,7 +37,10 @@ from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
 from poetry_cuda.locking.verify import verify_extras
 from poetry_cuda.planning.adoption import pinned_request
+from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.planning.planner import replanned
+from poetry_cuda.redist.manifest import platform_of
+from poetry_cuda.redist.resolve import resolve
 
 
 if TYPE_CHECKING:
@@ -45,6 +52,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
+    from poetry_cuda.versions import CudaVersion
 
 
 COMMAND = "poetry-cuda lock"  # how messages name this step where the caller does not say
@@ -101,6 +109,62 @@ def build_lock(
             for e in plan.extras
         ),
     ).sealed(planned.pyproject)
+
+
+def _redist_cuda(planned: Planned) -> CudaVersion | None:
+    """The CUDA version whose redist archives cuda.lock records; None: none are recorded."""
+    if planned.settings.toolkit != "redist":
+        return None
+    return project_cuda(((c.name, c.cuda) for c in planned.plan.packages), planned.settings.cuda)
+
+
+def redist_platforms(planned: Planned) -> tuple[str, ...]:
+    """NVIDIA's platform names of the targets (macOS has no CUDA: none), without repeats."""
+    found: dict[str, None] = {}
+    for target in planned.targets:
+        if target.os == "macos":
+            continue
+        machine = canonical_machine(target.profile.machine)
+        platform = platform_of(target.os, machine)
+        if platform is None:
+            raise ConfigError(
+                f'toolkit = "redist": NVIDIA publishes no CUDA archives for {target.os} '
+                f"{machine} (the target {target.label})",
+                why="the archives exist for linux-x86_64, linux-sbsa (aarch64), linux-ppc64le "
+                "and windows-x86_64",
+                fix='set toolkit = "system" for this project, or drop that target',
+            )
+        found[platform] = None
+    return tuple(found)
+
+
+def redist_toolkit(planned: Planned) -> LockedToolkit | None:
+    """`toolkit = "redist"`: the release and nvcc's archives for the targets (goes online)."""
+    cuda = _redist_cuda(planned)
+    platforms = redist_platforms(planned) if cuda is not None else ()
+    if cuda is None or not platforms:
+        return None
+    release, archives = resolve(planned.settings.redist_url, cuda, platforms)
+    return LockedToolkit(release, archives)
+
+
+def toolkit_staleness(current: CudaLock, planned: Planned) -> list[str]:
+    """Why the redist archives cuda.lock records are not what the settings ask (offline)."""
+    cuda = _redist_cuda(planned)
+    recorded = current.toolkit
+    if recorded is None:
+        return [f"{lockfile.FILENAME} records no redist archives"] if cuda is not None else []
+    if cuda is None:
+        return [f'{lockfile.FILENAME} records redist archives, but toolkit is not "redist"']
+    if recorded.cuda != cuda:
+        said = f"the redist release {recorded.release}, but the project's CUDA version is {cuda}"
+        return [f"{lockfile.FILENAME} records {said}"]
+    have = {a.platform for a in recorded.archives}
+    return [
+        f"{lockfile.FILENAME} records no redist archives for {platform}"
+        for platform in redist_platforms(planned)
+        if platform not in have
+    ]
 
 
 def staleness(
@@ -267,6 +331,7 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
     start = _start(planned, backend, adopt=None)
     predicted = build_lock(planned, backend.name, {})
     reasons = staleness(start.current, predicted, planned.pyproject, start.text, start.new_text)
+    reasons += toolkit_staleness(start.current, planned) if start.current else []
     reasons += [conflict.said for conflict in planned.adoption.conflicts]
     problem = lockfile_staleness(planned.plan, project, backend)
     reasons += [problem] if problem else []
@@ -302,6 +367,7 @@ def lock(
         versions = verify(planned.plan, project, backend)
         verify_extras(planned, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))
+        result = dataclasses.replace(result, toolkit=redist_toolkit(planned))
         content = result.dumps()
         path = project / lockfile.FILENAME
         if not path.exists() or read_text(path) != content:

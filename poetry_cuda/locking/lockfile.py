@@ -4,8 +4,9 @@ It holds the schema `version`, a `content-hash` over the CUDA-relevant parts of
 pyproject.toml (so staleness is detectable), the policy and cuda request, the targets'
 facts at lock time, each package's chosen variant, CUDA version, source and locked
 version with the architectures it serves, the hidden system requirements, which
-pyproject entries poetry-cuda manages and, for a multi-variant project, the extras (or
-groups) that install each build. It is parsed as data, never evaluated.
+pyproject entries poetry-cuda manages, for a multi-variant project, the extras (or
+groups) that install each build and, for `toolkit = "redist"`, the redist release and
+the archives of the project's nvcc per platform. It is parsed as data, never evaluated.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
+from poetry_cuda.redist.manifest import Archive
+from poetry_cuda.redist.manifest import check_relative_path
+from poetry_cuda.redist.manifest import check_sha256
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
@@ -142,6 +146,26 @@ class LockedExtra:
         return Variant(self.variant, self.cuda, tuple(sorted(sass)), tuple(sorted(ptx)))
 
 
+ToolkitLockMode = Literal["redist"]
+TOOLKIT_LOCK_MODES: tuple[ToolkitLockMode, ...] = ("redist",)
+
+
+@dataclass(frozen=True)
+class LockedToolkit:
+    """`toolkit = "redist"`: the manifest release and nvcc's archives for the targets."""
+
+    release: str  # "13.0.2"
+    archives: tuple[Archive, ...]
+    mode: ToolkitLockMode = "redist"
+
+    @property
+    def cuda(self) -> CudaVersion:
+        return CudaVersion.parse(self.release)
+
+    def for_platform(self, platform: str) -> tuple[Archive, ...]:
+        return tuple(a for a in self.archives if a.platform == platform)
+
+
 @dataclass(frozen=True)
 class CudaLock:
     content_hash: str
@@ -153,6 +177,7 @@ class CudaLock:
     system_requirements: tuple[SystemRequirement, ...]
     managed_sources: tuple[str, ...]
     extras: tuple[LockedExtra, ...] = ()  # multi-variant projects only
+    toolkit: LockedToolkit | None = None  # toolkit = "redist" only
 
     def project_cuda(self) -> CudaVersion | None:
         """The project's CUDA version (see `project_cuda`), as this lock records it."""
@@ -210,6 +235,8 @@ class CudaLock:
         for key, tables in rows.items():
             if tables:  # an empty array of tables would be written inline, above the header
                 document.add(key, _tables(tables))
+        if self.toolkit is not None:
+            document.add("toolkit", _toolkit_table(self.toolkit))
         return tomlkit.dumps(document)
 
 
@@ -266,6 +293,26 @@ def _extra_table(extra: LockedExtra) -> dict[str, Any]:
         "serves": extra.serves,
         "reason": extra.reason,
     }
+
+
+def _toolkit_table(toolkit: LockedToolkit) -> Any:
+    table = tomlkit.table()
+    table.add("mode", toolkit.mode)
+    table.add("release", toolkit.release)
+    rows = [
+        {
+            "component": a.component,
+            "version": a.version,
+            "platform": a.platform,
+            "relative-path": a.relative_path,
+            "sha256": a.sha256,
+            "size": a.size,
+        }
+        for a in toolkit.archives
+    ]
+    if rows:
+        table.add("archives", _tables(rows))
+    return table
 
 
 def _text(value: CudaVersion | DriverVersion | None) -> str | None:
@@ -380,7 +427,42 @@ def read(path: Path) -> CudaLock:
             )
             for e in top.tables("extras")
         ),
+        toolkit=_read_toolkit(top),
     )
+
+
+def _read_toolkit(top: Table) -> LockedToolkit | None:
+    table = top.table("toolkit", None)
+    if table is None:
+        return None
+    mode = table.choice("mode", TOOLKIT_LOCK_MODES)
+    release = table.parsed("release", _release)
+    archives = []
+    for row in table.tables("archives"):
+        size = row.value("size", int, "a number of bytes")
+        if size <= 0:
+            raise row.error("size", f"expected a positive number of bytes, got {size}")
+        archives.append(
+            Archive(
+                component=row.text("component"),
+                version=row.text("version"),
+                platform=row.text("platform"),
+                relative_path=row.parsed("relative-path", check_relative_path),
+                sha256=row.parsed("sha256", check_sha256),
+                size=size,
+            )
+        )
+        row.done()
+    table.done()
+    return LockedToolkit(release, tuple(archives), mode)
+
+
+def _release(text: str) -> str:
+    """A redist release as cuda.lock writes it: three numbers, "13.0.2"."""
+    parts = text.split(".")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts):
+        raise ValueError(f"{text!r} is not a release (expected e.g. '13.0.2')")
+    return text
 
 
 def _arch(text: str) -> str:

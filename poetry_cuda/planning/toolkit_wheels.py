@@ -92,10 +92,26 @@ def for_major(major: int) -> ToolkitWheels | None:
 
 
 def additions(plan: Plan, settings: Settings) -> tuple[tuple[Addition, ...], tuple[str, ...]]:
-    """The wheels `toolkit = "wheels"` adds to the managed group, and warnings."""
-    if settings.toolkit != "wheels":
+    """The wheels `toolkit = "wheels"` adds to the managed group, and warnings.
+
+    `toolkit = "redist"` adds no wheels; its line says what `lock` records instead.
+    """
+    if settings.toolkit == "system":
         return (), ()
     cuda = project_cuda(((c.name, c.cuda) for c in plan.packages), settings.cuda)
+    if settings.toolkit == "redist":
+        if cuda is None:
+            said = (
+                'toolkit = "redist": the plan chose no CUDA version, so no toolkit archives are '
+                'recorded; set cuda = "12.4" (for example) in [tool.poetry-cuda]'
+            )
+        else:
+            said = (
+                f'toolkit = "redist": `lock` resolves the CUDA {cuda} nvcc archives from '
+                f"{settings.redist_url} and records their sha256 in cuda.lock; env and run "
+                "fetch them into the shared store"
+            )
+        return (), (said,)
     if cuda is None:
         warning = (
             'toolkit = "wheels": the plan chose no CUDA version, so no toolkit wheels were '

@@ -96,6 +96,34 @@ class Release:
         return CudaVersion(int(major), int(minor))
 
 
+# NVIDIA's platform names per host (`os`, `canonical_machine`); none for macOS.
+PLATFORMS = {
+    ("linux", "x86_64"): "linux-x86_64",
+    ("linux", "aarch64"): "linux-sbsa",
+    ("linux", "ppc64le"): "linux-ppc64le",
+    ("windows", "x86_64"): "windows-x86_64",
+}
+
+
+def platform_of(os_name: str, machine: str) -> str | None:
+    """NVIDIA's platform name of a host, or None where NVIDIA publishes no archives."""
+    return PLATFORMS.get((os_name, machine))
+
+
+def check_relative_path(path: str) -> str:
+    """`path` if it is a plain relative path below the redist base, else ValueError."""
+    if not _PATH.fullmatch(path) or any(part in {".", ".."} for part in path.split("/")):
+        raise ValueError(f"{path!r} is not a plain relative path")
+    return path
+
+
+def check_sha256(text: str) -> str:
+    """`text` if it is 64 lower-case hexadecimal digits, else ValueError."""
+    if not _SHA256.fullmatch(text):
+        raise ValueError(f"{text!r} is not 64 hexadecimal digits")
+    return text
+
+
 def manifest_name(release: str) -> str:
     return f"redistrib_{release}.json"
 
@@ -176,12 +204,16 @@ def _size(table: Table) -> int:
 
 def read_manifest(path: Path) -> Release:
     """A manifest file on disk (a download or a test's copy)."""
-    data = read_bounded(path, limit=MANIFEST_LIMIT, name=path.name)
+    return load_manifest(read_bounded(path, limit=MANIFEST_LIMIT, name=path.name), path.name)
+
+
+def load_manifest(data: bytes, name: str) -> Release:
+    """A manifest's bytes (a download, a file's) as a Release; `name` is its file name."""
     try:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise _voice(path.name).fail("", f"not valid JSON ({str(error)[:200]})") from None
-    return parse_manifest(document, path.name)
+        raise _voice(name).fail("", f"not valid JSON ({str(error)[:200]})") from None
+    return parse_manifest(document, name)
 
 
 def nvcc_archives(release: Release, platform: str) -> tuple[Archive, ...]:

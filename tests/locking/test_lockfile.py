@@ -10,10 +10,12 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.locking.lockfile import LockedToolkit
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile import content_hash
 from poetry_cuda.locking.lockfile import read
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.redist.manifest import Archive
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -174,3 +176,68 @@ def test_damaged_locks_name_the_key(tmp_path: Path, edit: object, culprit: str) 
         read(path)
     assert culprit in caught.value.render()
     assert caught.value.fix
+
+
+NVCC_SHA = "a" * 64
+REDIST = dataclasses.replace(
+    LOCK,
+    toolkit=LockedToolkit(
+        "13.0.2",
+        (
+            Archive(
+                "cuda_nvcc",
+                "13.0.88",
+                "linux-x86_64",
+                "cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-13.0.88-archive.tar.xz",
+                NVCC_SHA,
+                12345,
+            ),
+            Archive(
+                "cuda_nvcc",
+                "13.0.88",
+                "linux-sbsa",
+                "cuda_nvcc/linux-sbsa/cuda_nvcc-linux-sbsa-13.0.88-archive.tar.xz",
+                "b" * 64,
+                23456,
+            ),
+        ),
+    ),
+)
+
+
+def test_redist_archives_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "cuda.lock"
+    path.write_text(REDIST.dumps())
+    assert read(path) == REDIST
+    text = REDIST.dumps()
+    assert '[toolkit]\nmode = "redist"\nrelease = "13.0.2"\n' in text
+    assert text.count("[[toolkit.archives]]") == 2
+    assert text.startswith(LOCK.dumps())  # other locks keep their bytes; this one only adds
+    assert REDIST != LOCK
+    assert [a.platform for a in REDIST.toolkit.for_platform("linux-sbsa")] == ["linux-sbsa"]  # type: ignore[union-attr]
+    assert "toolkit" not in LOCK.dumps()
+
+
+@pytest.mark.parametrize(
+    ("edit", "culprit"),
+    [
+        (lambda t: t.replace('mode = "redist"', 'mode = "wheels"'), "toolkit.mode"),
+        (lambda t: t.replace('release = "13.0.2"', 'release = "13.0"'), "toolkit.release"),
+        (lambda t: t.replace(NVCC_SHA, "a" * 63), "toolkit.archives[0].sha256"),
+        (lambda t: t.replace("size = 12345", "size = 0"), "toolkit.archives[0].size"),
+        (lambda t: t.replace("size = 12345", 'size = "12345"'), "toolkit.archives[0].size"),
+        (
+            lambda t: t.replace('relative-path = "cuda_nvcc/', 'relative-path = "../', 1),
+            "toolkit.archives[0].relative-path",
+        ),
+        (lambda t: t.replace('component = "cuda_nvcc"\n', "", 1), "toolkit.archives[0].component"),
+        (lambda t: t.replace("size = 12345", "size = 12345\nmd5 = 'x'"), "toolkit.archives[0].md5"),
+        (lambda t: t.replace('mode = "redist"', 'mode = "redist"\nurl = "x"'), "toolkit.url"),
+    ],
+)
+def test_damaged_redist_archives_name_the_key(tmp_path: Path, edit: object, culprit: str) -> None:
+    path = tmp_path / "cuda.lock"
+    path.write_text(edit(REDIST.dumps()))  # type: ignore[operator]
+    with pytest.raises(InputFileError) as caught:
+        read(path)
+    assert culprit in caught.value.render()
