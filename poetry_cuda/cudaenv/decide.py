@@ -13,7 +13,8 @@ The rules:
   project's CUDA version, else the newest. Without such requirements, `toolkit =
   "wheels"` uses the toolkit assembled in the virtual environment, and `"system"` a
   system toolkit of the project's CUDA major, if there is one (`torch.utils.cpp_extension`
-  refuses a major mismatch). No toolkit: CUDA_HOME and CUDA_PATH are unset, so a
+  refuses a major mismatch); `"redist"` the one assembled in the virtual environment from
+  the archives cuda.lock records, as for wheels. No toolkit: CUDA_HOME and CUDA_PATH are unset, so a
   shell's toolkit of another CUDA version cannot leak in.
 * PATH: the toolkit's bin, then the virtual environment's bin, then the inherited PATH
   without the bin folders of the other toolkits found.
@@ -70,7 +71,7 @@ class Tree:
     bin: str | None  # its bin folder, where it has one
     libraries: tuple[str, ...]  # its library folders (lib64, lib, or bin on Windows)
     nvcc: bool
-    origin: str  # "system" (with how it was found) or "wheels"
+    origin: str  # "system" (with how it was found), "wheels" or "redist"
 
     @property
     def cuda(self) -> CudaVersion:
@@ -147,15 +148,20 @@ def choose_toolkit(
     system: Sequence[Tree],
     wheels: Tree | None,
 ) -> tuple[Tree | None, str]:
-    """The project's toolkit and why; raises UnmetRequirementError (exit 1)."""
+    """The project's toolkit and why; raises UnmetRequirementError (exit 1).
+
+    `wheels` is the project's own tree in the virtual environment (from the toolkit wheels
+    or the redist archives), used unless `mode` is "system".
+    """
     wanted = [n for n in needs if n.kind in TOOLKIT_KINDS]
-    pool = [*([wheels] if wheels and mode == "wheels" else []), *system]
+    own = wheels if mode != "system" else None
+    pool = [*([own] if own else []), *system]
     if wanted:
         fitting = [tree for tree in pool if all(_fits(tree, need) for need in wanted)]
         if not fitting:
             need = next(n for n in wanted if not any(_fits(t, n) for t in pool)) if pool else None
             raise _unmet(need or wanted[0], [t.describe() for t in pool], "CUDA toolkit")
-        best = _preferred(fitting, cuda, prefer_wheels=mode == "wheels")
+        best = _preferred(fitting, cuda, own)
         needed = ", ".join(f"{n.kind} {n.spec}".strip() for n in wanted)
         return best, f"toolkit {best.describe()} ({best.origin}): satisfies {needed}"
     if mode == "wheels":
@@ -167,6 +173,17 @@ def choose_toolkit(
                 fix="run `poetry cuda lock`, then `poetry install` (or `uv sync`); " + DOCTOR_HINT,
             )
         return wheels, f"toolkit {wheels.describe()} (wheels in the virtual environment)"
+    if mode == "redist":
+        if own is None:
+            raise UnmetRequirementError(
+                'toolkit = "redist", but no toolkit of the redist archives is assembled for '
+                "this machine",
+                why="`env`, `run` and `sync` assemble it in the virtual environment from the "
+                "NVIDIA archives that `lock` records in cuda.lock for each target's platform",
+                fix="run `poetry cuda env` once; if cuda.lock has no archives for this "
+                "machine's platform, lock with a target of it; " + DOCTOR_HINT,
+            )
+        return own, f"toolkit {own.describe()} (NVIDIA's redist archives, from the store)"
     if cuda is None:
         return None, "no toolkit: the project has no CUDA build and no toolkit requirement"
     same_major = [t for t in system if (v := _cuda(t)) is not None and v.major == cuda.major]
@@ -176,7 +193,7 @@ def choose_toolkit(
             f"no toolkit: none of CUDA {cuda.major}.x is installed ({others}); "
             "CUDA_HOME and CUDA_PATH are unset"
         )
-    best = _preferred(same_major, cuda, prefer_wheels=False)
+    best = _preferred(same_major, cuda, None)
     return best, f"toolkit {best.describe()} ({best.origin}): the project's CUDA {cuda}"
 
 
@@ -194,9 +211,9 @@ def _key(version: str) -> tuple[int, ...]:
         return ()
 
 
-def _preferred(trees: Sequence[Tree], cuda: CudaVersion | None, *, prefer_wheels: bool) -> Tree:
+def _preferred(trees: Sequence[Tree], cuda: CudaVersion | None, own: Tree | None) -> Tree:
     def rank(tree: Tree) -> tuple[bool, bool, tuple[int, ...]]:
-        return (prefer_wheels and tree.origin == "wheels", _cuda(tree) == cuda, _key(tree.version))
+        return (tree is own, _cuda(tree) == cuda, _key(tree.version))
 
     return max(trees, key=rank)
 

@@ -2,7 +2,8 @@
 
 Reads pyproject.toml and cuda.lock, finds the project's virtual environment the way
 its package manager does, lists the CUDA libraries of its nvidia-* wheels (assembling
-``<venv>/cuda`` with `toolkit = "wheels"`), and finds the system toolkits and, when a
+``<venv>/cuda`` with `toolkit = "wheels"`, or from the redist archives cuda.lock records,
+fetched once per machine into the shared store, with `toolkit = "redist"`), and finds the system toolkits and, when a
 requirement asks for it, cuDNN. ``POETRY_CUDA_TOOLKITS`` names more places to look for
 toolkits (folders separated like PATH: each a toolkit, or a folder of ``cuda-*`` ones).
 """
@@ -10,6 +11,7 @@ toolkits (folders separated like PATH: each a toolkit, or a folder of ``cuda-*``
 from __future__ import annotations
 
 import os
+import platform
 import sys
 
 from pathlib import Path
@@ -20,13 +22,17 @@ from poetry_cuda.cudaenv.decide import ProjectEnv
 from poetry_cuda.cudaenv.decide import Tree
 from poetry_cuda.cudaenv.decide import changes
 from poetry_cuda.cudaenv.decide import compose
+from poetry_cuda.cudaenv.tree import FOLDER
 from poetry_cuda.cudaenv.tree import assemble
 from poetry_cuda.cudaenv.tree import library_folders
 from poetry_cuda.cudaenv.tree import site_packages
+from poetry_cuda.cudaenv.tree import tree_of
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.cudnn import find_cudnn
+from poetry_cuda.host.detect import host_machine
 from poetry_cuda.host.detect import host_os
 from poetry_cuda.host.paths import HostPaths
 from poetry_cuda.host.profiles import Toolkit
@@ -35,6 +41,10 @@ from poetry_cuda.host.toolkits import looks_like_toolkit
 from poetry_cuda.host.toolkits import toolkit_version
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.toolkit_wheels import for_major
+from poetry_cuda.redist import assemble as redist
+from poetry_cuda.redist.manifest import platform_of
+from poetry_cuda.redist.store import ENVIRONMENT as STORE_ENV
+from poetry_cuda.redist.store import Store
 from poetry_cuda.request.project import find_project
 from poetry_cuda.request.settings import parse_settings
 
@@ -45,6 +55,8 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.profiles import Cudnn
     from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.locking.lockfile import LockedToolkit
+    from poetry_cuda.redist.manifest import Archive
     from poetry_cuda.versions import CudaVersion
 
 
@@ -132,6 +144,10 @@ def project_environment(
     wheels = None
     if settings.toolkit == "wheels" and venv is not None and cuda is not None:
         wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)
+    if settings.toolkit == "redist" and cuda_lock.toolkit is not None:
+        wheels = _redist_tree(
+            venv, cuda_lock.toolkit, settings.redist_url, os_name, build=build_tree
+        )
     # What the lock itself meets (its nvidia-* wheels) needs nothing from the system.
     needs = tuple(r for r in cuda_lock.system_requirements if not r.satisfied_by)
     toolkits = [] if os_name == "macos" else system_toolkits(environ, os_name)
@@ -180,6 +196,71 @@ def _wheel_tree(
         if tree is not None:
             return tree
     return None
+
+
+def ensure_redist_toolkit(project: Path, environ: Mapping[str, str] | None = None) -> Tree | None:
+    """With `toolkit = "redist"`, fetch and assemble the project's toolkit now (`sync`).
+
+    None when the project uses another mode or cuda.lock records no archives for it.
+    """
+    environ = os.environ if environ is None else environ
+    pyproject = read_toml(project / "pyproject.toml")
+    settings = parse_settings(pyproject)
+    cuda_lock = lockfile.read(project / lockfile.FILENAME)
+    if settings.toolkit != "redist" or cuda_lock.toolkit is None:
+        return None
+    backend = backends.load(backends.choose(settings.backend, project, pyproject))
+    venv = backend.environment(project, environ)
+    return _redist_tree(venv, cuda_lock.toolkit, settings.redist_url, _os_name(), build=True)
+
+
+def _redist_tree(
+    venv: Path | None,
+    toolkit: LockedToolkit,
+    base_url: str,
+    os_name: OperatingSystem,
+    *,
+    build: bool,
+) -> Tree | None:
+    """``<venv>/cuda`` of the archives cuda.lock records for this machine's platform.
+
+    None when it records none for this platform (or, with `build` False, before it was built).
+    """
+    machine = host_machine(platform.machine(), os_name)
+    archives = toolkit.for_platform(platform_of(os_name, machine) or "")
+    if not archives:
+        return None
+    if venv is None:
+        raise UsageError(
+            'toolkit = "redist": the project has no virtual environment to assemble its CUDA '
+            "toolkit in",
+            why=f"the toolkit is assembled in <venv>/{FOLDER} from the shared store",
+            fix="run `poetry install` (or `uv sync`) first",
+        )
+    home = venv / FOLDER
+    if build:
+        store = Store.default()
+        unpacked = [_stored(store, archive, base_url) for archive in archives]
+        redist.assemble(home, unpacked, windows=os_name == "windows")
+    elif not (home / redist.STAMP).is_file():
+        return None
+    nvcc = next((a for a in archives if a.component == "cuda_nvcc"), archives[0])
+    return tree_of(home, nvcc.version, origin="redist")
+
+
+def _stored(store: Store, archive: Archive, base_url: str) -> Path:
+    """The archive's tree in the store, fetched from `base_url` the first time."""
+    try:
+        return store.ensure(archive, base_url)
+    except UnmetRequirementError as error:
+        raise UnmetRequirementError(
+            f'toolkit = "redist": {archive.component} {archive.version} ({archive.platform}) '
+            f"is not in the store at {store.root} and cannot be fetched from {base_url}",
+            why=error.what,
+            fix="connect to the network and run again (each archive is fetched once per "
+            "machine), or set [tool.poetry-cuda.mirrors] cuda-redist to a mirror you can "
+            f"reach; {STORE_ENV} chooses the store's folder",
+        ) from None
 
 
 def _cudnn(

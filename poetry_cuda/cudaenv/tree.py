@@ -110,7 +110,7 @@ def assemble(venv: Path, site: Path, row: ToolkitWheels, *, build: bool = True) 
     return tree_of(target, version)
 
 
-def tree_of(root: Path, version: str) -> Tree:
+def tree_of(root: Path, version: str, origin: str = "wheels") -> Tree:
     bin_dir = root / "bin"
     return Tree(
         root=str(root),
@@ -118,7 +118,7 @@ def tree_of(root: Path, version: str) -> Tree:
         bin=str(bin_dir) if bin_dir.is_dir() else None,
         libraries=(str(root / "lib64"),),
         nvcc=(bin_dir / "nvcc").exists(),
-        origin="wheels",
+        origin=origin,
     )
 
 

@@ -9,21 +9,14 @@ the toolkit's files.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import shutil
 import subprocess
-import sys
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.host.toolkits import toolkit_version
 from poetry_cuda.redist.assemble import assemble
-from poetry_cuda.redist.components import nvcc_components
 from poetry_cuda.redist.fetch import fetch
 from poetry_cuda.redist.fetch import join
 from poetry_cuda.redist.manifest import LISTING_LIMIT
@@ -35,115 +28,15 @@ from poetry_cuda.redist.manifest import releases
 from poetry_cuda.redist.store import ENVIRONMENT
 from poetry_cuda.redist.store import Store
 from poetry_cuda.versions import CudaVersion
+from tests.redist.real_toolkit import SOURCE
+from tests.redist.real_toolkit import SYSTEM_CUDA
 from tests.redist.standin import PLATFORM
-from tests.redist.standin import Layout
-from tests.redist.standin import Member
 from tests.redist.standin import Server
 
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-
-SYSTEM_CUDA = Path("/usr/local/cuda")
-LAYOUT = 2  # change to rebuild the cached archives
-NVCC_BIN = ("nvcc", "nvcc.profile", "cudafe++", "ptxas", "fatbinary", "nvlink", "crt")
-CCCL = ("cccl", "cub", "thrust", "cuda", "nv")  # include/cccl from 13.0, the rest before
-CUDART_LIBS = ("libcudart_static.a", "libcudart.so*", "libcudadevrt.a")
-SOURCE = """#include <cstdio>
-__global__ void add(int *x) { *x += 1; }
-int main() {
-    int *x = nullptr;
-    cudaError_t error = cudaMalloc(&x, sizeof(int));
-    add<<<1, 1>>>(x);
-    std::printf("%s\\n", cudaGetErrorName(error));
-    return 0;
-}
-"""
-
-
-def _below(root: Path, relative: str) -> list[Member]:
-    """`relative` (a file, a link or a folder) as archive members."""
-    path = root / relative
-    if path.is_symlink() or path.is_file():
-        return [(relative, path)]
-    if not path.is_dir():
-        return []
-    found = sorted(p for p in path.rglob("*") if p.is_symlink() or p.is_file())
-    return [(p.relative_to(root).as_posix(), p) for p in found]
-
-
-def _split(root: Path, names: tuple[str, ...]) -> dict[str, list[Member]]:
-    """The toolkit's files per redist component (CUDA 12 keeps crt and nvvm in cuda_nvcc)."""
-    crt = "cuda_crt" if "cuda_crt" in names else "cuda_nvcc"
-    nvvm = "libnvvm" if "libnvvm" in names else "cuda_nvcc"
-    cccl = next(n for n in names if n.endswith("cccl"))
-    parts: dict[str, list[Member]] = {name: [] for name in names}
-    for name in NVCC_BIN:
-        parts["cuda_nvcc"] += _below(root, f"bin/{name}")
-    parts["cuda_nvcc"] += _below(root, "include/fatbinary_section.h")
-    parts[crt] += _below(root, "include/crt")
-    parts[nvvm] += _below(root, "nvvm/bin") + _below(root, "nvvm/libdevice")
-    for name in CCCL:
-        parts[cccl] += _below(root, f"include/{name}")
-    skip = {"crt", "fatbinary_section.h", *CCCL}
-    for entry in sorted((root / "include").iterdir()):
-        if entry.name not in skip:
-            parts["cuda_cudart"] += _below(root, f"include/{entry.name}")
-    for pattern in CUDART_LIBS:
-        for library in sorted((root / "lib64").glob(pattern)):
-            parts["cuda_cudart"].append((f"lib/{library.name}", library))
-    return parts
-
-
-def _fingerprint(root: Path, version: str) -> str:
-    digest = hashlib.sha256(f"{LAYOUT} {version} {root}".encode())
-    for relative in ("bin/nvcc", "bin/ptxas", "nvvm/bin/cicc", "include/cuda_runtime.h"):
-        info = (root / relative).stat()
-        digest.update(f"{relative} {info.st_size} {info.st_mtime_ns}".encode())
-    return digest.hexdigest()[:16]
-
-
-def _build(folder: Path, root: Path, version: str) -> None:
-    major, minor = version.split(".")[:2]
-    layout = Layout(folder, release=f"{major}.{minor}.1")
-    names = nvcc_components(CudaVersion(int(major), int(minor))).components
-    for name, members in _split(root, names).items():
-        layout.add(name, version, members)
-    layout.write(extra=(f"redistrib_{major}.{minor}.0.json",))  # an older patch release
-
-
-@pytest.fixture(scope="module")
-def toolkit() -> tuple[Path, str]:
-    if sys.platform != "linux" or not (SYSTEM_CUDA / "bin" / "nvcc").is_file():
-        pytest.skip("no CUDA toolkit with nvcc at /usr/local/cuda")
-    if shutil.which("g++") is None:
-        pytest.skip("no host compiler (g++) for nvcc")
-    root = Path(os.path.realpath(SYSTEM_CUDA))
-    nvcc = root / "bin" / "nvcc"
-    version, _ = toolkit_version(root, nvcc=nvcc, environ=os.environ, timeout=30)
-    if version is None or not (root / "nvvm" / "bin" / "cicc").is_file():
-        pytest.skip("the toolkit at /usr/local/cuda has no known version or no cicc")
-    return root, version
-
-
-@pytest.fixture(scope="module")
-def standin(
-    toolkit: tuple[Path, str],
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    root, version = toolkit
-    cache = getattr(request.config, "cache", None)
-    base = cache.mkdir("poetry-cuda-redist") if cache else tmp_path_factory.mktemp("standin")
-    folder = base / _fingerprint(root, version)
-    if not (folder / "index.html").is_file():
-        for stale in base.iterdir():  # archives of an older layout or toolkit
-            shutil.rmtree(stale)
-        staging = base / f".{folder.name}"
-        _build(staging, root, version)
-        staging.rename(folder)
-    return folder
+    from pathlib import Path
 
 
 @pytest.fixture

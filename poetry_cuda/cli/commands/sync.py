@@ -74,6 +74,12 @@ class SyncCommand(CudaCommand):
             return 0
         self.line(f"Running: {Formatter.escape(str(command))}")
         backend.install(project, command)
+        if cuda_lock.toolkit is not None:
+            from poetry_cuda.cudaenv.project_env import ensure_redist_toolkit
+
+            tree = ensure_redist_toolkit(project)
+            if tree is not None:
+                self.line(f"<info>Toolkit</info>: {Formatter.escape(tree.describe())} (redist)")
         return 0
 
 
