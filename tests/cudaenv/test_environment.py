@@ -91,6 +91,19 @@ def test_wheels_mode_prefers_the_venv_tree_and_fails_without_one() -> None:
     assert env.toolkit == T124
 
 
+def test_redist_mode_prefers_the_assembled_tree_even_over_an_equal_system_one() -> None:
+    own = tree("13.0.88", "/p/.venv/cuda", origin="redist")
+    env = env_for(cuda=CudaVersion(13, 0), mode="redist", wheels=own)
+    assert env.toolkit == own
+    assert env.path[0] == "/p/.venv/cuda/bin"
+    assert "/usr/local/cuda-13.0/bin" in env.foreign
+    needs = (need("nvcc", ">=13.0,<14"),)
+    assert env_for(cuda=CudaVersion(13, 0), mode="redist", wheels=own, needs=needs).toolkit == own
+    with pytest.raises(UnmetRequirementError, match='toolkit = "redist", but no toolkit'):
+        env_for(cuda=CudaVersion(13, 0), mode="redist", wheels=None)
+    assert env_for(cuda=CudaVersion(13, 0), wheels=own).toolkit == T130  # "system" ignores it
+
+
 def test_library_order_wheels_then_toolkit_then_cudnn() -> None:
     cudnn = Cudnn("8.9.7", "/opt/cudnn8/lib/libcudnn.so.8", "library-dir")
     env = env_for(
