@@ -153,7 +153,8 @@ def toolkit_staleness(current: CudaLock, planned: Planned) -> list[str]:
     cuda = _redist_cuda(planned)
     recorded = current.toolkit
     if recorded is None:
-        return [f"{lockfile.FILENAME} records no redist archives"] if cuda is not None else []
+        expected = cuda is not None and bool(redist_platforms(planned))
+        return [f"{lockfile.FILENAME} records no redist archives"] if expected else []
     if cuda is None:
         return [f'{lockfile.FILENAME} records redist archives, but toolkit is not "redist"']
     if recorded.cuda != cuda:

@@ -1,7 +1,8 @@
 """The "Done when" of `toolkit = "redist"`, for real: a Poetry project of the test world locks
 the nvcc archives of the loopback stand-in (this machine's CUDA 13.0 toolkit, repacked), a
 plain `poetry install`, then `poetry-cuda run -- nvcc` compiles and links a .cu file with the
-project's nvcc from the shared store, not /usr/local/cuda; a second project adds no copy.
+project's nvcc from the shared store, not /usr/local/cuda; a second project, installed with
+`poetry-cuda sync`, adds no copy.
 """
 
 from __future__ import annotations
@@ -102,6 +103,17 @@ def test_a_redist_project_compiles_with_the_nvcc_from_the_store(
         checked = cli.run("lock", "--check", cwd=project, env=env)
         assert checked.code == 0, checked
         assert sum(redist.requests.values()) == asked
+        recorded = (project / "cuda.lock").read_text()
+        (project / "cuda.lock").write_text(
+            recorded.replace('release = "13.0.1"', 'release = "12.4.1"')
+        )
+        stale = cli.run("lock", "--check", cwd=project, env=env)
+        assert stale.code == 1, stale
+        assert (
+            "records the redist release 12.4.1, but the project's CUDA version is 13.0"
+            in stale.stderr
+        )
+        (project / "cuda.lock").write_text(recorded)
 
         nvcc = cli.run("run", "--", "nvcc", "--version", cwd=project, env=env)
         assert nvcc.code == 0, nvcc
@@ -119,7 +131,12 @@ def test_a_redist_project_compiles_with_the_nvcc_from_the_store(
         after_one = _size(store)
 
         second = _project(tmp_path / "two", server, redist.url)
-        _lock_and_install(cli, second, env)
+        locked = cli.run("lock", cwd=second, env=env)
+        assert locked.code == 0, locked
+        synced = cli.run("sync", cwd=second, env=env, timeout=600)  # installs, then assembles
+        assert synced.code == 0, synced
+        assert f"Toolkit: 13.0.88 at {second / '.venv' / 'cuda'} (redist)" in synced.stdout
+        assert (second / ".venv/cuda/bin/nvcc").resolve().is_relative_to(store.resolve())
         again = cli.run("env", cwd=second, env=env)
         assert again.code == 0, again
         assert str(second / ".venv" / "cuda") in again.stdout
