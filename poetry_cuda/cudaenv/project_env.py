@@ -42,6 +42,7 @@ from poetry_cuda.host.toolkits import toolkit_version
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.toolkit_wheels import for_major
 from poetry_cuda.redist import assemble as redist
+from poetry_cuda.redist import usage
 from poetry_cuda.redist.manifest import platform_of
 from poetry_cuda.redist.store import ENVIRONMENT as STORE_ENV
 from poetry_cuda.redist.store import Store
@@ -146,7 +147,7 @@ def project_environment(
         wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)
     if settings.toolkit == "redist" and cuda_lock.toolkit is not None:
         wheels = _redist_tree(
-            venv, cuda_lock.toolkit, settings.redist_url, os_name, build=build_tree
+            project, venv, cuda_lock.toolkit, settings.redist_url, os_name, build=build_tree
         )
     # What the lock itself meets (its nvidia-* wheels) needs nothing from the system.
     needs = tuple(r for r in cuda_lock.system_requirements if not r.satisfied_by)
@@ -211,10 +212,13 @@ def ensure_redist_toolkit(project: Path, environ: Mapping[str, str] | None = Non
         return None
     backend = backends.load(backends.choose(settings.backend, project, pyproject))
     venv = backend.environment(project, environ)
-    return _redist_tree(venv, cuda_lock.toolkit, settings.redist_url, _os_name(), build=True)
+    return _redist_tree(
+        project, venv, cuda_lock.toolkit, settings.redist_url, _os_name(), build=True
+    )
 
 
 def _redist_tree(
+    project: Path,
     venv: Path | None,
     toolkit: LockedToolkit,
     base_url: str,
@@ -242,6 +246,7 @@ def _redist_tree(
         store = Store.default()
         unpacked = [_stored(store, archive, base_url) for archive in archives]
         redist.assemble(home, unpacked, windows=os_name == "windows")
+        usage.record(store.root, project, archives)  # what the store must keep for it
     elif not (home / redist.STAMP).is_file():
         return None
     nvcc = next((a for a in archives if a.component == "cuda_nvcc"), archives[0])

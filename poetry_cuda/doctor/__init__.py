@@ -30,6 +30,7 @@ from poetry_cuda.doctor.findings import exit_code
 from poetry_cuda.doctor.findings import report_json
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.doctor.system import check_system
+from poetry_cuda.doctor.toolkit import check as check_toolkit
 
 
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
     )
     findings += check_extras(picks, facts.environment, kb, facts.target)
     findings += check_shell(facts.shell)
+    if facts.toolkit is not None:
+        findings += check_toolkit(facts.toolkit)
     if cuda_lock is not None:
         findings += check_system(
             cuda_lock.system_requirements, facts.target, facts.libraries, facts.environment

@@ -23,6 +23,8 @@ from poetry_cuda.doctor.installed import read_environment
 from poetry_cuda.doctor.libraries import from_ldconfig
 from poetry_cuda.doctor.libraries import library_path_folders
 from poetry_cuda.doctor.libraries import scan_folders
+from poetry_cuda.doctor.toolkit import ToolkitState
+from poetry_cuda.doctor.toolkit import gather as gather_toolkit
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.detect import DRIVER_ENV
@@ -61,6 +63,8 @@ class Facts:
     backend: tuple[str, str] | None = None
     # `allow-cpu-fallback`: whether a GPU machine that no CUDA extra fits takes the CPU one.
     allow_cpu_fallback: bool = False
+    # `toolkit = "redist"`: the project's toolkit in the store and in `<venv>/cuda`.
+    toolkit: ToolkitState | None = None
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -178,6 +182,9 @@ def gather(
         shell_contradictions(project, env),
         backend,
         cpu_fallback(project),
+        gather_toolkit(locks.cuda_lock, environment.root if environment else None, target.os)
+        if locks.cuda_lock
+        else None,
     )
 
 

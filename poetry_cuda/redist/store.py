@@ -128,6 +128,10 @@ class Store:
         component, version, platform, sha256 = _key(archive)
         return self.root / component / version / f"{platform}-{sha256[:16]}"
 
+    def holds(self, archive: Archive) -> bool:
+        """Whether `archive` is stored, complete."""
+        return self._complete(archive) is not None
+
     def ensure(self, archive: Archive, base_url: str, *, timeout: float = TIMEOUT) -> Path:
         """The unpacked tree of `archive`, fetched from `base_url` unless already stored."""
         found = self._complete(archive)
@@ -152,7 +156,13 @@ class Store:
 
     def prune(self, keep: Iterable[Archive]) -> list[Entry]:
         """Remove every entry not in `keep`, and abandoned temporaries; return the removed."""
-        kept = {_key(archive) for archive in keep}
+        return self._prune({_key(archive) for archive in keep})
+
+    def prune_entries(self, keep: Iterable[Entry]) -> list[Entry]:
+        """`prune`, keeping the entries listed (`store --prune`: those a project uses)."""
+        return self._prune({entry.key for entry in keep})
+
+    def _prune(self, kept: set[tuple[str, str, str, str]]) -> list[Entry]:
         removed = []
         for entry in self.entries():
             if entry.key in kept:

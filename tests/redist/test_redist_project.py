@@ -59,7 +59,13 @@ def _project(folder: Path, server: WorldServer, redist_url: str) -> Path:
 
 
 def _size(root: Path) -> int:
-    return sum(p.lstat().st_size for p in root.rglob("*") if not p.is_dir() or p.is_symlink())
+    """The bytes of the stored archives (not the store's own records, locks and temporaries,
+    in its dot folders: a project's usage record is a few bytes per project)."""
+    return sum(
+        p.lstat().st_size
+        for p in root.rglob("*")
+        if (not p.is_dir() or p.is_symlink()) and not p.relative_to(root).parts[0].startswith(".")
+    )
 
 
 def _lock_and_install(cli: Cli, project: Path, env: dict[str, str]) -> None:
@@ -141,6 +147,15 @@ def test_a_redist_project_compiles_with_the_nvcc_from_the_store(
         assert again.code == 0, again
         assert str(second / ".venv" / "cuda") in again.stdout
         assert _size(store) == after_one  # the second project adds no second copy
+
+        # doctor checks the assembled toolkit against cuda.lock; `store` lists both users.
+        doctor = cli.run("doctor", "--json", cwd=second, env=env)
+        findings = [
+            f for f in json.loads(doctor.stdout)["findings"] if f["check"] == "project-toolkit"
+        ]
+        assert [f["status"] for f in findings] == ["ok"], findings
+        listed = json.loads(cli.run("store", "--json", cwd=second, env=env).stdout)
+        assert all(len(a["projects"]) == 2 for a in listed["archives"]), listed
 
     # Offline, with an empty store: one message naming the base URL and what to do.
     offline = cli.run("env", cwd=project, env={**env, ENVIRONMENT: str(tmp_path / "empty")})

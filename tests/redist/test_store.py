@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 
@@ -12,6 +13,7 @@ import pytest
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.redist import usage
 from poetry_cuda.redist.assemble import assemble
 from poetry_cuda.redist.manifest import nvcc_archives
 from poetry_cuda.redist.manifest import parse_manifest
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from poetry_cuda.redist.manifest import Archive
+    from tests.support.cli import Cli
 
 
 NVCC: list[Member] = [
@@ -266,3 +269,31 @@ def test_entries_and_prune(layout: Layout, server: Server, store: Store) -> None
         assert left.exists()  # a run holding the archive may still be writing it
     assert store.prune([nvcc, cudart]) == []
     assert not any((store.root / ".tmp").iterdir())
+
+
+def test_the_store_command_lists_what_projects_use_and_prunes_the_rest(
+    layout: Layout, server: Server, store: Store, tmp_path: Path, cli: Cli
+) -> None:
+    """A project's record keeps its archives while it has a cuda.lock; `store --prune` drops
+    the others (here: a project that re-assembled without cuda_cccl, and one deleted)."""
+    nvcc, cudart, cccl = _archives(layout)
+    for archive in (nvcc, cudart, cccl):
+        store.ensure(archive, server.url)
+    kept, gone = tmp_path / "kept", tmp_path / "gone"
+    for project in (kept, gone):
+        project.mkdir()
+        (project / "cuda.lock").write_text("")
+    usage.record(store.root, kept, [nvcc, cudart])
+    usage.record(store.root, gone, [nvcc, cudart, cccl])
+    (gone / "cuda.lock").unlink()
+    env = {ENVIRONMENT: str(store.root)}
+
+    listed = cli.run("store", "--json", cwd=tmp_path, env=env)
+    assert listed.code == 0, listed.stderr
+    projects = {a["component"]: a["projects"] for a in json.loads(listed.stdout)["archives"]}
+    assert projects == {"cuda_cccl": [], "cuda_cudart": [str(kept)], "cuda_nvcc": [str(kept)]}
+
+    pruned = cli.run("store", "--prune", cwd=tmp_path, env=env)
+    assert pruned.code == 0, pruned.stderr
+    assert "Removed cuda_cccl 12.4.127" in pruned.stdout
+    assert [e.component for e in store.entries()] == ["cuda_cudart", "cuda_nvcc"]

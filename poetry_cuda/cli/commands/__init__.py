@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("poetry_cuda.cli.commands.run", "RunCommand"),
     "doctor": ("poetry_cuda.cli.commands.doctor", "DoctorCommand"),
     "sync": ("poetry_cuda.cli.commands.sync", "SyncCommand"),
+    "store": ("poetry_cuda.cli.commands.store", "StoreCommand"),
 }
 
 

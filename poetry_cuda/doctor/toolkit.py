@@ -1,0 +1,131 @@
+"""The project's own CUDA toolkit (`toolkit = "redist"`) against cuda.lock.
+
+`gather` reads what is on disk: which of the archives cuda.lock records for this platform
+the shared store holds, and what `<venv>/cuda` was assembled from. `check` judges it:
+every archive stored, the tree assembled from exactly those archives, and its CUDA
+version the project's (torch's, which extensions built with it must match).
+"""
+
+from __future__ import annotations
+
+import json
+import platform as machine_info
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from poetry_cuda.cudaenv.tree import FOLDER
+from poetry_cuda.doctor.findings import fail
+from poetry_cuda.doctor.findings import ok
+from poetry_cuda.doctor.findings import warn
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import read_bounded
+from poetry_cuda.host.detect import host_machine
+from poetry_cuda.redist.assemble import STAMP
+from poetry_cuda.redist.manifest import platform_of
+from poetry_cuda.redist.store import Store
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from poetry_cuda.doctor.findings import Finding
+    from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.locking.lockfile import CudaLock
+    from poetry_cuda.redist.manifest import Archive
+    from poetry_cuda.versions import CudaVersion
+
+
+FIX = "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it fetches and assembles it"
+
+
+@dataclass(frozen=True)
+class ToolkitState:
+    archives: tuple[Archive, ...]  # what cuda.lock records for this machine's platform
+    missing: tuple[Archive, ...]  # of those, what the store does not hold
+    expected: tuple[str, ...]  # the store folders the tree should be assembled from
+    assembled: tuple[str, ...] | None  # what `<venv>/cuda` was assembled from; None: no tree
+    project_cuda: CudaVersion | None
+
+
+def gather(cuda_lock: CudaLock, venv: Path | None, os_name: OperatingSystem) -> ToolkitState | None:
+    """What is on disk for a `toolkit = "redist"` lock; None for any other lock."""
+    if cuda_lock.toolkit is None:
+        return None
+    machine = host_machine(machine_info.machine(), os_name)
+    archives = cuda_lock.toolkit.for_platform(platform_of(os_name, machine) or "")
+    store = Store.default()
+    missing = tuple(a for a in archives if not store.holds(a))
+    assembled = None
+    if venv is not None and (venv / FOLDER / STAMP).is_file():
+        try:
+            stamp = json.loads(
+                read_bounded(venv / FOLDER / STAMP, limit=1 << 20, kind=InputFileError)
+            )
+            assembled = tuple(str(source) for source in stamp["sources"])
+        except (InputFileError, ValueError, KeyError, TypeError):
+            assembled = ()  # a stamp this version cannot read: assembled from nothing known
+    expected = tuple(str(store.folder(a)) for a in archives)
+    return ToolkitState(archives, missing, expected, assembled, cuda_lock.project_cuda())
+
+
+def check(state: ToolkitState) -> list[Finding]:
+    if not state.archives:
+        return [
+            warn(
+                "environment",
+                "project-toolkit",
+                'toolkit = "redist": cuda.lock records no toolkit archives for this platform',
+                "lock again with this machine among the targets (`--target this`)",
+            )
+        ]
+    found = []
+    for archive in state.missing:
+        found.append(
+            warn(
+                "environment",
+                "project-toolkit",
+                f"{archive.component} {archive.version} ({archive.platform}) is not in the "
+                "shared store yet",
+                FIX,
+                subject=archive.component,
+            )
+        )
+    nvcc = next((a for a in state.archives if a.component == "cuda_nvcc"), state.archives[0])
+    if state.assembled is None:
+        found.append(
+            warn(
+                "environment", "project-toolkit", "the project's CUDA toolkit is not assembled", FIX
+            )
+        )
+    elif not all(
+        any(source.startswith(folder) for folder in state.expected) for source in state.assembled
+    ) or len(state.assembled) != len(state.expected):
+        found.append(
+            fail(
+                "environment",
+                "project-toolkit",
+                "the project's CUDA toolkit was assembled from other archives than cuda.lock records",
+                FIX.replace("it fetches and assembles it", "it assembles it again"),
+            )
+        )
+    cuda = state.project_cuda
+    major_minor = ".".join(nvcc.version.split(".")[:2])
+    if cuda is not None and major_minor != f"{cuda.major}.{cuda.minor}":
+        found.append(
+            fail(
+                "environment",
+                "project-toolkit",
+                f"the project's nvcc is {nvcc.version}, but its CUDA (torch's) is {cuda}",
+                "lock again: cuda.lock then records the toolkit of the project's CUDA version",
+            )
+        )
+    if not found:
+        found.append(
+            ok(
+                "environment",
+                "project-toolkit",
+                f"nvcc {nvcc.version} assembled from the shared store, as cuda.lock records",
+            )
+        )
+    return found

@@ -1,0 +1,66 @@
+"""doctor's check of a `toolkit = "redist"` project's own toolkit, on its gathered state."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from typing import Any
+
+import pytest
+
+from poetry_cuda.doctor.toolkit import ToolkitState
+from poetry_cuda.doctor.toolkit import check
+from poetry_cuda.redist.manifest import Archive
+from poetry_cuda.versions import CudaVersion
+
+
+NVCC = Archive("cuda_nvcc", "13.0.88", "linux-x86_64", "cuda_nvcc/x.tar.xz", "a" * 64, 10)
+CUDART = Archive("cuda_cudart", "13.0.96", "linux-x86_64", "cuda_cudart/y.tar.xz", "b" * 64, 10)
+EXPECTED = (
+    "/store/cuda_nvcc/13.0.88/linux-x86_64-aaaa",
+    "/store/cuda_cudart/13.0.96/linux-x86_64-bbbb",
+)
+ASSEMBLED = tuple(f"{folder}/tree/archive" for folder in EXPECTED)
+
+
+AS_RECORDED = ToolkitState((NVCC, CUDART), (), EXPECTED, ASSEMBLED, CudaVersion(13, 0))
+
+
+def _state(**changes: Any) -> ToolkitState:
+    return dataclasses.replace(AS_RECORDED, **changes)
+
+
+def test_a_toolkit_assembled_as_recorded_is_ok() -> None:
+    (finding,) = check(_state())
+    assert (finding.status, finding.message) == (
+        "ok",
+        "nvcc 13.0.88 assembled from the shared store, as cuda.lock records",
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "status", "says"),
+    [
+        (
+            {"missing": (CUDART,)},
+            "warn",
+            "cuda_cudart 13.0.96 (linux-x86_64) is not in the shared store",
+        ),
+        ({"assembled": None}, "warn", "is not assembled"),
+        ({"assembled": ASSEMBLED[:1]}, "fail", "other archives than cuda.lock records"),
+        ({"assembled": ("/elsewhere/tree", ASSEMBLED[1])}, "fail", "other archives"),
+        (
+            {"project_cuda": CudaVersion(12, 8)},
+            "fail",
+            "nvcc is 13.0.88, but its CUDA (torch's) is 12.8",
+        ),
+        ({"archives": ()}, "warn", "records no toolkit archives for this platform"),
+    ],
+)
+def test_what_does_not_agree_is_said_with_its_fix(
+    changes: dict[str, Any], status: str, says: str
+) -> None:
+    findings = check(_state(**changes))
+    assert [f.status for f in findings] == [status]
+    assert says in findings[0].message
+    assert findings[0].fix
