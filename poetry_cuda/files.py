@@ -8,8 +8,10 @@ import hashlib
 import os
 import re
 import secrets
+import shutil
 import stat
 import sys
+import tempfile
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -428,3 +430,28 @@ def starts_with_bom(path: Path) -> bool:
 def encode_like(path: Path, content: str) -> bytes:
     """`content` as `write_atomic` would write it to `path` now (its line breaks and BOM)."""
     return _styled(content, _first_line(_target(path)))
+
+
+def replace_folder(staging: Path, target: Path, *, settled: Callable[[Path], bool]) -> None:
+    """Put the folder `staging` at `target` (renamed), replacing what is there.
+
+    When another process put its folder at `target` between our check and our rename,
+    `settled(target)` says whether that one holds what ours would (it then stays);
+    otherwise the rename's error is raised. A replaced folder is removed after the swap,
+    so `target` is never missing for longer than two renames.
+    """
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    if not target.exists():
+        try:
+            staging.rename(target)
+        except OSError:
+            if not settled(target):
+                raise
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
+    with contextlib.suppress(OSError):
+        old.rmdir()
+    target.rename(old)
+    staging.rename(target)
+    shutil.rmtree(old, ignore_errors=True)

@@ -13,7 +13,6 @@ no reader sees half of it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import shutil
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.cudaenv.decide import Tree
+from poetry_cuda.files import replace_folder
 
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def _build(target: Path, sources: Sequence[Path], version: str, stamp: str) -> N
         version_json = {"cuda": {"name": "CUDA SDK", "version": version}}
         (staging / "version.json").write_text(json.dumps(version_json, indent=2) + "\n")
         (staging / STAMP).write_text(stamp, encoding="utf-8")
-        _replace(staging, target, stamp)
+        replace_folder(staging, target, settled=lambda t: _read(t / STAMP) == stamp)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -172,21 +172,3 @@ def _add_unversioned(lib: Path) -> None:
         match = _SHARED.match(entry.name)
         if match and not (lib / match.group(1)).exists():
             (lib / match.group(1)).symlink_to(entry.name)
-
-
-def _replace(staging: Path, target: Path, stamp: str) -> None:
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    if not target.exists():
-        try:
-            staging.rename(target)
-        except OSError:
-            if _read(target / STAMP) != stamp:  # another process won with other wheels
-                raise
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{FOLDER}-old-", dir=target.parent))
-    with contextlib.suppress(OSError):
-        old.rmdir()
-    target.rename(old)
-    staging.rename(target)
-    shutil.rmtree(old, ignore_errors=True)

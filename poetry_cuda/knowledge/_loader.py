@@ -85,6 +85,18 @@ def voice(file: str) -> Voice:
     )
 
 
+def data_table(text: str, file: str, schema: int) -> Table:
+    """A packaged data file's top table, once it parses and declares the `schema` read here."""
+    try:
+        data = parse_toml(text)
+    except ValueError as error:
+        raise InputFileError(f"{file}: not valid TOML ({error})") from None
+    top = Table(data, voice(file))
+    if top.value("schema", int, "an integer") != schema:
+        raise top.error("schema", f"this poetry-cuda reads schema {schema}")
+    return top
+
+
 def provenance(row: Table, inherited: Provenance | None = None) -> Provenance:
     """The row's source and confidence, or its parent's; uncertainty needs a `note`."""
     own = row.has("confidence")

@@ -14,11 +14,8 @@ from typing import TYPE_CHECKING
 from typing import Literal
 from typing import get_args
 
-from poetry_cuda.errors import InputFileError
-from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge._loader import data_table
 from poetry_cuda.knowledge._loader import provenance
-from poetry_cuda.knowledge._loader import voice
-from poetry_cuda.schema import Table
 
 
 if TYPE_CHECKING:
@@ -45,13 +42,7 @@ class KnownMirror:
 
 def parse(text: str, file: str = FILE) -> tuple[KnownMirror, ...]:
     """Read and validate the table; errors name the file and the row."""
-    try:
-        data = parse_toml(text)
-    except ValueError as error:
-        raise InputFileError(f"{file}: not valid TOML ({error})") from None
-    top = Table(data, voice(file))
-    if top.value("schema", int, "an integer") != SCHEMA:
-        raise top.error("schema", f"this poetry-cuda reads schema {SCHEMA}")
+    top = data_table(text, file, SCHEMA)
     rows: list[KnownMirror] = []
     for row in top.tables("mirror", lambda r, i: f"{r.get('family', i)}.{r.get('name', i)}"):
         family, name = row.text("family"), row.text("name")

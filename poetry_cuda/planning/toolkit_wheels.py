@@ -15,13 +15,10 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from poetry_cuda.errors import InputFileError
-from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge._loader import data_table
 from poetry_cuda.knowledge._loader import provenance
-from poetry_cuda.knowledge._loader import voice
 from poetry_cuda.planning.plan import Addition
 from poetry_cuda.planning.plan import project_cuda
-from poetry_cuda.schema import Table
 from poetry_cuda.schema import by
 from poetry_cuda.versions import CudaVersion
 
@@ -50,13 +47,7 @@ class ToolkitWheels:
 
 def parse(text: str, file: str = FILE) -> tuple[ToolkitWheels, ...]:
     """Read and validate the table; errors name the file and the row."""
-    try:
-        data = parse_toml(text)
-    except ValueError as error:
-        raise InputFileError(f"{file}: not valid TOML ({error})") from None
-    top = Table(data, voice(file))
-    if top.value("schema", int, "an integer") != SCHEMA:
-        raise top.error("schema", f"this poetry-cuda reads schema {SCHEMA}")
+    top = data_table(text, file, SCHEMA)
     rows = []
     for row in top.tables("major", by("cuda")):
         major = row.value("cuda", int, "a CUDA major such as 12")

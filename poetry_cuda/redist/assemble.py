@@ -14,13 +14,14 @@ reader sees half of it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import tempfile
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from poetry_cuda.files import replace_folder
 
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def assemble(cuda_home: Path, unpacked: Sequence[Path], *, windows: bool = False
         if not windows:
             (staging / "lib64").symlink_to("lib")
         (staging / STAMP).write_text(stamp, encoding="utf-8")
-        _replace(staging, cuda_home, stamp)
+        replace_folder(staging, cuda_home, settled=lambda t: _read(t / STAMP) == stamp)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -79,21 +80,3 @@ def _merge(destination: Path, sources: Sequence[Path]) -> None:
             _merge(destination / name, folders)
         else:
             (destination / name).symlink_to(entries[0])
-
-
-def _replace(staging: Path, target: Path, stamp: str) -> None:
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    if not target.exists():
-        try:
-            staging.rename(target)
-        except OSError:
-            if _read(target / STAMP) != stamp:  # another process won with other archives
-                raise
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
-    with contextlib.suppress(OSError):
-        old.rmdir()
-    target.rename(old)
-    staging.rename(target)
-    shutil.rmtree(old, ignore_errors=True)

@@ -13,11 +13,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.errors import InputFileError
-from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge._loader import data_table
 from poetry_cuda.knowledge._loader import provenance
-from poetry_cuda.knowledge._loader import voice
-from poetry_cuda.schema import Table
 from poetry_cuda.schema import by
 from poetry_cuda.versions import CudaVersion
 
@@ -38,13 +35,7 @@ class NvccParts:
 
 def parse(text: str, file: str = FILE) -> tuple[NvccParts, ...]:
     """Read and validate the table; errors name the file and the row."""
-    try:
-        data = parse_toml(text)
-    except ValueError as error:
-        raise InputFileError(f"{file}: not valid TOML ({error})") from None
-    top = Table(data, voice(file))
-    if top.value("schema", int, "an integer") != SCHEMA:
-        raise top.error("schema", f"this poetry-cuda reads schema {SCHEMA}")
+    top = data_table(text, file, SCHEMA)
     rows: list[NvccParts] = []
     for row in top.tables("release", by("first")):
         first = row.parsed("first", CudaVersion.parse)
