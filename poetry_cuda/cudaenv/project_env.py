@@ -48,6 +48,7 @@ from poetry_cuda.redist.store import ENVIRONMENT as STORE_ENV
 from poetry_cuda.redist.store import Store
 from poetry_cuda.request.project import find_project
 from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.request.user_mirrors import with_user_redist
 
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def project_environment(
     environ = os.environ if environ is None else environ
     project = find_project(start)
     pyproject = read_toml(project / "pyproject.toml")
-    settings = parse_settings(pyproject)
+    settings = with_user_redist(parse_settings(pyproject), environ)
     lock_path = project / lockfile.FILENAME
     if not lock_path.exists():  # a pipe or a device is for lockfile.read to refuse
         raise UsageError(
@@ -206,7 +207,7 @@ def ensure_redist_toolkit(project: Path, environ: Mapping[str, str] | None = Non
     """
     environ = os.environ if environ is None else environ
     pyproject = read_toml(project / "pyproject.toml")
-    settings = parse_settings(pyproject)
+    settings = with_user_redist(parse_settings(pyproject), environ)
     cuda_lock = lockfile.read(project / lockfile.FILENAME)
     if settings.toolkit != "redist" or cuda_lock.toolkit is None:
         return None

@@ -32,6 +32,7 @@ from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Settings
 from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.request.user_mirrors import with_user_redist
 
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def plan_project(
     environ = os.environ if environ is None else environ
     project = find_project(start)
     pyproject = read_toml(project / "pyproject.toml")
-    settings = apply_options(parse_settings(pyproject), options)
+    settings = with_user_redist(apply_options(parse_settings(pyproject), options), environ)
     targets, warnings, origin = load_targets(
         project, settings, options.targets, environ, kb.nvidia, recorded=options.recorded
     )
@@ -147,7 +148,10 @@ def plan_project(
 
 def replanned(planned: Planned, pyproject: dict[str, Any]) -> Planned:
     """The plan for the same project, options and targets after pyproject.toml changed."""
-    settings = apply_options(parse_settings(pyproject), planned.options)
+    settings = dataclasses.replace(
+        apply_options(parse_settings(pyproject), planned.options),
+        redist_mirror=planned.settings.redist_mirror,  # this user's, where one is set
+    )
     warnings = list(planned.target_warnings)
     return _choose(
         planned.project,

@@ -8,6 +8,8 @@ running for this user fetches from the mirror. A value is a URL template like a
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.request.settings import Settings
 
 
 PREFIX = "POETRY_CUDA_MIRROR_"
@@ -55,7 +58,7 @@ def user_mirrors(environ: Mapping[str, str]) -> dict[str, str]:
     known = {variable(key): key for key in MIRROR_KEYS}
     found = {}
     for name, value in sorted(environ.items()):
-        if not name.startswith(PREFIX):
+        if not name.startswith(PREFIX) or name == REDIST_VARIABLE:
             continue
         if name not in known:
             raise ConfigError(
@@ -67,6 +70,23 @@ def user_mirrors(environ: Mapping[str, str]) -> dict[str, str]:
         if value.strip():
             found[known[name]] = template(name, value.strip(), known[name])
     return found
+
+
+REDIST_VARIABLE = variable("cuda-redist")
+
+
+def with_user_redist(settings: Settings, environ: Mapping[str, str]) -> Settings:
+    """`settings` with this user's mirror of NVIDIA's redist archives, if one is set.
+
+    `POETRY_CUDA_MIRROR_CUDA_REDIST` replaces `[tool.poetry-cuda.mirrors] cuda-redist` for
+    this user only: cuda.lock records each archive's path and sha256, not where it came
+    from, so a mirror changes no committed byte, and a file the mirror serves differently
+    is refused.
+    """
+    value = environ.get(REDIST_VARIABLE, "").strip()
+    if not value:
+        return settings
+    return dataclasses.replace(settings, redist_mirror=check_index_url(value, REDIST_VARIABLE))
 
 
 def template(name: str, value: str, key: str) -> str:

@@ -6,9 +6,11 @@ import pytest
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge import load
+from poetry_cuda.request.settings import Settings
 from poetry_cuda.request.user_mirrors import redirects
 from poetry_cuda.request.user_mirrors import user_mirrors
 from poetry_cuda.request.user_mirrors import variable
+from poetry_cuda.request.user_mirrors import with_user_redist
 
 
 SJTU = "https://mirror.sjtu.edu.cn/pytorch-wheels/{variant}/"
@@ -125,3 +127,14 @@ def test_a_name_poetry_cannot_use_is_refused(value: str, says: str) -> None:
         user_mirrors({"POETRY_CUDA_MIRROR_PYTORCH": value})
     assert raised.value.what.startswith("POETRY_CUDA_MIRROR_PYTORCH: ")
     assert says in raised.value.what
+
+
+def test_the_redist_mirror_is_this_users_too() -> None:
+    """POETRY_CUDA_MIRROR_CUDA_REDIST replaces the redist base URL, not a package family."""
+    environ = {"POETRY_CUDA_MIRROR_CUDA_REDIST": "https://mirror.example/cuda/redist/"}
+    assert user_mirrors(environ) == {}
+    assert with_user_redist(Settings(), environ).redist_url == "https://mirror.example/cuda/redist/"
+    assert with_user_redist(Settings(), {}) == Settings()
+    with pytest.raises(ConfigError) as raised:
+        with_user_redist(Settings(), {"POETRY_CUDA_MIRROR_CUDA_REDIST": "http://mirror.example/"})
+    assert raised.value.what.startswith("POETRY_CUDA_MIRROR_CUDA_REDIST: ")
