@@ -455,3 +455,32 @@ def replace_folder(staging: Path, target: Path, *, settled: Callable[[Path], boo
     target.rename(old)
     staging.rename(target)
     shutil.rmtree(old, ignore_errors=True)
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def try_lock(descriptor: int) -> bool:
+        """Take the exclusive lock of the open file `descriptor` if it is free, without waiting.
+
+        Closing the descriptor releases it; the lock is on one byte of the file on Windows.
+        """
+        try:
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+else:
+    import fcntl
+
+    def try_lock(descriptor: int) -> bool:
+        """Take the exclusive lock of the open file `descriptor` if it is free, without waiting.
+
+        Closing the descriptor releases it.
+        """
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True

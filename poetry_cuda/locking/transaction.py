@@ -41,6 +41,7 @@ from poetry_cuda.files import check_toml
 from poetry_cuda.files import encode_like
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import replace_bytes
+from poetry_cuda.files import try_lock
 from poetry_cuda.files import write_atomic
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import deferred
@@ -112,7 +113,7 @@ def _acquire(project: Path, key: str, notify: Callable[[str], None]) -> int:
     deadline = time.monotonic() + limit
     told = False
     try:
-        while not _try_lock(descriptor):
+        while not try_lock(descriptor):
             if time.monotonic() >= deadline:
                 raise ProjectBusyError(
                     f"another poetry-cuda run is changing {project} and did not finish "
@@ -134,7 +135,6 @@ def _acquire(project: Path, key: str, notify: Callable[[str], None]) -> int:
 
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
     import tempfile
 
     def _open_lock(project: Path, key: str) -> int:
@@ -143,15 +143,7 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         path = Path(tempfile.gettempdir()) / f"poetry-cuda-{digest}.lock"
         return os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
 
-    def _try_lock(descriptor: int) -> bool:
-        try:
-            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
 else:
-    import fcntl
 
     def _open_lock(project: Path, key: str) -> int:
         try:
@@ -161,13 +153,6 @@ else:
                 f"{project}: cannot open the project folder ({error.strerror or error})",
                 fix="make the folder readable",
             ) from None
-
-    def _try_lock(descriptor: int) -> bool:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
 
 
 # -- the journal -----------------------------------------------------------------------

@@ -41,6 +41,7 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import ProjectBusyError
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import replace_bytes
+from poetry_cuda.files import try_lock
 from poetry_cuda.redist.fetch import TIMEOUT
 from poetry_cuda.redist.fetch import check_url
 from poetry_cuda.redist.fetch import download
@@ -261,7 +262,7 @@ class Store:
         descriptor = self._lock_file(_flat(key))
         try:
             deadline = time.monotonic() + LOCK_WAIT
-            while not _try_lock(descriptor):
+            while not try_lock(descriptor):
                 if time.monotonic() >= deadline:
                     raise ProjectBusyError(
                         f"another poetry-cuda run is fetching {_flat(key)} into {self.root} "
@@ -278,7 +279,7 @@ class Store:
     def _locked_if_free(self, flat: str) -> Iterator[bool]:
         descriptor = self._lock_file(flat)
         try:
-            yield _try_lock(descriptor)
+            yield try_lock(descriptor)
         finally:
             os.close(descriptor)
 
@@ -292,27 +293,6 @@ class Store:
                 f"{self.root}: cannot use the redist store ({error.strerror or error})",
                 fix=f"make it writable, or set {ENVIRONMENT} to a writable folder",
             ) from None
-
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(descriptor: int) -> bool:
-        try:
-            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-else:
-    import fcntl
-
-    def _try_lock(descriptor: int) -> bool:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
 
 
 def _read_marker(path: Path) -> dict[str, Any] | None:
