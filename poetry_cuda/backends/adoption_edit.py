@@ -250,14 +250,6 @@ def _index(document: TOMLDocument, index: HandIndex) -> list[str]:
         elif value == index.url:
             del uv[key]
         return [f"[tool.uv] {key}: {index.url} removed (no longer used)"]
-    entries = pyproject_edit.entries(parent, key, index.where.strip("[]"))
-    kept = [entry for entry in entries if entry.get("name") != index.name]
-    existing = parent[key]
-    if isinstance(existing, Array):
-        pyproject_edit.edit_inline_array(existing, lambda e: e.get("name") == index.name, [])
-    else:
-        existing.clear()
-        existing.extend(kept)
-    if not kept:
-        del parent[key]
+    pyproject_edit.entries(parent, key, index.where.strip("[]"))  # refuses another shape
+    pyproject_edit.remove_entries(parent, key, lambda entry: entry.get("name") == index.name)
     return [f"{index.said}: removed (no longer used)"]

@@ -164,11 +164,13 @@ def apply_indexes(
         kept.append(table)
     pieces = _pieces(parent, key)
     if len(pieces) > 1:  # `[[key]]` entries in several places of the file: edit each place
-        for piece in pieces:
-            entries_here = [e for e in piece if e.get("name") not in dropped]
-            piece.clear()
-            piece.extend(entries_here)
-        pieces[-1].extend(kept[len(current) - len(dropped) :])
+        _drop_from(pieces, key, lambda entry: entry.get("name") in dropped)
+        added = kept[len(current) - len(dropped) :]
+        if added:
+            last = next((t for t in reversed(pieces) if key in t), pieces[-1])
+            if key not in last:
+                last[key] = tomlkit.aot()
+            last[key].extend(added)
         return
     if existing is not None:
         existing.clear()
@@ -181,16 +183,50 @@ def apply_indexes(
         parent[key] = created
 
 
-def _pieces(parent: Any, key: str) -> list[AoT]:
-    """The arrays of tables `key` is written as, where its `[[...]]` entries are split.
+def remove_entries(parent: Any, key: str, drop: Callable[[Any], bool]) -> None:
+    """Remove the tables `drop` selects from the array of tables `key`, wherever it is
+    written (inline, as `[[...]]` entries, or in several places of the file), and `key`
+    itself where nothing is left of it."""
+    existing = parent.get(key)
+    if existing is None:
+        return
+    pieces = _pieces(parent, key)
+    if len(pieces) > 1:
+        _drop_from(pieces, key, drop)
+        return
+    if isinstance(existing, Array):
+        edit_inline_array(existing, drop, [])
+    else:
+        kept = [entry for entry in existing if not drop(entry)]
+        existing.clear()
+        existing.extend(kept)
+    if not existing:
+        del parent[key]
 
-    When other tables stand between them, tomlkit reads the parent as a proxy over several
-    tables, and edits made through its merged array are lost: each piece is edited instead.
+
+def _drop_from(pieces: list[Any], key: str, drop: Callable[[Any], bool]) -> None:
+    """Drop entries from each table that holds a piece of `key` (an emptied piece goes:
+    tomlkit would write it as `key = []`, beside the other pieces' `[[key]]`)."""
+    for table in pieces:
+        kept = [entry for entry in table[key] if not drop(entry)]
+        if kept:
+            table[key].clear()
+            table[key].extend(kept)
+        else:
+            del table[key]
+
+
+def _pieces(parent: Any, key: str) -> list[Any]:
+    """The tables that hold a piece of the array of tables `key`, where it is split.
+
+    When other tables stand between its `[[...]]` entries, tomlkit reads the parent as a
+    proxy over several tables, and edits made through its merged array are lost: each
+    piece is edited in its own table instead.
     """
     if not isinstance(parent, OutOfOrderTableProxy):
         return []
     tables = parent._tables  # tomlkit offers no public way to reach them
-    return [t[key] for t in tables if isinstance(t.get(key), AoT)]
+    return [t for t in tables if isinstance(t.get(key), AoT)]
 
 
 def _inline(fields: dict[str, str | bool]) -> str:

@@ -140,3 +140,14 @@ def test_a_group_whose_name_holds_dots_is_edited_in_place() -> None:
     assert '[tool.poetry.group."gpu.train".dependencies]' in text
     assert 'torch = {version = "^2.5", extras = ["opt-einsum"]}' in text
     assert changes[0].startswith("[tool.poetry.group.gpu.train.dependencies] torch = ")
+
+
+def test_an_unused_source_is_removed_where_the_sources_are_split_around_other_tables() -> None:
+    internal = '[[tool.poetry.source]]\nname = "internal"\nurl = "https://pkg.example/simple"\npriority = "supplemental"\n'
+    original = (
+        POETRY.replace(internal, "") + '\n[build-system]\nrequires = ["poetry-core"]\n\n' + internal
+    )
+    text, changes = _adopted(original, cuda=CudaRequest.parse("cu124"))
+    assert 'name = "torch118"' not in text
+    assert 'name = "internal"' in text
+    assert changes[-1].endswith("removed (no longer used)")
