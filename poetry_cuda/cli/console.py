@@ -1,77 +1,14 @@
-"""The standalone `poetry-cuda` console script, for uv projects, CI and scripts."""
+"""The standalone `poetry-cuda` console script, for uv projects, CI and scripts.
+
+The common invocations (`--version`, and a command with its own options) are answered by
+the quick path (`cli.quick`), without cleo, whose import alone costs more than a plan;
+everything else goes to cleo's application (`cli.application`), unchanged.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-
-from functools import partial
-from typing import TYPE_CHECKING
-
-from cleo.application import Application
-from cleo.exceptions import CleoCommandNotFoundError
-from cleo.exceptions import CleoError
-from cleo.io.inputs.argv_input import ArgvInput
-from cleo.loaders.factory_command_loader import FactoryCommandLoader
-
-from poetry_cuda import __version__
-from poetry_cuda.cli.commands import COMMANDS
-from poetry_cuda.cli.commands import load_command
-from poetry_cuda.cli.commands.base import user_language
-from poetry_cuda.cli.commands.base import write_error
-from poetry_cuda.cli.commands.namespace import unknown_command
-from poetry_cuda.display import shown
-from poetry_cuda.errors import UsageError
-
-
-if TYPE_CHECKING:
-    from cleo.io.io import IO
-
-
-LISTER = "poetry-cuda list"
-
-
-class ConsoleApplication(Application):
-    """cleo's application as a command-line tool's user expects it.
-
-    `poetry-cuda --help` shows the usage and the commands (cleo's shows the `list`
-    command's own help), and bad usage (an unknown command or option) is one message
-    and exit 2, with the nearest command names for a typo.
-    """
-
-    def _run(self, io: IO) -> int:
-        if io.input.has_parameter_option(["--help", "-h"], True) and not io.input.first_argument:
-            self._list_instead(io)
-        try:
-            return super()._run(io)
-        except CleoCommandNotFoundError:
-            known = [name for name, command in self.all().items() if not command.hidden]
-            usage = unknown_command(
-                str(io.input.first_argument), sorted(known), "poetry-cuda", LISTER
-            )
-        except CleoError as error:
-            usage = UsageError(
-                str(error).strip(),
-                fix=f"`{LISTER}` shows the commands, `poetry-cuda <command> --help` their options",
-            )
-        write_error(io, usage, user_language())
-        return usage.exit_code
-
-    def _list_instead(self, io: IO) -> None:
-        """Run `list` in place of the command-less `--help`, keeping the input's stream."""
-        stream, interactive = io.input.stream, io.input.is_interactive()
-        io.set_input(ArgvInput([self.name, "list"]))
-        io.input.set_stream(stream)
-        io.input.interactive(interactive)
-
-
-def create_application() -> Application:
-    application = ConsoleApplication("poetry-cuda", __version__)
-    application.set_display_name("poetry-cuda")
-    application.set_command_loader(
-        FactoryCommandLoader({name: partial(load_command, name) for name in COMMANDS})
-    )
-    return application
 
 
 def main() -> int:
@@ -79,6 +16,9 @@ def main() -> int:
         _reopen_devnull(2)
         sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
     if sys.stdout is None:  # started with stdout closed (`>&-`)
+        from poetry_cuda.display import shown
+        from poetry_cuda.errors import UsageError
+
         closed = UsageError(
             "standard output is closed",
             why="poetry-cuda prints its result on standard output",
@@ -86,6 +26,21 @@ def main() -> int:
         )
         sys.stderr.write(shown(closed.render()) + "\n")
         return closed.exit_code
+    if sys.argv[1:] in (["--version"], ["-V"]):
+        from poetry_cuda.cli.terminal import colour_support
+        from poetry_cuda.cli.terminal import long_version
+
+        decorated = colour_support(sys.stdout)
+        if decorated is not None:
+            sys.stdout.write(long_version(decorated) + "\n")
+            return 0
+    from poetry_cuda.cli import quick
+
+    answered = quick.answer(sys.argv[1:], os.environ)
+    if answered is not None:
+        return answered
+    from poetry_cuda.cli.application import create_application
+
     return create_application().run()
 
 

@@ -131,8 +131,8 @@ class _MirrorHooks:
             return
         from poetry.console.commands.command import Command
 
+        from poetry_cuda.cli.commands.base import error_lines
         from poetry_cuda.cli.commands.base import user_language
-        from poetry_cuda.cli.commands.base import write_error
         from poetry_cuda.cli.hooks import use_user_mirrors
         from poetry_cuda.display import redact_url
         from poetry_cuda.errors import PoetryCudaError
@@ -144,7 +144,8 @@ class _MirrorHooks:
         try:
             redirected = use_user_mirrors(command.poetry, os.environ, load())
         except PoetryCudaError as error:
-            write_error(io, error, user_language())
+            for line in error_lines(error, user_language()):
+                io.write_error_line(line)
             self.failed = error.exit_code
             command_event.disable_command()
             event.stop_propagation()

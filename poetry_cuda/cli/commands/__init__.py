@@ -1,8 +1,8 @@
-"""The cleo commands, served by both the Poetry plugin and the `poetry-cuda` script.
+"""The commands, served by both the Poetry plugin and the `poetry-cuda` script.
 
-This package is the only place, with `poetry_cuda.cli.plugin`, that imports cleo. Command
-modules are imported lazily: `COMMANDS` maps each command's short name to the module
-and class that implement it, so registering them costs nothing.
+Command modules are imported lazily: `COMMANDS` maps each command's short name to the
+module and class that implement it, so registering them costs nothing. The commands
+themselves import no cleo (`base`); `cleo_command` serves them to cleo.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from poetry_cuda.cli.commands.base import CudaCommand
+    from poetry_cuda.cli.commands.cleo_command import CleoCommand
 
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -28,10 +29,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def load_command(name: str, *, prefix: str = "") -> CudaCommand:
-    """Instantiate command `name`, registered under `prefix + name` (e.g. "cuda plan")."""
+def command_class(name: str) -> type[CudaCommand]:
+    """The class of command `name`, its module imported now."""
     module, attribute = COMMANDS[name]
-    command_class: type[CudaCommand] = getattr(importlib.import_module(module), attribute)
-    if prefix:
-        command_class = type(command_class.__name__, (command_class,), {"name": prefix + name})
-    return command_class()
+    found: type[CudaCommand] = getattr(importlib.import_module(module), attribute)
+    return found
+
+
+def load_command(name: str, *, prefix: str = "") -> CleoCommand:
+    """Command `name` for cleo, registered under `prefix + name` (e.g. "cuda plan")."""
+    from poetry_cuda.cli.commands.cleo_command import cleo_command
+
+    return cleo_command(command_class(name), prefix + name)

@@ -1,4 +1,10 @@
-"""What every poetry-cuda command shares: error rendering, exit codes, the project."""
+"""What every poetry-cuda command shares: its options, output, error rendering and exit codes.
+
+A command is written once, against `Port` (its options and arguments, and the output
+streams), and served two ways: by cleo (`cli.commands.cleo_command`), inside Poetry or the
+console script's application, and by the console script's quick path (`cli.quick`), which
+needs no cleo for the common invocations. Both print the same markup (`cli.markup`).
+"""
 
 from __future__ import annotations
 
@@ -10,17 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
+from typing import NamedTuple
+from typing import Protocol
 
-from cleo.commands.command import Command
-from cleo.exceptions import CleoError
-from cleo.formatters.formatter import Formatter
-from cleo.helpers import option
-from cleo.io.outputs.output import Type as OutputType
-from cleo.io.outputs.output import Verbosity
-
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.display import shown
 from poetry_cuda.errors import PoetryCudaError
-from poetry_cuda.errors import UsageError
 from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import interruptible
@@ -29,12 +30,9 @@ from poetry_cuda.messages import language_of
 
 
 if TYPE_CHECKING:
-    from cleo.io.io import IO
-
     from poetry_cuda.messages import Language
 
 
-NORMAL = Verbosity.NORMAL
 BROKEN_PIPE_EXIT = 141  # the shell's 128 + SIGPIPE
 EXIT_CODES_HELP = (
     "Exit codes: 0 success; 1 doctor found a failure or lock --check found the lock "
@@ -43,52 +41,95 @@ EXIT_CODES_HELP = (
 )
 
 
+class Option(NamedTuple):
+    """A `--name` option: a flag, or one that takes a value (several with `multiple`)."""
+
+    name: str
+    description: str
+    flag: bool = True
+    multiple: bool = False
+
+
+class Argument(NamedTuple):
+    """A positional argument (optional and repeatable ones only, so far)."""
+
+    name: str
+    description: str
+    optional: bool = True
+    multiple: bool = False
+
+
+TARGET_OPTION = Option(
+    "target",
+    "Plan for the host described by this profile (repeatable; see `detect --json`).",
+    flag=False,
+    multiple=True,
+)
+CUDA_OPTION = Option("cuda", "auto, cpu, a variant (cu124), a version (12.4) or a range.", False)
+POLICY_OPTION = Option("policy", "newest (default) or native.", flag=False)
+JSON_OPTION = Option("json", "Print JSON instead of the report.")
+
+
+class Port(Protocol):
+    """Where a command reads its input and writes its output."""
+
+    def option(self, name: str) -> Any: ...
+
+    def argument(self, name: str) -> Any: ...
+
+    def write(self, text: str, *, error: bool = False, raw: bool = False) -> None:
+        """One line of markup (or, `raw`, as is) on stdout (stderr with `error`)."""
+
+    def is_verbose(self) -> bool: ...
+
+    @property
+    def project_directory(self) -> str | None:
+        """Poetry's --project/--directory, where given."""
+
+
 def user_language() -> Language:
     """The language of the user's locale, read here, at the interface edge, and passed on."""
     return language_of(os.environ)
 
 
-def write_error(io: IO, error: PoetryCudaError, language: Language) -> None:
-    """The error's what (in the error style), then its why and fix, on stderr."""
+def error_lines(error: PoetryCudaError, language: Language) -> list[str]:
+    """The error's what (in the error style), then its why and fix, as markup lines."""
     lines = shown(error.render(language)).splitlines()
-    io.write_error_line(f"<error>{Formatter.escape(lines[0])}</error>")
-    for line in lines[1:]:
-        io.write_error_line(Formatter.escape(line))
+    return [f"<error>{escape(lines[0])}</error>", *(escape(line) for line in lines[1:])]
 
 
 def backend_line(name: str, reason: str) -> str:
     """One line of a report: which package manager, and why (`Backend: uv (uv.lock exists)`)."""
-    return f"<info>Backend</info>: {name} ({Formatter.escape(reason)})"
+    return f"<info>Backend</info>: {name} ({escape(reason)})"
 
 
 def literal_help(text: str) -> str:
     """`text` shown as written in `--help`, which cleo passes through str.format and tags."""
-    return Formatter.escape(text).replace("{", "{{").replace("}", "}}")
+    return escape(text).replace("{", "{{").replace("}", "}}")
 
 
-TARGET_OPTION = option(
-    "target",
-    None,
-    "Plan for the host described by this profile (repeatable; see `detect --json`).",
-    flag=False,
-    multiple=True,
-)
-CUDA_OPTION = option(
-    "cuda", None, "auto, cpu, a variant (cu124), a version (12.4) or a range.", flag=False
-)
-POLICY_OPTION = option("policy", None, "newest (default) or native.", flag=False)
-JSON_OPTION = option("json", None, "Print JSON instead of the report.")
+class CudaCommand:
+    """A command whose expected failures print one message and return their exit code.
 
+    `name` is its short name; an instance knows the name it runs under (`cuda lock` in
+    Poetry, `lock` in the console script) as `invoked_as`.
+    """
 
-class CudaCommand(Command):
-    """A command whose expected failures print one message and return their exit code."""
+    name: ClassVar[str]
+    description: ClassVar[str]
+    help: ClassVar[str] = EXIT_CODES_HELP
+    options: ClassVar[tuple[Option, ...]] = ()
+    arguments: ClassVar[tuple[Argument, ...]] = ()
 
-    help = EXIT_CODES_HELP
-    options: ClassVar[list[Any]] = []
+    def __init__(self, port: Port, invoked_as: str) -> None:
+        self.port = port
+        self.invoked_as = invoked_as
 
-    def run(self, io: IO) -> int:
+    def execute(self) -> int:
+        """Run the command: its exit code, an error's, 130 when interrupted, 141 when the
+        reader of its output went away."""
         try:
-            return super().run(io)
+            return self._execute()
         except BrokenPipeError:
             # The reader went away (`plan | head -1`): stop quietly, with the code of a
             # pipeline member that SIGPIPE stopped, and send the rest of the output (and
@@ -97,15 +138,8 @@ class CudaCommand(Command):
             os.dup2(devnull, sys.stdout.fileno())
             os.close(devnull)
             return BROKEN_PIPE_EXIT
-        except CleoError as error:
-            # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
-            self._io = io
-            self.report_error(
-                UsageError(str(error).strip(), fix=f"see `{self.name} --help` for the options")
-            )
-            return UsageError.exit_code
 
-    def handle(self) -> int:
+    def _execute(self) -> int:
         try:
             with interruptible():
                 return self.run_command()
@@ -124,35 +158,40 @@ class CudaCommand(Command):
     def run_command(self) -> int:
         raise NotImplementedError
 
+    def option(self, name: str) -> Any:
+        return self.port.option(name)
+
+    def argument(self, name: str) -> Any:
+        return self.port.argument(name)
+
     def report_error(self, error: PoetryCudaError) -> None:
-        write_error(self.io, error, user_language())
+        for line in error_lines(error, user_language()):
+            self.port.write(line, error=True)
 
     def project_start(self) -> Path:
         """Where to look for the project: Poetry's --project/--directory, else the cwd."""
-        application = self.application
-        directory = getattr(application, "project_directory", None)
+        directory = self.port.project_directory
         return Path(directory) if directory else Path.cwd()
 
     # The output edge: every line a command prints passes `shown`, which escapes terminal
     # control characters and redacts credentials in whatever the line quotes.
 
-    def line(self, text: str, style: str | None = None, verbosity: Verbosity = NORMAL) -> None:
-        super().line(shown(text), style, verbosity)
+    def line(self, text: str) -> None:
+        self.port.write(shown(text))
 
-    def line_error(
-        self, text: str, style: str | None = None, verbosity: Verbosity = NORMAL
-    ) -> None:
-        super().line_error(shown(text), style, verbosity)
+    def line_error(self, text: str) -> None:
+        self.port.write(shown(text), error=True)
 
-    def write(self, text: str, style: str | None = None) -> None:
-        super().write(shown(text), style)
+    def raw(self, text: str, *, error: bool = False) -> None:
+        """`text` as is, without markup (what a shell or another program reads)."""
+        self.port.write(text, error=error, raw=True)
 
     def print_json(self, data: object) -> None:
         # json.dumps escapes every control and non-ASCII character (ensure_ascii).
-        self.io.output.write_line(shown(json.dumps(data, indent=2)), type=OutputType.RAW)
+        self.raw(shown(json.dumps(data, indent=2)))
 
     def warn(self, message: str) -> None:
-        self.line_error(f"<comment>Warning: {Formatter.escape(message)}</comment>")
+        self.line_error(f"<comment>Warning: {escape(message)}</comment>")
 
 
 def section(title: str, rows: list[str], empty: str | None = None) -> list[str]:

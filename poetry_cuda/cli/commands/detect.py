@@ -5,15 +5,13 @@ from __future__ import annotations
 import os
 
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import ClassVar
-
-from cleo.formatters.formatter import Formatter
-from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import section
+from poetry_cuda.cli.markup import escape
 
 
 if TYPE_CHECKING:
@@ -23,16 +21,15 @@ if TYPE_CHECKING:
 class DetectCommand(CudaCommand):
     name = "detect"
     description = "Report the NVIDIA driver, its highest CUDA, GPUs, CUDA toolkits and cuDNN."
-    options: ClassVar[list[Any]] = [
+    options: ClassVar[tuple[Option, ...]] = (
         JSON_OPTION,
-        option(
+        Option(
             "target",
-            None,
             "Validate and show this host profile instead of detecting (repeatable).",
             flag=False,
             multiple=True,
         ),
-    ]
+    )
 
     def run_command(self) -> int:
         from poetry_cuda.knowledge import load
@@ -61,7 +58,7 @@ class DetectCommand(CudaCommand):
 
 def render(profile: HostProfile) -> list[str]:
     """The readable report of one profile, one fact a line, each with its probe."""
-    esc = Formatter.escape
+    esc = escape
     lines = [f"<info>Host</info>: {esc(profile.label)} ({profile.os} {profile.machine})"]
     driver = profile.driver
     if driver is None:

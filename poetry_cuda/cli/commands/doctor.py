@@ -5,18 +5,16 @@ from __future__ import annotations
 import os
 
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import ClassVar
-
-from cleo.formatters.formatter import Formatter
-from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import literal_help
 from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import message
 
 
@@ -51,10 +49,10 @@ class DoctorCommand(CudaCommand):
     name = "doctor"
     description = "Check host, locks, installed environment and system libraries; hint each fix."
     help = literal_help(JSON_HELP.strip()) + "\n\n" + EXIT_CODES_HELP
-    options: ClassVar[list[Any]] = [
+    options: ClassVar[tuple[Option, ...]] = (
         JSON_OPTION,
-        option("deep", None, "Also import the locked packages inside the environment."),
-    ]
+        Option("deep", "Also import the locked packages inside the environment."),
+    )
 
     def run_command(self) -> int:
         from poetry_cuda import doctor
@@ -81,7 +79,7 @@ def render(findings: list[Finding], language: Language) -> list[str]:
     from poetry_cuda.doctor.findings import AREAS
     from poetry_cuda.doctor.findings import summary
 
-    esc = Formatter.escape
+    esc = escape
     lines = []
     for area in AREAS:
         rows = [f for f in findings if f.area == area]

@@ -5,13 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
-from typing import Any
 from typing import ClassVar
 
-from cleo.helpers import option
-from cleo.io.outputs.output import Type as OutputType
-
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.display import shown
 from poetry_cuda.errors import UsageError
 
@@ -38,14 +35,13 @@ class EnvCommand(CudaCommand):
     name = "env"
     description = "Print the project's CUDA environment (CUDA_HOME, PATH, LD_LIBRARY_PATH)."
     help = HELP
-    options: ClassVar[list[Any]] = [
-        option(
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
             "shell",
-            None,
             "sh (also bash, zsh), fish, powershell or json; default sh (powershell on Windows).",
             flag=False,
         ),
-    ]
+    )
 
     def run_command(self) -> int:
         from poetry_cuda.cudaenv.decide import changes
@@ -65,8 +61,8 @@ class EnvCommand(CudaCommand):
         if shell == "json":
             self.print_json(to_json(values, unset, env))
             return 0
-        self.io.output.write_line(render(shell, values, unset, env), type=OutputType.RAW)
-        if self.io.is_verbose():
+        self.raw(render(shell, values, unset, env))
+        if self.port.is_verbose():
             for note in env.notes:
-                self.io.error_output.write_line(f"poetry-cuda: {shown(note)}", type=OutputType.RAW)
+                self.raw(f"poetry-cuda: {shown(note)}", error=True)
         return 0

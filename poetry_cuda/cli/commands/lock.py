@@ -6,16 +6,14 @@ import dataclasses
 import os
 
 from contextlib import nullcontext
-from typing import Any
 from typing import ClassVar
 
-from cleo.formatters.formatter import Formatter
-from cleo.helpers import option
-
 from poetry_cuda.cli.commands.base import JSON_OPTION
+from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
+from poetry_cuda.cli.markup import escape
 
 
 class LockCommand(PlanCommand):
@@ -23,19 +21,18 @@ class LockCommand(PlanCommand):
     description = (
         "Plan, write the choice as the package manager's configuration, lock, write cuda.lock."
     )
-    options: ClassVar[list[Any]] = [
+    options: ClassVar[tuple[Option, ...]] = (
         *PlanCommand.options[:3],
-        option("regenerate", None, "Ignore the existing lock and resolve anew."),
-        option("check", None, "Exit 1 when cuda.lock or the managed entries are stale."),
-        option("dry-run", None, "Print the plan and the pyproject.toml diff; write nothing."),
-        option(
+        Option("regenerate", "Ignore the existing lock and resolve anew."),
+        Option("check", "Exit 1 when cuda.lock or the managed entries are stale."),
+        Option("dry-run", "Print the plan and the pyproject.toml diff; write nothing."),
+        Option(
             "adopt",
-            None,
             "Take over the hand-written CUDA entries the plan contradicts (keeping the "
             "variant they pin unless --cuda says otherwise).",
         ),
         JSON_OPTION,
-    ]
+    )
 
     def run_command(self) -> int:
         from poetry_cuda import backends
@@ -47,7 +44,7 @@ class LockCommand(PlanCommand):
 
         check, dry_run = self.option("check"), self.option("dry-run")
         project = find_project(self.project_start())
-        inside_poetry = self.invocation if self.name.startswith("cuda ") else None
+        inside_poetry = self.invocation if self.invoked_as.startswith("cuda ") else None
         # Reading alone needs no turn; a lock holds the project from planning to cuda.lock,
         # so that it plans on what the run before it left.
         with nullcontext() if check or dry_run else transaction.session(project, self.notify):
@@ -79,7 +76,7 @@ class LockCommand(PlanCommand):
             if stale:
                 self.line_error("<error>cuda.lock is stale:</error>")
                 for reason in stale:
-                    self.line_error(f"  {Formatter.escape(reason)}")
+                    self.line_error(f"  {escape(reason)}")
                 self.line_error(f"Fix: run `{self.invocation}`")
                 return 1
             self.line("cuda.lock and the managed configuration are fresh.")
@@ -92,12 +89,10 @@ class LockCommand(PlanCommand):
             self.line(line)
         self.line(self.backend_line(planned))
         for change in outcome.adopted:
-            self.line(f"<info>Adopted</info> {Formatter.escape(change)}")
+            self.line(f"<info>Adopted</info> {escape(change)}")
         if dry_run:
             self.line("")
-            self.line(
-                Formatter.escape(outcome.diff) if outcome.diff else "pyproject.toml: no change"
-            )
+            self.line(escape(outcome.diff) if outcome.diff else "pyproject.toml: no change")
             return 0
         for package in outcome.cuda_lock.packages:
             self.line(f"<info>Locked</info> {package.name} {package.version} from {package.source}")
@@ -105,9 +100,13 @@ class LockCommand(PlanCommand):
         return 0
 
     def notify(self, message: str) -> None:
-        self.line_error(Formatter.escape(message))
+        self.line_error(escape(message))
 
     @property
     def invocation(self) -> str:
         """This command as the user runs it: `poetry cuda lock` or `poetry-cuda lock`."""
-        return f"poetry {self.name}" if self.name.startswith("cuda ") else "poetry-cuda lock"
+        return (
+            f"poetry {self.invoked_as}"
+            if self.invoked_as.startswith("cuda ")
+            else "poetry-cuda lock"
+        )

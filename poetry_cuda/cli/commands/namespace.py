@@ -13,11 +13,13 @@ import difflib
 from typing import Any
 from typing import ClassVar
 
+from cleo.commands.command import Command
 from cleo.descriptors.text_descriptor import TextDescriptor
-from cleo.formatters.formatter import Formatter
 from cleo.helpers import argument
 
-from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import error_lines
+from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
 
 
@@ -45,7 +47,7 @@ def unknown_command(
     )
 
 
-class NamespaceCommand(CudaCommand):
+class NamespaceCommand(Command):
     """`poetry cuda`: the cuda commands, each with its one-line description."""
 
     name = NAMESPACE
@@ -66,20 +68,23 @@ class NamespaceCommand(CudaCommand):
         commands = self._commands()
         width = max((len(name) for name in commands), default=0)
         for name, description in commands.items():
-            lines.append(f"  <info>{name.ljust(width)}</info>  {Formatter.escape(description)}")
+            lines.append(f"  <info>{name.ljust(width)}</info>  {escape(description)}")
         lines += ["", "Run `poetry cuda <command> --help` for a command's options."]
         return "\n".join(lines)
 
-    def run_command(self) -> int:
+    def handle(self) -> int:
         words = self.argument("words")
         if words:
-            raise unknown_command(
+            error = unknown_command(
                 " ".join(words),
                 list(self._commands()),
                 "poetry cuda",
                 "poetry cuda",
                 prefix=f"{NAMESPACE} ",
             )
+            for line in error_lines(error, user_language()):
+                self.io.write_error_line(line)
+            return error.exit_code
         TextDescriptor().describe(self.io, self.application, namespace=NAMESPACE)
         return 0
 

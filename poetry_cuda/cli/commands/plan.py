@@ -5,19 +5,17 @@ from __future__ import annotations
 import os
 
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import ClassVar
-
-from cleo.formatters.formatter import Formatter
-from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import CUDA_OPTION
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import POLICY_OPTION
 from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import message
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
@@ -37,18 +35,17 @@ if TYPE_CHECKING:
 class PlanCommand(CudaCommand):
     name = "plan"
     description = "Decide the CUDA variant and index of every CUDA-flavoured package (offline)."
-    options: ClassVar[list[Any]] = [
+    options: ClassVar[tuple[Option, ...]] = (
         TARGET_OPTION,
         CUDA_OPTION,
         POLICY_OPTION,
         JSON_OPTION,
-        option(
+        Option(
             "check-index",
-            None,
             "Then ask each chosen index (online) whether it serves the chosen version, and "
             "whether its file links point at it or elsewhere; exit 1 if one does not serve it.",
         ),
-    ]
+    )
 
     def planning_options(self) -> Options:
         from poetry_cuda.planning.planner import Options
@@ -89,7 +86,7 @@ class PlanCommand(CudaCommand):
                 self.line("<info>Index check</info>:")
                 for report in reports:
                     for line in report.lines():
-                        self.line(f"  {Formatter.escape(line)}")
+                        self.line(f"  {escape(line)}")
         return 0 if reports is None or all(report.ok for report in reports) else 1
 
     def check_index(self, planned: Planned) -> list[IndexReport]:
@@ -111,14 +108,11 @@ class PlanCommand(CudaCommand):
 
 def mirror_lines(settings: Settings) -> list[str]:
     """The mirrors in use, as set and as expanded (a known name stands for its template)."""
-    return [
-        f"<info>Mirror</info>: {Formatter.escape(mirror.said)}"
-        for mirror in settings.mirrors.values()
-    ]
+    return [f"<info>Mirror</info>: {escape(mirror.said)}" for mirror in settings.mirrors.values()]
 
 
 def render(plan: Plan, language: Language) -> list[str]:
-    esc = Formatter.escape
+    esc = escape
     lines = [f"<info>Plan</info> for {esc(', '.join(plan.targets))} (policy {plan.policy})"]
     if not plan.packages and not plan.extras:
         lines.append("  The project has no CUDA-flavoured packages.")

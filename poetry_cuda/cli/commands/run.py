@@ -10,11 +10,8 @@ import sys
 
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import Any
-from typing import ClassVar
 
-from cleo.helpers import argument
-
+from poetry_cuda.cli.commands.base import Argument
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.errors import CommandNotExecutableError
 from poetry_cuda.errors import CommandNotFoundError
@@ -70,9 +67,7 @@ class RunCommand(CudaCommand):
     name = "run"
     description = "Run a command with the project's CUDA environment: run -- CMD [ARGS...]."
     help = HELP
-    arguments: ClassVar[list[Any]] = [
-        argument("cmd", "The command and its arguments, after --.", optional=True, multiple=True)
-    ]
+    arguments = (Argument("cmd", "The command and its arguments, after --.", multiple=True),)
 
     def run_command(self) -> int:
         from poetry_cuda.cudaenv.decide import apply

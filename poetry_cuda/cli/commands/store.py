@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
 from typing import ClassVar
-
-from cleo.formatters.formatter import Formatter
-from cleo.helpers import option
 
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import Option
+from poetry_cuda.cli.markup import escape
 
 
 HELP = """\
@@ -26,10 +24,10 @@ class StoreCommand(CudaCommand):
     name = "store"
     description = 'List the shared store of toolkit archives (toolkit = "redist"); --prune.'
     help = HELP
-    options: ClassVar[list[Any]] = [
-        option("prune", None, "Remove the archives no project uses."),
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("prune", "Remove the archives no project uses."),
         JSON_OPTION,
-    ]
+    )
 
     def run_command(self) -> int:
         from poetry_cuda.errors import InputFileError
@@ -76,7 +74,7 @@ class StoreCommand(CudaCommand):
                 }
             )
             return 0
-        esc = Formatter.escape
+        esc = escape
         self.line(f"<info>Store</info> {esc(str(store.root))}")
         if not entries and not removed:
             self.line('  empty: no project with toolkit = "redist" has assembled its toolkit here')

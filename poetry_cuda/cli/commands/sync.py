@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
-from cleo.formatters.formatter import Formatter
-from cleo.helpers import option
-
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import InputFileError
 
 
@@ -48,9 +47,9 @@ class SyncCommand(CudaCommand):
     name = "sync"
     description = "Install the locked project; a multi-variant one with the extra fitting here."
     help = HELP
-    options: ClassVar[list[Any]] = [
-        option("dry-run", None, "Print the extra chosen and the command; run nothing."),
-    ]
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("dry-run", "Print the extra chosen and the command; run nothing."),
+    )
 
     def run_command(self) -> int:
         from poetry_cuda import backends
@@ -67,19 +66,19 @@ class SyncCommand(CudaCommand):
             if pick.extra is not None:  # always: `fitting_extras` refused the others
                 self.line(
                     f"<info>Extra</info>: {pick.extra.name} for {pick.family} "
-                    f"({Formatter.escape(pick.reason)})"
+                    f"({escape(pick.reason)})"
                 )
         if self.option("dry-run"):
-            self.line(f"Would run: {Formatter.escape(str(command))}")
+            self.line(f"Would run: {escape(str(command))}")
             return 0
-        self.line(f"Running: {Formatter.escape(str(command))}")
+        self.line(f"Running: {escape(str(command))}")
         backend.install(project, command)
         if cuda_lock.toolkit is not None:
             from poetry_cuda.cudaenv.project_env import ensure_redist_toolkit
 
             tree = ensure_redist_toolkit(project)
             if tree is not None:
-                self.line(f"<info>Toolkit</info>: {Formatter.escape(tree.describe())} (redist)")
+                self.line(f"<info>Toolkit</info>: {escape(tree.describe())} (redist)")
         return 0
 
 

@@ -1,0 +1,88 @@
+"""A poetry-cuda command as cleo's: for Poetry (`poetry cuda lock`) and the script's application."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from cleo.commands.command import Command
+from cleo.exceptions import CleoError
+from cleo.helpers import argument
+from cleo.helpers import option
+from cleo.io.outputs.output import Type as OutputType
+
+from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
+from poetry_cuda.cli.commands.base import error_lines
+from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from cleo.io.io import IO
+
+    from poetry_cuda.cli.commands.base import CudaCommand
+
+
+class CleoCommand(Command):
+    """Runs `body` with cleo's parsed input and IO."""
+
+    body: ClassVar[type[CudaCommand]]
+    help = EXIT_CODES_HELP
+
+    def run(self, io: IO) -> int:
+        try:
+            return super().run(io)
+        except CleoError as error:
+            # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
+            usage = UsageError(str(error).strip(), fix=f"see `{self.name} --help` for the options")
+            for line in error_lines(usage, user_language()):
+                io.write_error_line(line)
+            return UsageError.exit_code
+
+    def handle(self) -> int:
+        return self.body(_CleoPort(self), self.name or self.body.name).execute()
+
+
+class _CleoPort:
+    def __init__(self, command: CleoCommand) -> None:
+        self.command = command
+
+    def option(self, name: str) -> Any:
+        return self.command.option(name)
+
+    def argument(self, name: str) -> Any:
+        return self.command.argument(name)
+
+    def write(self, text: str, *, error: bool = False, raw: bool = False) -> None:
+        io = self.command.io
+        output = io.error_output if error else io.output
+        output.write_line(text, type=OutputType.RAW if raw else OutputType.NORMAL)
+
+    def is_verbose(self) -> bool:
+        return self.command.io.is_verbose()
+
+    @property
+    def project_directory(self) -> str | None:
+        directory = getattr(self.command.application, "project_directory", None)
+        return str(directory) if directory else None
+
+
+def cleo_command(body: type[CudaCommand], name: str) -> CleoCommand:
+    """A cleo command that runs `body`, registered as `name`."""
+    attributes = {
+        "body": body,
+        "name": name,
+        "description": body.description,
+        "help": body.help,
+        "options": [
+            option(o.name, None, o.description, flag=o.flag, multiple=o.multiple)
+            for o in body.options
+        ],
+        "arguments": [
+            argument(a.name, a.description, optional=a.optional, multiple=a.multiple)
+            for a in body.arguments
+        ],
+    }
+    command_class: type[CleoCommand] = type(body.__name__, (CleoCommand,), attributes)
+    return command_class()
