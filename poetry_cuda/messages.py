@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import string
 
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Final
 from typing import Literal
 from typing import NamedTuple
 from typing import TypeAlias
+
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -235,7 +236,7 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Message:
     """A catalogue message and its parameters, rendered in a language when printed."""
 
@@ -252,7 +253,7 @@ class Message:
         return self.text()
 
 
-@dataclass(frozen=True)
+@frozen
 class Phrase:
     """Texts shown one after the other (a message, then a tool's output it quotes)."""
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import enum
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
 from typing import overload
+
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class _Absent(enum.Enum):
 ABSENT = _Absent.ABSENT
 
 
-@dataclass(frozen=True)
+@frozen
 class Voice:
     """How a document's errors read: their class, how they name it, why and how to fix.
 

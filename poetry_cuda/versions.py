@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
 from dataclasses import field
 from functools import total_ordering
+
+from poetry_cuda.records import frozen
 
 
 # ASCII digits only (`\d` and `str.isdigit` also take other scripts' digits and superscripts),
@@ -27,7 +28,7 @@ _VARIANT = re.compile(r"^cu([0-9]{2,3})$")
 _SM = re.compile(r"^(?:sm|compute)_([0-9]{2,3})[af]?$")
 
 
-@dataclass(frozen=True, order=True)
+@frozen(order=True)
 class CudaVersion:
     """A CUDA major.minor version (patch levels never change compatibility)."""
 
@@ -67,7 +68,7 @@ class CudaVersion:
         return f"{self.major}.{self.minor}"
 
 
-@dataclass(frozen=True, order=True)
+@frozen(order=True)
 class ComputeCapability:
     """A GPU architecture, major.minor: 8.9 is Ada, 12.0 is consumer Blackwell."""
 
@@ -97,7 +98,7 @@ class ComputeCapability:
 
 
 @total_ordering
-@dataclass(frozen=True)
+@frozen
 class DriverVersion:
     """An NVIDIA driver version such as ``550.54.14`` or ``580``.
 

@@ -13,7 +13,6 @@ import shlex
 import subprocess
 import sys
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
@@ -23,6 +22,7 @@ from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
 POETRY_BUILD = "poetry.core.masonry.api"
 
 
-@dataclass(frozen=True)
+@frozen
 class LockedEntry:
     """One entry of a package in the backend's lock file."""
 
@@ -68,7 +68,7 @@ class LockedEntry:
         return f"{self.version} from {self.source_name or self.source_url or 'PyPI'}"
 
 
-@dataclass(frozen=True)
+@frozen
 class InstallCommand:
     """The package manager's install of the locked project, as the user would type it."""
 

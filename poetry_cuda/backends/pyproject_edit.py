@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -34,6 +33,7 @@ from tomlkit.items import Table
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.records import frozen
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
@@ -68,7 +68,7 @@ def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str
     return text if tomlkit.parse(result) == tomlkit.parse(text) else result
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexShape:
     """How one package manager spells the named, explicit index poetry-cuda writes."""
 

@@ -26,7 +26,6 @@ The rules:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import InvalidSpecifier
@@ -35,6 +34,7 @@ from packaging.version import InvalidVersion
 from packaging.version import Version
 
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
 
@@ -62,7 +62,7 @@ TOOLKIT_KINDS = ("cuda-runtime", "nvcc")
 DOCTOR_HINT = "`poetry cuda doctor` checks the host, the lock and the environment together"
 
 
-@dataclass(frozen=True)
+@frozen
 class Tree:
     """A CUDA toolkit folder: a system install, or one assembled from wheels."""
 
@@ -81,7 +81,7 @@ class Tree:
         return f"{self.version} at {self.root}"
 
 
-@dataclass(frozen=True)
+@frozen
 class ProjectEnv:
     """The environment a project's commands run with."""
 
@@ -106,7 +106,7 @@ class ProjectEnv:
         return ";" if self.os == "windows" else ":"
 
 
-@dataclass(frozen=True)
+@frozen
 class Contradiction:
     """A variable of the current shell that disagrees with the project's environment."""
 

@@ -9,7 +9,6 @@ list is compared with the one cuda.lock recorded from the knowledge base.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -25,6 +24,7 @@ from poetry_cuda.locking.lockfile import PTX
 from poetry_cuda.locking.lockfile import SASS
 from poetry_cuda.planning.compat import arch_names
 from poetry_cuda.planning.compat import kernels_for
+from poetry_cuda.records import frozen
 from poetry_cuda.versions import ComputeCapability
 
 
@@ -57,7 +57,7 @@ LIBRARIES: dict[str, tuple[str, ...]] = {
 TABLE_PLATFORM = "linux-x86_64"
 
 
-@dataclass(frozen=True)
+@frozen
 class Build:
     """The architectures an installed build carries, where they were read, and the
     installed version (None: not installed according to site-packages)."""

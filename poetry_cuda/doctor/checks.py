@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion
@@ -18,6 +17,7 @@ from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.compat import serves_gpu
 from poetry_cuda.planning.plan import Source
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ LOCK_FIX = message("doctor.fix-lock")
 DRIVER_FIX = message("doctor.fix-driver")
 
 
-@dataclass(frozen=True)
+@frozen
 class LockState:
     """What was locked: cuda.lock, and the package manager's lock beside it."""
 

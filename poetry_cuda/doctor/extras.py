@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poetry_cuda.doctor.findings import fail
@@ -22,6 +21,7 @@ from poetry_cuda.doctor.installed import CPU
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import judge
+from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
 
@@ -44,13 +44,13 @@ NO_CUDA = CudaVersion(0, 0)  # what a CPU build counts as where builds are ranke
 FALLBACK = "allow-cpu-fallback = true in [tool.poetry-cuda]"
 
 
-@dataclass(frozen=True)
+@frozen
 class Judged:
     extra: LockedExtra
     verdict: Verdict
 
 
-@dataclass(frozen=True)
+@frozen
 class Pick:
     """The extra of one family that fits the host, or None, and every extra as judged."""
 

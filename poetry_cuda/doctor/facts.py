@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +31,7 @@ from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.targets import settle
+from poetry_cuda.records import frozen
 from poetry_cuda.request.project import nearest_project
 from poetry_cuda.request.settings import parse_settings
 
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 LIBRARY_KINDS = ("cuda-runtime", "nccl", "tensorrt")
 
 
-@dataclass(frozen=True)
+@frozen
 class Facts:
     project: Path | None
     target: Target

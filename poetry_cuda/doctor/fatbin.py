@@ -25,10 +25,10 @@ import os
 import stat
 import struct
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.records import frozen
 from poetry_cuda.versions import ComputeCapability
 
 
@@ -56,7 +56,7 @@ _SHT_NOBITS = 8
 _BINARY = getattr(os, "O_BINARY", 0)
 
 
-@dataclass(frozen=True)
+@frozen
 class FatbinArches:
     """The architectures with SASS and with PTX in a library's fat binary, sorted."""
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
 from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ AREA_TITLES: dict[Area, Message] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """One checked fact. `check` names the check (``driver``, ``variant``, ``cudnn``...),
     `subject` what it was checked for (a package, a GPU), `fix` what to do when not ok."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import urllib.error
 import urllib.request
 
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
@@ -30,6 +29,7 @@ from packaging.version import Version
 
 from poetry_cuda.display import redact_url
 from poetry_cuda.files import MiB
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ TIMEOUT = 10.0  # seconds per page: a mirror slower than this is no help to a lo
 PAGE_LIMIT = 16 * MiB  # torch's page on download.pytorch.org is a few hundred KiB
 
 
-@dataclass(frozen=True)
+@frozen
 class Page:
     """What an index answered for one URL: the file links, or why there are none."""
 
@@ -54,7 +54,7 @@ class Page:
     problem: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexReport:
     package: str
     version: str | None  # the version the plan expects; None: any

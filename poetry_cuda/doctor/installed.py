@@ -12,11 +12,12 @@ import contextlib
 import os
 import re
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
+
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ _LIBRARY = re.compile(r"\.so(\.\d+)*$|\.dll$")
 CPU = "cpu"
 
 
-@dataclass(frozen=True)
+@frozen
 class Distribution:
     name: str  # normalized
     version: str
@@ -52,7 +53,7 @@ class Distribution:
     missing_libraries: tuple[str, ...] = ()  # RECORD entries (nvidia-* only) not on disk
 
 
-@dataclass(frozen=True)
+@frozen
 class Environment:
     root: Path
     site_packages: tuple[Path, ...]

@@ -12,12 +12,12 @@ import os
 import re
 import subprocess
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.host._run import run
 from poetry_cuda.host.paths import ldconfig_libraries
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 STEMS = {"cuda-runtime": "cudart", "nccl": "nccl", "tensorrt": "nvinfer", "cudnn": "cudnn"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Library:
     kind: str
     version: str  # as far as the name tells: "2", "11.8.89"

@@ -7,7 +7,6 @@ satisfy ``>=8.6,<9``: that is a warning, not a failure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Literal
 
@@ -19,6 +18,7 @@ from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.messages import message
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ NVCC_WHEELS = ("nvidia-cuda-nvcc", "nvidia-cuda-nvcc-cu11", "nvidia-cuda-nvcc-cu
 TENSORRT_WHEELS = ("tensorrt", "tensorrt-cu11", "tensorrt-cu12", "tensorrt-cu13")
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     """Something on this machine that may meet a requirement."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import platform as machine_info
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poetry_cuda.cudaenv.tree import FOLDER
@@ -21,6 +20,7 @@ from poetry_cuda.doctor.findings import warn
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_bounded
 from poetry_cuda.host.detect import host_machine
+from poetry_cuda.records import frozen
 from poetry_cuda.redist.assemble import STAMP
 from poetry_cuda.redist.manifest import platform_of
 from poetry_cuda.redist.store import Store
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 FIX = "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it fetches and assembles it"
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolkitState:
     archives: tuple[Archive, ...]  # what cuda.lock records for this machine's platform
     missing: tuple[Archive, ...]  # of those, what the store does not hold

@@ -8,8 +8,9 @@ import signal
 import subprocess
 import sys
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-@dataclass(frozen=True)
+@frozen
 class Completed:
     returncode: int
     stdout: str

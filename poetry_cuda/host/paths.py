@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from poetry_cuda.records import frozen
 
 
 # One library of ``ldconfig -p``: "\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/.../libcudnn.so.8".
@@ -23,7 +24,7 @@ def ldconfig_libraries(text: str) -> list[tuple[str, str]]:
     return found
 
 
-@dataclass(frozen=True)
+@frozen
 class HostPaths:
     proc: Path = Path("/proc")
     sys: Path = Path("/sys")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import DriverVersion
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuFacts:
     """One GPU as a probe saw it; a probe may lack some of the facts."""
 
@@ -25,7 +26,7 @@ class GpuFacts:
     compute_capability: ComputeCapability | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeResult:
     """The result of one driver probe.
 

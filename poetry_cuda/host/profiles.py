@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -20,6 +19,7 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import refused
+from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.versions import ComputeCapability
@@ -44,7 +44,7 @@ def canonical_machine(machine: str) -> str:
     return MACHINE_ALIASES.get(machine, machine)
 
 
-@dataclass(frozen=True)
+@frozen
 class Driver:
     """The NVIDIA driver and the highest CUDA version it supports."""
 
@@ -61,7 +61,7 @@ class Driver:
         return f"driver {version} supports {cuda}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Gpu:
     index: int
     name: str
@@ -71,7 +71,7 @@ class Gpu:
     memory_mib: int | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Toolkit:
     """A system CUDA toolkit (a folder with nvcc or CUDA libraries)."""
 
@@ -85,14 +85,14 @@ class Toolkit:
         return CudaVersion.parse(self.version)
 
 
-@dataclass(frozen=True)
+@frozen
 class Cudnn:
     version: str
     path: str
     source: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     """A probe found something present but wrong; `fix` says what to do."""
 
@@ -101,7 +101,7 @@ class Problem:
     fix: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeReport:
     """What one probe did: ``found``, ``absent``, ``error``, ``timeout`` or ``skipped``."""
 
@@ -110,7 +110,7 @@ class ProbeReport:
     detail: str
 
 
-@dataclass(frozen=True)
+@frozen
 class HostProfile:
     os: OperatingSystem
     machine: str

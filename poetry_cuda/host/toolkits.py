@@ -14,13 +14,13 @@ import re
 import shutil
 import subprocess
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.host._run import run
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Toolkit
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def parse_nvcc_version(text: str) -> str | None:
     return match.group(2) or match.group(3)
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     path: Path
     source: str

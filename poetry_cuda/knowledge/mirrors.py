@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 
-from dataclasses import dataclass
 from importlib.resources import files
 from typing import TYPE_CHECKING
 from typing import Literal
@@ -16,6 +15,7 @@ from typing import get_args
 
 from poetry_cuda.knowledge._loader import data_table
 from poetry_cuda.knowledge._loader import provenance
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ FILE = "mirrors.toml"
 SCHEMA = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class KnownMirror:
     family: str  # the key in [tool.poetry-cuda.mirrors]: "pytorch"
     name: str

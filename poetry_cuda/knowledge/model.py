@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 
-from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Literal
 from typing import get_args
+
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "
 """The platform names variants and `Release.pypi` use: ``{os}-{machine}``."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolkitDriver:
     """The minimum driver a CUDA toolkit release needs (release notes, Table 3)."""
 
@@ -46,7 +47,7 @@ class ToolkitDriver:
     confidence: Confidence
 
 
-@dataclass(frozen=True)
+@frozen
 class CompatFloor:
     """Minor-version compatibility: drivers from `linux`/`windows` on run any `major`.x."""
 
@@ -57,7 +58,7 @@ class CompatFloor:
     confidence: Confidence
 
 
-@dataclass(frozen=True)
+@frozen
 class ArchRange:
     """The compute capabilities a CUDA major can compile SASS for."""
 
@@ -67,7 +68,7 @@ class ArchRange:
     confidence: Confidence
 
 
-@dataclass(frozen=True)
+@frozen
 class Nvidia:
     toolkits: tuple[ToolkitDriver, ...]  # sorted by `cuda`, ascending
     floors: tuple[CompatFloor, ...]  # sorted by `major`, ascending
@@ -101,7 +102,7 @@ class Nvidia:
         return next((row.oldest for row in self.arches if row.major == major), None)
 
 
-@dataclass(frozen=True)
+@frozen
 class Requirement:
     """A library or tool a package needs that no resolver installs."""
 
@@ -117,7 +118,7 @@ class Requirement:
     at_run_time: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class PlatformArches:
     """A platform whose build of a variant ships other architectures than the default.
 
@@ -132,7 +133,7 @@ class PlatformArches:
     confidence: Confidence
 
 
-@dataclass(frozen=True)
+@frozen
 class Variant:
     """One build flavour of a release: ``cu124``, ``cpu``, ``cu12x``..."""
 
@@ -162,7 +163,7 @@ VersionForm = Literal["local", "post", "plain"]
 """How a variant shows in the version: 2.5.1+cu124, 2.6.2.post120, or not at all."""
 
 
-@dataclass(frozen=True)
+@frozen
 class LeadRange:
     """A member version built against the lead's stable ABI, which serves a range of leads.
 
@@ -175,7 +176,7 @@ class LeadRange:
     requires: str  # PEP 440 specifier on the lead's version: ">=2.14.0"
 
 
-@dataclass(frozen=True)
+@frozen
 class Release:
     """A release series of a family's lead package, e.g. torch 2.5.x.
 
@@ -216,7 +217,7 @@ MIRROR_INFIX = "-mirror-"
 """In the name of a mirrored index: ``pytorch-cu124-mirror-<digest of its URL>``."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Companion:
     """A package a family's index serves beside its members, without version pairing."""
 
@@ -233,7 +234,7 @@ Mechanism = Literal["index", "fixed"]
 fixed: the project names the flavour (cupy-cuda12x, jax[cuda12]) and poetry-cuda checks it."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Family:
     """Packages that must share one variant, served from the same indexes."""
 
@@ -297,7 +298,7 @@ class Family:
         return self.index_url(variant) == url
 
 
-@dataclass(frozen=True)
+@frozen
 class FixedFlavour:
     """A flavour a project picks by name or extra (`cupy-cuda12x`, `jax[cuda12]`)."""
 
@@ -311,7 +312,7 @@ class FixedFlavour:
     confidence: Confidence
 
 
-@dataclass(frozen=True)
+@frozen
 class KnowledgeBase:
     nvidia: Nvidia
     families: tuple[Family, ...]

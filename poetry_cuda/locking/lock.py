@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -39,6 +38,7 @@ from poetry_cuda.locking.verify import verify_extras
 from poetry_cuda.planning.adoption import pinned_request
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.planning.planner import replanned
+from poetry_cuda.records import frozen
 from poetry_cuda.redist.manifest import platform_of
 from poetry_cuda.redist.resolve import resolve
 
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 COMMAND = "poetry-cuda lock"  # how messages name this step where the caller does not say
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     planned: Planned
     cuda_lock: CudaLock
@@ -214,7 +214,7 @@ def _current(project: Path) -> CudaLock | None:
     return lockfile.read(path) if path.exists() else None
 
 
-@dataclass(frozen=True)
+@frozen
 class Start:
     """What every mode begins with."""
 

@@ -15,7 +15,6 @@ import dataclasses
 import hashlib
 import json
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -38,6 +37,7 @@ from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
+from poetry_cuda.records import frozen
 from poetry_cuda.redist.manifest import Archive
 from poetry_cuda.redist.manifest import check_relative_path
 from poetry_cuda.redist.manifest import check_sha256
@@ -71,7 +71,7 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class TargetFacts:
     label: str
     os: OperatingSystem
@@ -109,7 +109,7 @@ class TargetFacts:
         return HostProfile(self.os, self.machine, driver, gpus, label=self.label)
 
 
-@dataclass(frozen=True)
+@frozen
 class LockedPackage:
     name: str
     variant: str
@@ -126,7 +126,7 @@ ExtraKind = Literal["extra", "group"]
 EXTRA_KINDS: tuple[ExtraKind, ...] = ("extra", "group")
 
 
-@dataclass(frozen=True)
+@frozen
 class LockedExtra:
     """One build of a multi-variant project and the extra (or group) that installs it."""
 
@@ -150,7 +150,7 @@ ToolkitLockMode = Literal["redist"]
 TOOLKIT_LOCK_MODES: tuple[ToolkitLockMode, ...] = ("redist",)
 
 
-@dataclass(frozen=True)
+@frozen
 class LockedToolkit:
     """`toolkit = "redist"`: the manifest release and nvcc's archives for the targets."""
 
@@ -166,7 +166,7 @@ class LockedToolkit:
         return tuple(a for a in self.archives if a.platform == platform)
 
 
-@dataclass(frozen=True)
+@frozen
 class CudaLock:
     content_hash: str
     backend: str

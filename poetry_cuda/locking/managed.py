@@ -15,10 +15,10 @@ marker comment poetry-cuda writes in it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poetry_cuda.knowledge import load
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 CUDA_PLATFORMS = "sys_platform == 'linux' or sys_platform == 'win32'"
 
 
-@dataclass(frozen=True)
+@frozen
 class Pin:
     package: str
     source: str | None  # the managed index; None: from the project's default index (PyPI)
@@ -36,7 +36,7 @@ class Pin:
     optional: bool = False  # the project installs the package only with an extra
 
 
-@dataclass(frozen=True)
+@frozen
 class Managed:
     sources: tuple[tuple[str, str], ...]  # (name, url), in plan order
     pins: tuple[Pin, ...]

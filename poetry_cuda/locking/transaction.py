@@ -46,6 +46,7 @@ from poetry_cuda.files import write_atomic
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import deferred
 from poetry_cuda.locking.interrupts import held
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ class _File:
         }
 
 
-@dataclass(frozen=True)
+@frozen
 class Undo:
     """What undoing a run did, file by file; each claim checked by reading the file back."""
 
@@ -337,7 +338,7 @@ def _undo(project: Path, files: Iterable[_File]) -> Undo:
 # -- recovering from a run that died ---------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Recovery:
     """What was found of a run that died, and what was done about it."""
 

@@ -13,11 +13,11 @@ Three rules (SPEC, "Adopting an existing project"):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.planning.plan import Source
+from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import CudaRequest
 
 
@@ -83,7 +83,7 @@ def adopted_source(family: Family, variant: str, chosen: Source, hand: HandWritt
     return chosen
 
 
-@dataclass(frozen=True)
+@frozen
 class Conflict:
     """A hand-written entry the plan contradicts, and why."""
 
@@ -95,7 +95,7 @@ class Conflict:
         return f"{self.entry}: {self.why}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Adoption:
     """What the plan makes of the authors' CUDA configuration."""
 

@@ -9,9 +9,10 @@ is native: PTX produced by a newer toolkit cannot be JIT-compiled by an older dr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Literal
+
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 Fit = Literal["native", "minor-compatible", "cpu", "no"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     fit: Fit
     detail: str  # the deciding fact, phrased to follow the variant's name

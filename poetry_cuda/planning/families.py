@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from dataclasses import dataclass
 from dataclasses import field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ from poetry_cuda.planning.plan import ExtraChoice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.planning.plan import SystemRequirement
+from poetry_cuda.records import frozen
 from poetry_cuda.request import constraints
 from poetry_cuda.request.handwritten import HandWritten
 
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 _VERSION_TOKEN = re.compile(r"\d+(?:\.\d+)*[A-Za-z][A-Za-z0-9.]*")
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     release: Release
     variant: Variant
@@ -224,7 +224,7 @@ def _describe(target: Target, verdict: Verdict, several: bool) -> str:
     return f"{prefix}{verdict.detail}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Loss:
     """A build that lost, and the clause that says why."""
 
@@ -237,7 +237,7 @@ class Loss:
         return self.why if self.excluded else f"{self.cand.variant.name} ruled out: {self.why}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Chosen:
     """A family's winning build, why it won, what to warn about, and the pins' bounds."""
 

@@ -6,11 +6,11 @@ Also the rule every later step reads from a choice: the project's CUDA version
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
 
@@ -25,7 +25,7 @@ SCHEMA = 1
 PYPI_URL = "https://pypi.org/simple"
 
 
-@dataclass(frozen=True)
+@frozen
 class Source:
     """Where a package comes from: PyPI, or an explicit index such as pytorch-cu124."""
 
@@ -42,7 +42,7 @@ class Source:
 PYPI = Source("pypi", PYPI_URL)
 
 
-@dataclass(frozen=True)
+@frozen
 class Choice:
     """The variant and source chosen for one CUDA-flavoured package."""
 
@@ -63,7 +63,7 @@ class Choice:
     optional: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemRequirement:
     package: str
     kind: str
@@ -75,7 +75,7 @@ class SystemRequirement:
     satisfied_by: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Addition:
     """A PyPI package the plan adds to the managed group (toolkit = "wheels": nvcc)."""
 
@@ -84,7 +84,7 @@ class Addition:
     reason: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ExtraChoice:
     """One build of a multi-variant project, and the extra (or group) that installs it.
 
@@ -103,7 +103,7 @@ class ExtraChoice:
     reason: str  # why it fits those targets, or why it fits none
 
 
-@dataclass(frozen=True)
+@frozen
 class Plan:
     policy: Policy
     targets: tuple[str, ...]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -24,6 +23,7 @@ from poetry_cuda.planning.targets import collect
 from poetry_cuda.planning.targets import distinct
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.planning.toolkit_wheels import additions as toolkit_additions
+from poetry_cuda.records import frozen
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.handwritten import HandWritten
 from poetry_cuda.request.handwritten import recognise
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.targets import Target
 
 
-@dataclass(frozen=True)
+@frozen
 class Options:
     """The planning options a command line may give."""
 
@@ -58,7 +58,7 @@ class Options:
     recorded: tuple[HostProfile, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Planned:
     """A project with the plan made for it, and everything the plan was made from."""
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.host.profiles import load_target
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 TARGETS_KEY = "[tool.poetry-cuda] targets"
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     profile: HostProfile
     cuda: CudaVersion | None  # the driver's highest CUDA; None: no usable driver

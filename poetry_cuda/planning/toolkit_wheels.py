@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 
-from dataclasses import dataclass
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from poetry_cuda.knowledge._loader import data_table
 from poetry_cuda.knowledge._loader import provenance
 from poetry_cuda.planning.plan import Addition
 from poetry_cuda.planning.plan import project_cuda
+from poetry_cuda.records import frozen
 from poetry_cuda.schema import by
 from poetry_cuda.versions import CudaVersion
 
@@ -32,7 +32,7 @@ FILE = "toolkit_wheels.toml"
 SCHEMA = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolkitWheels:
     """The wheels that make up one CUDA major's per-project toolkit."""
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 
-from dataclasses import dataclass
 from importlib.resources import files
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge._loader import data_table
 from poetry_cuda.knowledge._loader import provenance
+from poetry_cuda.records import frozen
 from poetry_cuda.schema import by
 from poetry_cuda.versions import CudaVersion
 
@@ -23,7 +23,7 @@ FILE = "components.toml"
 SCHEMA = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class NvccParts:
     """The components nvcc needs, from CUDA `first` until the next row's."""
 

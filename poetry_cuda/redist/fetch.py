@@ -13,7 +13,6 @@ import os
 import urllib.error
 import urllib.request
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 from urllib.parse import urlsplit
@@ -21,6 +20,7 @@ from urllib.parse import urlsplit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import check_index_url
 from poetry_cuda.request.settings import is_loopback
 
@@ -37,7 +37,7 @@ _BINARY = getattr(os, "O_BINARY", 0)
 KEY = "[tool.poetry-cuda.mirrors] cuda-redist"
 
 
-@dataclass(frozen=True)
+@frozen
 class Downloaded:
     size: int
     sha256: str

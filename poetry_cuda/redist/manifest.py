@@ -21,7 +21,6 @@ import json
 import posixpath
 import re
 
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import MiB
 from poetry_cuda.files import read_bounded
+from poetry_cuda.records import frozen
 from poetry_cuda.redist.components import nvcc_components
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
@@ -59,7 +59,7 @@ _PATH = re.compile(r"[A-Za-z0-9._+-]+(?:/[A-Za-z0-9._+-]+)*")
 _METADATA = {"name", "license", "license_path", "version"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Archive:
     """One component's archive for one platform, as the manifest lists it."""
 
@@ -75,14 +75,14 @@ class Archive:
         return posixpath.basename(self.relative_path)
 
 
-@dataclass(frozen=True)
+@frozen
 class Component:
     name: str
     version: str
     archives: Mapping[str, Archive] = field(default_factory=dict)  # platform -> archive
 
 
-@dataclass(frozen=True)
+@frozen
 class Release:
     """One ``redistrib_<version>.json``."""
 

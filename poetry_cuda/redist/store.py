@@ -42,6 +42,7 @@ from poetry_cuda.errors import ProjectBusyError
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import replace_bytes
 from poetry_cuda.files import try_lock
+from poetry_cuda.records import frozen
 from poetry_cuda.redist.fetch import TIMEOUT
 from poetry_cuda.redist.fetch import check_url
 from poetry_cuda.redist.fetch import download
@@ -81,7 +82,7 @@ def default_root(environ: Mapping[str, str], os_name: str, home: Path) -> Path:
     return base / "poetry-cuda" / "redist"
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """One complete archive in the store."""
 

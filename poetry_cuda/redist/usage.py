@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import write_atomic
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ RECORD_LIMIT = 1 << 20
 Key = tuple[str, str, str, str]  # component, version, platform, sha256 (as the store files them)
 
 
-@dataclass(frozen=True)
+@frozen
 class Use:
     project: Path
     archives: frozenset[Key]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
@@ -20,6 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def _pinned(location: object) -> str | None:
     return None if version is None else f"=={version}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Dependency:
     name: str  # canonical (PEP 503) name
     constraint: str  # PEP 440 or Poetry syntax; "*" when unconstrained

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -24,6 +23,7 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from poetry_cuda.records import frozen
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 from poetry_cuda.request.dependencies import wheel_version
 from poetry_cuda.request.settings import template_pattern
@@ -47,7 +47,7 @@ _EXTRA = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
 _NOT_RELEASES = {"nightly", "test"}
 
 
-@dataclass(frozen=True)
+@frozen
 class HandIndex:
     """A source or index the authors wrote that serves a family's builds of one variant."""
 
@@ -73,7 +73,7 @@ class HandIndex:
         return f"its index {self.name} is {self.url}"
 
 
-@dataclass(frozen=True)
+@frozen
 class HandPin:
     """One hand-written entry that puts a family member on one variant."""
 
@@ -100,7 +100,7 @@ class HandPin:
         return f"{self.package} is pinned to {self.version}+{self.variant}"
 
 
-@dataclass(frozen=True)
+@frozen
 class HandWritten:
     """Everything CUDA-specific the authors configured in pyproject.toml."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -26,6 +25,7 @@ from poetry_cuda.knowledge.mirrors import LAYOUTS
 from poetry_cuda.knowledge.mirrors import Layout
 from poetry_cuda.knowledge.mirrors import of_family
 from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
+from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.versions import CudaVersion
@@ -50,7 +50,7 @@ REDIST_URL = "https://developer.download.nvidia.com/compute/cuda/redist/"
 TABLE = "[tool.poetry-cuda]"
 
 
-@dataclass(frozen=True)
+@frozen
 class CudaRequest:
     """The user's `cuda` value: auto, cpu, or a constraint on the CUDA version."""
 
@@ -128,7 +128,7 @@ class CudaRequest:
         return self.text
 
 
-@dataclass(frozen=True)
+@frozen
 class Mirror:
     """Where a family's variants are served instead of its own index, and in which layout."""
 
@@ -239,7 +239,7 @@ def resolve_mirror(value: object, key: str, known: Sequence[KnownMirror]) -> Mir
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class PackageRule:
     """`[tool.poetry-cuda.packages.NAME]`: hidden needs of a package we don't know."""
 
@@ -247,7 +247,7 @@ class PackageRule:
     needs: tuple[tuple[str, str], ...]  # (kind, specifier) pairs: ("nvcc", ">=12.1,<13")
 
 
-@dataclass(frozen=True)
+@frozen
 class Settings:
     cuda: CudaRequest = field(default_factory=lambda: CudaRequest("auto", "auto"))
     policy: Policy = "newest"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge.mirrors import of_family
 from poetry_cuda.knowledge.model import MIRROR_INFIX
+from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import MIRROR_KEYS
 from poetry_cuda.request.settings import check_index_url
 from poetry_cuda.request.settings import resolve_mirror
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 PREFIX = "POETRY_CUDA_MIRROR_"
 
 
-@dataclass(frozen=True)
+@frozen
 class Redirect:
     """A managed source fetched from a mirror while everything records `upstream`."""
 
