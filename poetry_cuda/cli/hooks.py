@@ -74,7 +74,7 @@ def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -
 
 def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
     """Why installing the lock on this machine may not give working CUDA builds."""
-    from poetry_cuda.planning.planner import detect_this_machine
+    from poetry_cuda.host.detect import detect_this_machine
     from poetry_cuda.planning.targets import settle
 
     try:

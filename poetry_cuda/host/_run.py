@@ -43,7 +43,36 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float) -> Compl
     past `timeout`. On every way out other than its own exit (a timeout, an interruption,
     any exception) the program and everything it started are killed first, and reaped.
     """
-    with subprocess.Popen(
+    return start(argv, env=env).collect(timeout)
+
+
+class Running:
+    """A started program, whose output is collected later (or which is stopped unread)."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+
+    def collect(self, timeout: float) -> Completed:
+        """Its exit code and output, within `timeout` seconds from now (see `run`)."""
+        with self.process as process:
+            try:
+                stdout, stderr = process.communicate(timeout=timeout)
+            except BaseException:
+                # In its own session the program never sees our SIGINT or SIGTERM: without
+                # this, Popen.__exit__ would wait for it as long as it runs.
+                self.stop()
+                raise
+        return Completed(process.returncode, stdout, stderr)
+
+    def stop(self) -> None:
+        """Kill it and everything it started, and reap it."""
+        _kill(self.process)
+        self.process.communicate()
+
+
+def start(argv: Sequence[str], *, env: Mapping[str, str]) -> Running:
+    """Start `argv` with its output captured; raises `OSError` when it cannot start."""
+    process = subprocess.Popen(
         list(argv),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -55,16 +84,8 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float) -> Compl
         # A session of its own, so that a timeout also kills what it started: a
         # grandchild holding the pipes open would otherwise block us until it ends.
         start_new_session=sys.platform != "win32",
-    ) as process:
-        try:
-            stdout, stderr = process.communicate(timeout=timeout)
-        except BaseException:
-            # In its own session the program never sees our SIGINT or SIGTERM: without
-            # this, Popen.__exit__ would wait for it as long as it runs.
-            _kill(process)
-            process.communicate()
-            raise
-    return Completed(process.returncode, stdout, stderr)
+    )
+    return Running(process)
 
 
 def _kill(process: subprocess.Popen[str]) -> None:

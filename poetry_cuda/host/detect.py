@@ -291,3 +291,8 @@ class _Merged:
                 )
             )
         return tuple(gpus), tuple(problems)
+
+
+def detect_this_machine(environ: Mapping[str, str]) -> HostProfile:
+    """This machine, with the driver version POETRY_CUDA_DRIVER_VERSION may impose."""
+    return detect_host(driver_override=environ.get(DRIVER_ENV) or None, environ=environ)

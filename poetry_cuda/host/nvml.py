@@ -6,6 +6,7 @@ it hang or crash, so it is only ever loaded in a child process with a time limit
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -15,8 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.host._run import Running
 from poetry_cuda.host._run import run
 from poetry_cuda.host._run import signal_name
+from poetry_cuda.host._run import start
+from poetry_cuda.host.paths import HostPaths
 from poetry_cuda.host.probe import GpuFacts
 from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
@@ -63,6 +67,42 @@ def worker_environment(environ: Mapping[str, str], *, wsl_lib: Path) -> dict[str
     return env
 
 
+# Workers started ahead of detection (`start_early`), by interpreter and environment.
+_EARLY: dict[tuple[object, ...], Running] = {}
+
+
+def start_early(environ: Mapping[str, str], *, python: str = sys.executable) -> None:
+    """Start the worker now, so that its answer is ready when detection asks for it.
+
+    Its start-up (a Python process importing pynvml) then runs beside the command's own
+    imports and reading instead of after them. `probe_nvml` collects it, under the same
+    time limit; one that nothing collects is killed at exit.
+    """
+    env = worker_environment(environ, wsl_lib=HostPaths().wsl_lib)
+    key = _key(python, env)
+    if not python or sys.platform == "darwin" or key in _EARLY:
+        return
+    try:
+        _EARLY[key] = start(_argv(python), env=env)
+    except OSError:
+        return  # detection starts it again, and says why it cannot
+    if len(_EARLY) == 1:
+        atexit.register(_stop_uncollected)
+
+
+def _stop_uncollected() -> None:
+    while _EARLY:
+        _EARLY.popitem()[1].stop()
+
+
+def _key(python: str, env: Mapping[str, str]) -> tuple[object, ...]:
+    return (python, tuple(sorted(env.items())))
+
+
+def _argv(python: str) -> list[str]:
+    return [python, "-I", str(WORKER)]
+
+
 def probe_nvml(
     *,
     environ: Mapping[str, str],
@@ -71,15 +111,17 @@ def probe_nvml(
     timeout: float,
     python: str = sys.executable,
 ) -> ProbeResult:
-    """Run the worker with `python` and decode what it printed."""
+    """Run the worker with `python` (or collect the one started early) and decode what it
+    printed."""
     if not python:
         return _error("no Python interpreter to run the NVML worker with")
+    env = worker_environment(environ, wsl_lib=wsl_lib)
+    early = _EARLY.pop(_key(python, env), None)
     try:
-        completed = run(
-            [python, "-I", str(WORKER)],
-            env=worker_environment(environ, wsl_lib=wsl_lib),
-            timeout=timeout,
-        )
+        if early is not None:
+            completed = early.collect(timeout)
+        else:
+            completed = run(_argv(python), env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         return ProbeResult(
             report=ProbeReport(

@@ -11,17 +11,12 @@ from typing import Any
 
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
-from poetry_cuda.host.detect import DRIVER_ENV
-from poetry_cuda.host.detect import detect_host
 from poetry_cuda.planning.adoption import Adoption
 from poetry_cuda.planning.adoption import review
 from poetry_cuda.planning.families import make_plan
 from poetry_cuda.planning.targets import DETECTED
 from poetry_cuda.planning.targets import RECORDED
-from poetry_cuda.planning.targets import TARGET_ENV
-from poetry_cuda.planning.targets import collect
-from poetry_cuda.planning.targets import distinct
-from poetry_cuda.planning.targets import settle
+from poetry_cuda.planning.targets import load_targets
 from poetry_cuda.planning.toolkit_wheels import additions as toolkit_additions
 from poetry_cuda.records import frozen
 from poetry_cuda.request.dependencies import read_dependencies
@@ -37,12 +32,10 @@ from poetry_cuda.request.user_mirrors import with_user_redist
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from collections.abc import Sequence
     from pathlib import Path
 
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
-    from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.targets import Target
 
@@ -94,42 +87,6 @@ def apply_options(settings: Settings, options: Options) -> Settings:
             )
         changes["policy"] = options.policy
     return dataclasses.replace(settings, **changes)
-
-
-def detect_this_machine(environ: Mapping[str, str]) -> HostProfile:
-
-    return detect_host(driver_override=environ.get(DRIVER_ENV) or None, environ=environ)
-
-
-def load_targets(
-    project: Path | None,
-    settings: Settings,
-    options: Sequence[str],
-    environ: Mapping[str, str],
-    nvidia: Nvidia,
-    *,
-    recorded: Sequence[HostProfile] = (),
-    collapse: bool = True,
-) -> tuple[tuple[Target, ...], list[str], str]:
-    """The settled targets, their warnings and where they came from (see `collect`).
-
-    `collapse`: one target per set of facts.
-    """
-    profiles, origin = collect(
-        project=project,
-        options=options,
-        environ_target=environ.get(TARGET_ENV) or None,
-        configured=settings.targets,
-        recorded=recorded,
-        detect=lambda: detect_this_machine(environ),
-    )
-    settled = [settle(profile, nvidia) for profile in profiles]
-    targets = tuple(target for target, _ in settled)
-    if collapse:
-        targets = distinct(targets)
-    kept = {id(target) for target in targets}
-    warnings = [w for target, found in settled if id(target) in kept for w in found]
-    return targets, warnings, origin
 
 
 def plan_project(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.host.detect import detect_this_machine
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.host.profiles import load_target
 from poetry_cuda.records import frozen
@@ -24,11 +25,13 @@ from poetry_cuda.records import frozen
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Mapping
     from collections.abc import Sequence
 
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.model import Nvidia
+    from poetry_cuda.request.settings import Settings
     from poetry_cuda.versions import CudaVersion
     from poetry_cuda.versions import DriverVersion
 
@@ -186,3 +189,34 @@ def _checked_pattern(pattern: str) -> str:
             "'hosts/*.json' for hosts/ alone",
         )
     return pattern
+
+
+def load_targets(
+    project: Path | None,
+    settings: Settings,
+    options: Sequence[str],
+    environ: Mapping[str, str],
+    nvidia: Nvidia,
+    *,
+    recorded: Sequence[HostProfile] = (),
+    collapse: bool = True,
+) -> tuple[tuple[Target, ...], list[str], str]:
+    """The settled targets, their warnings and where they came from (see `collect`).
+
+    `collapse`: one target per set of facts.
+    """
+    profiles, origin = collect(
+        project=project,
+        options=options,
+        environ_target=environ.get(TARGET_ENV) or None,
+        configured=settings.targets,
+        recorded=recorded,
+        detect=lambda: detect_this_machine(environ),
+    )
+    settled = [settle(profile, nvidia) for profile in profiles]
+    targets = tuple(target for target, _ in settled)
+    if collapse:
+        targets = distinct(targets)
+    kept = {id(target) for target in targets}
+    warnings = [w for target, found in settled if id(target) in kept for w in found]
+    return targets, warnings, origin

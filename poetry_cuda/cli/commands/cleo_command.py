@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
@@ -15,6 +17,7 @@ from cleo.io.outputs.output import Type as OutputType
 from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
 from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.cli.prefetch import start_detection
 from poetry_cuda.errors import UsageError
 
 
@@ -41,7 +44,10 @@ class CleoCommand(Command):
             return UsageError.exit_code
 
     def handle(self) -> int:
-        return self.body(_CleoPort(self), self.name or self.body.name).execute()
+        port = _CleoPort(self)
+        command = self.body(port, self.name or self.body.name)
+        start_detection(self.body.name, self.option, os.environ, command.project_start())
+        return command.execute()
 
 
 class _CleoPort:

@@ -33,7 +33,7 @@ class DetectCommand(CudaCommand):
 
     def run_command(self) -> int:
         from poetry_cuda.knowledge import load
-        from poetry_cuda.planning.planner import load_targets
+        from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.request.settings import Settings
 
         options = self.option("target")

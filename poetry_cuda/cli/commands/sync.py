@@ -118,8 +118,8 @@ def fitting_extras(cuda_lock: CudaLock, pyproject: dict[str, Any]) -> tuple[Pick
     """The extra of each family that fits this machine, as detected; exit 3 when one has none."""
     from poetry_cuda.doctor.extras import pick_extras
     from poetry_cuda.doctor.extras import refusal
+    from poetry_cuda.host.detect import detect_this_machine
     from poetry_cuda.knowledge import load
-    from poetry_cuda.planning.planner import detect_this_machine
     from poetry_cuda.planning.targets import settle
     from poetry_cuda.request.settings import parse_settings
 

@@ -1,0 +1,59 @@
+"""Detection started ahead: the NVML worker runs beside a command's own imports.
+
+Starting a Python process that imports pynvml takes as long as a command's imports; a
+command that will detect this machine starts it first (`host.nvml.start_early`) and
+collects its answer when detection asks. A command that plans for given targets (an
+option, the environment, `targets` in pyproject.toml, the targets cuda.lock records for
+`lock`) starts none.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.files import read_toml
+from poetry_cuda.request.project import nearest_project
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from collections.abc import Mapping
+    from pathlib import Path
+
+
+def start_detection(
+    command: str, option: Callable[[str], Any], environ: Mapping[str, str], start: Path
+) -> None:
+    """Start the NVML worker now when `command`, as invoked, is going to detect."""
+    if command == "doctor" or (command == "detect" and not option("target")):
+        pass
+    elif (
+        command not in ("plan", "lock")
+        or option("target")
+        or _given_targets(command, environ, start)
+    ):
+        return
+    from poetry_cuda.host.nvml import start_early
+
+    start_early(environ)
+
+
+def _given_targets(command: str, environ: Mapping[str, str], start: Path) -> bool:
+    """Whether the plan has targets other than this machine (or may: an unreadable file)."""
+    from poetry_cuda.planning.targets import TARGET_ENV
+
+    if environ.get(TARGET_ENV):
+        return True
+    project = nearest_project(start)
+    if project is None:
+        return True  # the command stops before detecting
+    if command == "lock" and (project / "cuda.lock").is_file():
+        return True  # lock plans again for the targets cuda.lock records
+    try:
+        tool = read_toml(project / "pyproject.toml").get("tool", {})
+    except PoetryCudaError:
+        return True
+    table = tool.get("poetry-cuda") if isinstance(tool, dict) else None
+    return isinstance(table, dict) and bool(table.get("targets"))
