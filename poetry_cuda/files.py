@@ -24,6 +24,7 @@ from poetry_cuda.errors import PoetryCudaError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Mapping
 
 
 def parse_with_tomlkit(text: str) -> dict[str, Any]:
@@ -455,6 +456,21 @@ def replace_folder(staging: Path, target: Path, *, settled: Callable[[Path], boo
     target.rename(old)
     staging.rename(target)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def user_cache(environ: Mapping[str, str], os_name: str, home: Path) -> Path:
+    """poetry-cuda's folder in the user's cache folder, which its caches and stores share.
+
+    ``%LOCALAPPDATA%\\poetry-cuda`` on Windows (`os_name` ``"windows"``), else
+    ``$XDG_CACHE_HOME/poetry-cuda`` or ``~/.cache/poetry-cuda``.
+    """
+    if os_name == "windows":
+        local = environ.get("LOCALAPPDATA")
+        return (Path(local) if local else home / "AppData" / "Local") / "poetry-cuda"
+    cache = environ.get("XDG_CACHE_HOME", "")
+    # The XDG spec: a relative path is invalid and ignored.
+    base = Path(cache) if cache and Path(cache).is_absolute() else home / ".cache"
+    return base / "poetry-cuda"
 
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 for _locale in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
     os.environ.pop(_locale, None)
 os.environ["LANG"] = "C.UTF-8"
+# The knowledge base's cache of this process (tests that load it in-process) is the suite's
+# own, never the developer's; child processes get one inside their test's home.
+os.environ["POETRY_CUDA_CACHE_DIR"] = tempfile.mkdtemp(prefix="poetry-cuda-cache-")
 
 # CI replays the same examples every run: a property that fails there fails for everyone,
 # reproducibly, instead of on one run in many. Local runs keep exploring new examples.

@@ -1,7 +1,8 @@
 """The knowledge base: NVIDIA's driver tables and each package's CUDA builds.
 
 `load()` reads the data files shipped in ``poetry_cuda/knowledge/data`` once per
-process; `load_directory()` reads another directory (tests, maintainers' drafts).
+process, their parsed TOML cached in the user's cache folder (`cache`);
+`load_directory()` reads another directory (tests, maintainers' drafts), uncached.
 Both validate every row and raise `poetry_cuda.errors.InputFileError` naming the
 file and key of the first bad one.
 """
@@ -14,6 +15,8 @@ from importlib.resources import files
 from typing import TYPE_CHECKING
 
 from poetry_cuda.knowledge._loader import load_directory
+from poetry_cuda.knowledge.cache import default_folder
+from poetry_cuda.knowledge.cache import load_cached
 
 
 if TYPE_CHECKING:
@@ -26,4 +29,4 @@ __all__ = ["load", "load_directory"]
 @functools.cache
 def load() -> KnowledgeBase:
     """The packaged knowledge base, read and validated on first use."""
-    return load_directory(files(__name__) / "data")
+    return load_cached(files(__name__) / "data", default_folder())

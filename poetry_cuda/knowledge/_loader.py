@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 from typing import TYPE_CHECKING
+from typing import Any
 from typing import get_args
 
 from packaging.specifiers import SpecifierSet
@@ -54,6 +55,7 @@ from poetry_cuda.versions import DriverVersion
 if TYPE_CHECKING:
     import sys
 
+    from collections.abc import Mapping
     from pathlib import Path
 
     if sys.version_info >= (3, 11):
@@ -158,24 +160,42 @@ def _requirement(
     return requirement
 
 
-def _open(directory: Traversable | Path, name: str) -> Table:
-    path = directory / name
+def _read(directory: Traversable | Path, name: str) -> bytes:
     try:
-        text = path.read_text(encoding="utf-8")
+        return (directory / name).read_bytes()
     except OSError as error:
         raise InputFileError(
             f"{name}: cannot be read ({error.strerror or error})",
             fix="reinstall poetry-cuda, whose knowledge base ships this file",
         ) from None
+
+
+def read_data(directory: Traversable | Path) -> dict[str, bytes]:
+    """The bytes of every data file in `directory` by name: nvidia.toml, fixed.toml, then
+    the families' files in name order."""
+    families = sorted(
+        entry.name
+        for entry in directory.iterdir()
+        if entry.name.endswith(".toml") and entry.name not in (NVIDIA_FILE, FIXED_FILE)
+    )
+    return {name: _read(directory, name) for name in (NVIDIA_FILE, FIXED_FILE, *families)}
+
+
+def parse_data(name: str, data: bytes) -> dict[str, Any]:
+    """The TOML document of the data file `name`, read as text mode reads it (LF line breaks)."""
     try:
-        data = parse_toml(text)
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        return parse_toml(text)
     except ValueError as error:  # tomllib's and tomlkit's parse errors are ValueErrors
         raise InputFileError(
             f"{name}: not valid TOML: {error}",
             fix=f"correct the syntax of {name} (a packaged copy that fails here was modified: "
             "reinstall poetry-cuda)",
         ) from None
-    top = Table(data, voice(name))
+
+
+def _top(name: str, document: dict[str, Any]) -> Table:
+    top = Table(document, voice(name))
     schema = top.value("schema", int, "the schema number")
     if schema != SCHEMA:
         raise top.error("schema", f"is {schema}; this poetry-cuda reads schema {SCHEMA}")
@@ -377,14 +397,19 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requi
     return tuple(flavours), tuple(nvcc)
 
 
+def validate(documents: Mapping[str, dict[str, Any]]) -> KnowledgeBase:
+    """The knowledge base of `documents` (as `read_data` names them, parsed), every row checked."""
+    nvidia = _nvidia(_top(NVIDIA_FILE, documents[NVIDIA_FILE]))
+    fixed, nvcc = _fixed(_top(FIXED_FILE, documents[FIXED_FILE]))
+    families = tuple(
+        _family(_top(name, document))
+        for name, document in documents.items()
+        if name not in (NVIDIA_FILE, FIXED_FILE)
+    )
+    return KnowledgeBase(nvidia, families, fixed, nvcc)
+
+
 def load_directory(directory: Traversable | Path) -> KnowledgeBase:
     """Read and validate every data file in `directory` (uncached; see `load`)."""
-    nvidia = _nvidia(_open(directory, NVIDIA_FILE))
-    fixed, nvcc = _fixed(_open(directory, FIXED_FILE))
-    names = sorted(
-        entry.name
-        for entry in directory.iterdir()
-        if entry.name.endswith(".toml") and entry.name not in (NVIDIA_FILE, FIXED_FILE)
-    )
-    families = tuple(_family(_open(directory, name)) for name in names)
-    return KnowledgeBase(nvidia, families, fixed, nvcc)
+    data = read_data(directory)
+    return validate({name: parse_data(name, raw) for name, raw in data.items()})

@@ -42,6 +42,7 @@ from poetry_cuda.errors import ProjectBusyError
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import replace_bytes
 from poetry_cuda.files import try_lock
+from poetry_cuda.files import user_cache
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.fetch import TIMEOUT
 from poetry_cuda.redist.fetch import check_url
@@ -73,13 +74,7 @@ def default_root(environ: Mapping[str, str], os_name: str, home: Path) -> Path:
     """Where the store lives: POETRY_CUDA_STORE, else the user's cache folder."""
     if environ.get(ENVIRONMENT):
         return Path(environ[ENVIRONMENT])
-    if os_name == "windows":
-        local = environ.get("LOCALAPPDATA")
-        return (Path(local) if local else home / "AppData" / "Local") / "poetry-cuda" / "redist"
-    cache = environ.get("XDG_CACHE_HOME", "")
-    # The XDG spec: a relative path is invalid and ignored.
-    base = Path(cache) if cache and Path(cache).is_absolute() else home / ".cache"
-    return base / "poetry-cuda" / "redist"
+    return user_cache(environ, os_name, home) / "redist"
 
 
 @frozen

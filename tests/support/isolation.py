@@ -2,10 +2,10 @@
 
 A test's outcome must not depend on who runs it. The child keeps only what describes the
 machine (the program search path, locale, temporary folder, the dynamic linker's search path,
-CA certificates and what Windows needs to start a process); its HOME, XDG, Poetry and uv
-directories all lie in one per-test folder. Proxies, credentials, PIP_*, PYTHON* and an active
-virtual environment or conda environment never reach it, and Python's keyring is the null one,
-so no tool finds a stored password.
+CA certificates and what Windows needs to start a process); its HOME, XDG, Poetry, uv and
+poetry-cuda cache directories all lie in one per-test folder. Proxies, credentials, PIP_*,
+PYTHON* and an active virtual environment or conda environment never reach it, and Python's
+keyring is the null one, so no tool finds a stored password.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ def hermetic_env(home: Path, **extra: str) -> dict[str, str]:
             "POETRY_CONFIG_DIR": str(home / "poetry-config"),
             "POETRY_CACHE_DIR": str(home / "poetry-cache"),
             "POETRY_DATA_DIR": str(home / "poetry-data"),
+            "POETRY_CUDA_CACHE_DIR": str(home / "poetry-cuda-cache"),
             "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
             "UV_CACHE_DIR": str(home / "uv-cache"),
         }

@@ -1,0 +1,145 @@
+"""A derived cache of the packaged data files' parsed TOML, so that a process skips the parse.
+
+Parsing the TOML is most of the time `load` takes; the knowledge base stays those TOML
+files, with their sources. The cache is one JSON file in the user's cache folder
+(``POETRY_CUDA_CACHE_DIR``, else poetry-cuda's folder there, see `files.user_cache`)
+that holds the parsed documents and nothing else: every row is still validated on every
+load, so an error reads as it does without the cache.
+
+The file is a header line, ``{"format", "key", "sha256"}``, then the documents as JSON.
+`key` is a sha256 over every data file's name and bytes, the poetry-cuda version and
+`FORMAT`: changing any byte of the data misses. `sha256` is the digest of the documents'
+bytes, so a truncated or damaged file misses too. A file that is missing, unreadable,
+damaged or of another shape is ignored and replaced; a folder that cannot be written is
+left alone and the load goes on without a cache. It is written atomically (a temporary
+file renamed over it), once the documents validate, and only when JSON holds their
+values exactly (TOML dates it does not).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import sys
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import poetry_cuda
+
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.files import MiB
+from poetry_cuda.files import read_bounded
+from poetry_cuda.files import replace_bytes
+from poetry_cuda.files import user_cache
+from poetry_cuda.knowledge._loader import parse_data
+from poetry_cuda.knowledge._loader import read_data
+from poetry_cuda.knowledge._loader import validate
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from poetry_cuda.knowledge.model import KnowledgeBase
+
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
+
+
+ENVIRONMENT = "POETRY_CUDA_CACHE_DIR"
+FILE = "knowledge.json"
+FORMAT = 1
+LIMIT = 16 * MiB  # the packaged documents are about 0.2 MiB as JSON
+
+Documents = dict[str, dict[str, Any]]
+
+
+def default_folder() -> Path | None:
+    """The cache folder of this process's user, or None without one (no home folder)."""
+    return folder(os.environ, "windows" if sys.platform == "win32" else "posix", _home())
+
+
+def folder(environ: Mapping[str, str], os_name: str, home: Path | None) -> Path | None:
+    """POETRY_CUDA_CACHE_DIR, else poetry-cuda's folder in the user's cache folder."""
+    if environ.get(ENVIRONMENT):
+        return Path(environ[ENVIRONMENT])
+    return None if home is None else user_cache(environ, os_name, home)
+
+
+def _home() -> Path | None:
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError, OSError):  # no HOME and no user database entry
+        return None
+    return home if home.is_absolute() else None  # Python 3.11 returns "~" unexpanded
+
+
+def load_cached(directory: Traversable | Path, cache: Path | None) -> KnowledgeBase:
+    """The knowledge base in `directory`, its parsed documents kept in the folder `cache`.
+
+    Without a folder (None) it reads as `load_directory` does.
+    """
+    data = read_data(directory)
+    key = content_key(data)
+    path = None if cache is None else cache / FILE
+    cached = None if path is None else read(path, key, list(data))
+    if cached is not None:
+        return validate(cached)
+    documents = {name: parse_data(name, raw) for name, raw in data.items()}
+    knowledge = validate(documents)
+    if path is not None and all(_exact(d) for d in documents.values()):
+        write(path, key, documents)
+    return knowledge
+
+
+def content_key(data: Mapping[str, bytes]) -> str:
+    """The sha256 over the data files' names and bytes (in name order), version and format."""
+    digest = hashlib.sha256(f"poetry-cuda {poetry_cuda.__version__} {FORMAT}\n".encode())
+    for name in sorted(data):
+        encoded = name.encode("utf-8")
+        digest.update(b"%d:%s%d:" % (len(encoded), encoded, len(data[name])))
+        digest.update(data[name])
+    return digest.hexdigest()
+
+
+def read(path: Path, key: str, names: list[str]) -> Documents | None:
+    """The documents cached at `path` under `key`, by `names`; None unless sound and whole."""
+    try:
+        header, _, payload = read_bounded(path, limit=LIMIT).partition(b"\n")
+        head = json.loads(header)
+        if head != {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload).hexdigest()}:
+            return None
+        documents = json.loads(payload)
+    except (PoetryCudaError, ValueError, RecursionError):  # missing, not a file, damaged
+        return None
+    if not isinstance(documents, dict) or sorted(documents) != sorted(names):
+        return None
+    if not all(isinstance(documents[name], dict) for name in names):
+        return None
+    return {name: documents[name] for name in names}
+
+
+def write(path: Path, key: str, documents: Documents) -> None:
+    """Cache `documents` at `path` under `key`, atomically; a folder that refuses is left."""
+    with contextlib.suppress(OSError, PoetryCudaError, ValueError):
+        payload = json.dumps(documents, ensure_ascii=False, separators=(",", ":")).encode()
+        header = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload).hexdigest()}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_bytes(path, json.dumps(header).encode("ascii") + b"\n" + payload)
+
+
+def _exact(value: object) -> bool:
+    """Whether JSON gives `value` back equal and of the same types (TOML dates it does not)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _exact(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_exact(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, (str, int))  # bool is an int
