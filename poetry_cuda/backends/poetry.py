@@ -23,6 +23,7 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import poetry_config
+from poetry_cuda.backends import poetry_rules
 from poetry_cuda.backends import run_install
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
@@ -68,7 +69,7 @@ class PoetryBackend:
                 fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
                 "'UTF-8 with BOM')",
             )
-        poetry_config.check_sources(pyproject)
+        poetry_rules.check_sources(pyproject)
         # Poetry's lock runs the plugin, which redirects the sources; a bad value stops us first.
         user_mirrors(os.environ)
 

@@ -67,7 +67,7 @@ class PlanCommand(CudaCommand):
         planned = self.plan(self.project_start(), load())
         backend, reason = self.backend(planned)
         if backend == "poetry":
-            from poetry_cuda.backends.poetry_config import check_mirrors
+            from poetry_cuda.backends.poetry_rules import check_mirrors
 
             check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
         reports = self.check_index(planned) if self.option("check-index") else None
