@@ -44,7 +44,7 @@ from benchmarks.common import arguments
 from benchmarks.common import load
 from benchmarks.common import show
 from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge import load as load_knowledge
+from poetry_cuda.knowledge.packaged import load as load_knowledge
 from poetry_cuda.planning.families import make_plan
 from poetry_cuda.planning.targets import Target
 from poetry_cuda.planning.targets import settle

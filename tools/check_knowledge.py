@@ -34,8 +34,8 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion
 from packaging.version import Version
 
-from poetry_cuda.knowledge import load
-from poetry_cuda.knowledge import load_directory
+from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.knowledge.packaged import load_directory
 from poetry_cuda.planning.families import version_label
 
 

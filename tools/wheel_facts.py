@@ -50,9 +50,9 @@ from packaging.utils import parse_wheel_filename
 from packaging.version import InvalidVersion
 from packaging.version import Version
 
-from poetry_cuda.knowledge import load
-from poetry_cuda.knowledge import load_directory
 from poetry_cuda.knowledge.model import PLATFORMS
+from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.knowledge.packaged import load_directory
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 

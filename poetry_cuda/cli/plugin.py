@@ -95,7 +95,7 @@ def _before_install(
     if project is None:
         return
     from poetry_cuda.cli.hooks import install_warnings
-    from poetry_cuda.knowledge import load
+    from poetry_cuda.knowledge.packaged import load
 
     for warning in install_warnings(project, load()):
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
@@ -136,7 +136,7 @@ class _MirrorHooks:
         from poetry_cuda.cli.hooks import use_user_mirrors
         from poetry_cuda.display import redact_url
         from poetry_cuda.errors import PoetryCudaError
-        from poetry_cuda.knowledge import load
+        from poetry_cuda.knowledge.packaged import load
 
         if not isinstance(command, Command):
             return
@@ -191,7 +191,7 @@ class _AddHooks:
         from poetry_cuda.cli.hooks import requested_pins
         from poetry_cuda.errors import PoetryCudaError
         from poetry_cuda.files import read_text
-        from poetry_cuda.knowledge import load
+        from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.locking import transaction
 
         io = command_event.io
@@ -236,7 +236,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         run.edits.commit()
     from poetry_cuda import backends
     from poetry_cuda.errors import PoetryCudaError
-    from poetry_cuda.knowledge import load
+    from poetry_cuda.knowledge.packaged import load
     from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
     from poetry_cuda.locking.interrupts import Interrupted
     from poetry_cuda.locking.interrupts import interruptible

@@ -14,7 +14,7 @@ from poetry_cuda.doctor.installed import read_environment
 from poetry_cuda.host.profiles import Driver
 from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.versions import ComputeCapability

@@ -18,7 +18,7 @@ from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import Problem
 from poetry_cuda.host.profiles import Toolkit
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.planning.targets import Target

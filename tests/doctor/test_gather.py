@@ -13,7 +13,7 @@ import pytest
 from poetry_cuda.doctor import gather
 from poetry_cuda.doctor import run_checks
 from poetry_cuda.host.detect import HostPaths
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.planning.plan import SystemRequirement
 from tests.support.doctor_projects import CU124_LIBS
 from tests.support.doctor_projects import Dist

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.knowledge import load
-from poetry_cuda.knowledge import load_directory
 from poetry_cuda.knowledge.cache import ENVIRONMENT
 from poetry_cuda.knowledge.cache import FILE
 from poetry_cuda.knowledge.cache import folder
 from poetry_cuda.knowledge.cache import load_cached
+from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.knowledge.packaged import load_directory
 
 
 if TYPE_CHECKING:

@@ -169,7 +169,7 @@ def test_file_versions(filename: str, version: str | None) -> None:
 
 
 def test_post_builds_served_by_pypi_are_not_expected_on_the_index() -> None:
-    from poetry_cuda.knowledge import load
+    from poetry_cuda.knowledge.packaged import load
 
     paddle = next(f for f in load().families if f.name == "paddle")
     wanted = check.expected(paddle)

@@ -13,9 +13,9 @@ import pytest
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import parse_with_tomlkit
-from poetry_cuda.knowledge import load
-from poetry_cuda.knowledge import load_directory
 from poetry_cuda.knowledge.model import LeadRange
+from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.knowledge.packaged import load_directory
 from poetry_cuda.versions import CudaVersion
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends.poetry import PoetryBackend
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import met_by_lock
 from poetry_cuda.planning.plan import Plan

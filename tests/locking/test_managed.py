@@ -6,7 +6,7 @@ from poetry_cuda.backends.poetry_config import add_pins
 from poetry_cuda.backends.poetry_config import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.managed import Pin
 from poetry_cuda.locking.managed import is_our_source

@@ -10,7 +10,7 @@ from poetry_cuda.backends.poetry import PoetryBackend
 from poetry_cuda.backends.uv import UvBackend
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.verify import verify
 from poetry_cuda.planning.families import make_plan
 from poetry_cuda.planning.plan import Choice

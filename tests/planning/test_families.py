@@ -21,7 +21,7 @@ from packaging.version import Version
 
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.managed import Pin
 from poetry_cuda.planning.compat import judge

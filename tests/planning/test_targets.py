@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.host.profiles import Driver
 from poetry_cuda.host.profiles import HostProfile
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.planning.planner import Options
 from poetry_cuda.planning.planner import plan_project

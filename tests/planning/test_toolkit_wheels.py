@@ -97,7 +97,7 @@ def test_nothing_added_for_system_mode_or_unpublished_versions() -> None:
 
 
 def test_plan_project_adds_them(tmp_path: Path) -> None:
-    from poetry_cuda.knowledge import load
+    from poetry_cuda.knowledge.packaged import load
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import plan_project
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from poetry_cuda.files import parse_toml
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.request.handwritten import HandWritten
 from poetry_cuda.request.handwritten import index_variant
 from poetry_cuda.request.handwritten import recognise

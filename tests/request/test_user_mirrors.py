@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.request.settings import Settings
 from poetry_cuda.request.user_mirrors import redirects
 from poetry_cuda.request.user_mirrors import user_mirrors

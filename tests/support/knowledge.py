@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.knowledge import load
+from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from tests.support.index import IndexServer

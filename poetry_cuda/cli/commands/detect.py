@@ -32,7 +32,7 @@ class DetectCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda.knowledge import load
+        from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.request.settings import Settings
 

@@ -56,7 +56,7 @@ class DoctorCommand(CudaCommand):
 
     def run_command(self) -> int:
         from poetry_cuda import doctor
-        from poetry_cuda.knowledge import load
+        from poetry_cuda.knowledge.packaged import load
 
         kb = load()
         facts = doctor.gather(self.project_start(), kb, environ=os.environ)

@@ -36,7 +36,7 @@ class LockCommand(PlanCommand):
 
     def run_command(self) -> int:
         from poetry_cuda import backends
-        from poetry_cuda.knowledge import load
+        from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.locking import lock
         from poetry_cuda.locking import transaction
         from poetry_cuda.planning.planner import plan_project

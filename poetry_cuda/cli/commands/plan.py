@@ -62,7 +62,7 @@ class PlanCommand(CudaCommand):
         return plan_project(start, self.planning_options(), kb, os.environ)
 
     def run_command(self) -> int:
-        from poetry_cuda.knowledge import load
+        from poetry_cuda.knowledge.packaged import load
 
         planned = self.plan(self.project_start(), load())
         backend, reason = self.backend(planned)

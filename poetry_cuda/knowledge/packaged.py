@@ -1,0 +1,32 @@
+"""The knowledge base shipped with poetry-cuda, read once per process.
+
+`load()` reads the data files in ``poetry_cuda/knowledge/data``, their parsed TOML cached
+in the user's cache folder (`cache`); `load_directory()` reads another directory (tests,
+maintainers' drafts), uncached. Both validate every row and raise
+`poetry_cuda.errors.InputFileError` naming the file and key of the first bad one. A
+command that only needs the model's types (`knowledge.model`) imports none of this.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from importlib.resources import files
+from typing import TYPE_CHECKING
+
+from poetry_cuda.knowledge._loader import load_directory
+from poetry_cuda.knowledge.cache import default_folder
+from poetry_cuda.knowledge.cache import load_cached
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import KnowledgeBase
+
+
+__all__ = ["load", "load_directory"]
+
+
+@functools.cache
+def load() -> KnowledgeBase:
+    """The packaged knowledge base, read and validated on first use."""
+    return load_cached(files("poetry_cuda.knowledge") / "data", default_folder())
