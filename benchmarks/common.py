@@ -5,16 +5,23 @@ Every benchmark module has `measure(runs) -> list[Table]` (used by `run_all.py`)
 as Markdown for the README. Timings are medians of runs taken alternately (A, B, A, B...)
 so that load from other processes falls on both sides alike; the load average is noted
 with every table, because this machine may be shared.
+
+Timed programs run as a user's installed ones do, with bytecode: `with_bytecode()` compiles
+poetry_cuda and the venv's site-packages before a benchmark times anything, and no child
+process gets PYTHONDONTWRITEBYTECODE (which a development shell may set), so neither side of
+a comparison recompiles its modules on every run.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import os
 import statistics
 import subprocess
 import sys
+import sysconfig
 import time
 
 from dataclasses import dataclass
@@ -28,6 +35,7 @@ from tests.support.isolation import hermetic_env
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Collection
     from collections.abc import Mapping
     from collections.abc import Sequence
 
@@ -35,6 +43,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 EXAMPLES = ROOT / "examples"
+# Set in development shells so that no .pyc is written; never passed to a timed program.
+NO_BYTECODE = "PYTHONDONTWRITEBYTECODE"
 
 
 @dataclass(frozen=True)
@@ -108,16 +118,31 @@ def wall(
     check: bool = True,
 ) -> float:
     """Seconds `command` takes, output captured; raises on failure unless `check=False`."""
+    return timed(command, cwd, env, allowed=(0,) if check else ())[0]
+
+
+def timed(
+    command: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    allowed: Collection[int] = (0,),
+) -> tuple[float, int]:
+    """Seconds `command` takes and its exit code, output captured; raises when the exit code
+    is not in `allowed` (empty: any code is accepted). Runs with bytecode (`with_bytecode`)."""
+    with_bytecode()
+    environ = dict(os.environ if env is None else env)
+    environ.pop(NO_BYTECODE, None)
     start = time.perf_counter()
     done = subprocess.run(
-        list(command), cwd=cwd, env=env, capture_output=True, text=True, check=False
+        list(command), cwd=cwd, env=environ, capture_output=True, text=True, check=False
     )
     elapsed = time.perf_counter() - start
-    if check and done.returncode != 0:
+    if allowed and done.returncode not in allowed:
         raise RuntimeError(
             f"{' '.join(command)} failed ({done.returncode}) in {cwd.name}:\n{done.stderr[-2000:]}"
         )
-    return elapsed
+    return elapsed, done.returncode
 
 
 def timer(
@@ -193,7 +218,24 @@ def tool_env(home: Path, **extra: str) -> dict[str, str]:
         "POETRY_VIRTUALENVS_PATH": str(home / "virtualenvs"),
         **UV_OFFLINE,
     }
-    return hermetic_env(home, **{**defaults, **extra})
+    env = hermetic_env(home, **{**defaults, **extra})
+    env.pop(NO_BYTECODE, None)
+    return env
+
+
+@functools.cache
+def with_bytecode() -> None:
+    """Compile poetry_cuda and the venv's site-packages (once per process; fast when done).
+
+    An installed package has bytecode; without it every timed start would compile the
+    modules it imports, on both sides of a comparison, and measure that instead.
+    """
+    folders = {ROOT / "poetry_cuda", *(Path(sysconfig.get_path(k)) for k in ("purelib", "platlib"))}
+    command = [sys.executable, "-m", "compileall", "-q", "-j", "0", *map(str, sorted(folders))]
+    environ = {key: value for key, value in os.environ.items() if key != NO_BYTECODE}
+    # Some distributions ship files that do not compile (templates, old test data); those are
+    # never imported, so a non-zero exit is not an error here.
+    subprocess.run(command, env=environ, capture_output=True, check=False)
 
 
 def load() -> str:

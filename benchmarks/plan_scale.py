@@ -9,7 +9,7 @@ once beforehand. The packages:
 - 20: every CUDA-flavoured package the knowledge base knows of, one of each kind:
   the torch family (torch, torchvision, torchaudio) and its companions (triton,
   xformers, torchao), paddlepaddle-gpu, the fixed flavours jax[cuda12], cupy-cuda12x,
-  cupy-cuda11x, onnxruntime-gpu and tensorflow[and-cuda], and the packages that build
+  cupy-cuda11x, onnxruntime-gpu (< 1.27, CUDA 12) and tensorflow[and-cuda], and the packages that build
   with nvcc (flash-attn, mmcv, detectron2, sam2, apex, deepspeed, llama-cpp-python,
   pycuda);
 - 50: those 20 and 30 packages the knowledge base does not know, each with its own
@@ -72,7 +72,7 @@ KNOWN = (
     "jax[cuda12]",
     "cupy-cuda12x",
     "cupy-cuda11x",
-    "onnxruntime-gpu",
+    "onnxruntime-gpu<1.27",  # its CUDA 12 builds: 1.27 moved to CUDA 13, which no host runs
     "tensorflow[and-cuda]",
     "flash-attn",
     "mmcv",

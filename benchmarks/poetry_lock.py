@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 
 RUNS = 5
-QUICK_RUNS = 2
+QUICK_RUNS = 1
 POETRY = str(BIN / "poetry")
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import commands
 from benchmarks import doctor
 from benchmarks import lock_transfer
 from benchmarks import plan_scale
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 
 BENCHMARKS: dict[str, ModuleType] = {
+    "commands": commands,
     "plugin_overhead": plugin_overhead,
     "poetry_lock": poetry_lock,
     "uv_lock": uv_lock,
@@ -96,7 +98,9 @@ def section(tables: list[Table], quick: bool, seconds: float, loads: tuple[str, 
         "the figures show what poetry-cuda adds, not network time. Wall times are medians of "
         "alternating runs, and the machine may be shared, so each table notes the load: "
         f"{loads[0]} at the start, {loads[1]} at the end. Differences of a few percent are "
-        "within run-to-run noise.",
+        "within run-to-run noise. Every program runs with bytecode, as an installed one does: "
+        "poetry_cuda and the venv's site-packages are compiled (`python -m compileall`) before "
+        "anything is timed, and no timed process gets PYTHONDONTWRITEBYTECODE.",
         "",
         *(f"- {fact}" for fact in machine()),
         "",
@@ -133,9 +137,11 @@ def main() -> int:
         module = BENCHMARKS[name]
         runs = module.QUICK_RUNS if options.quick else module.RUNS
         print(f"== {name} ({runs} runs)", flush=True)
+        begun = time.perf_counter()
         measured: list[Table] = module.measure(runs)
         for table in measured:
             print(table.text() + "\n", flush=True)
+        print(f"({name}: {time.perf_counter() - begun:.0f} s)\n", flush=True)
         tables += measured
     seconds = time.perf_counter() - started
     print(summary(tables).text())

@@ -6,7 +6,9 @@ tables already in its pyproject.toml (as if written by hand). Runs alternate, an
 medians, their ratio and the milliseconds poetry-cuda adds are printed for a cold cache
 (a fresh UV_CACHE_DIR every run, no uv.lock), a warm cache (uv.lock removed before each
 run) and an up-to-date lock, with `poetry-cuda plan` (the planning every lock does
-first, without uv) for reference. Target: under 300 ms added.
+first, without uv) for reference. Targets: at most 200 ms added with a warm cache and 120 ms
+with the lock up to date (a cold cache is shown, not checked: it adds downloads that differ
+between machines more than what poetry-cuda does).
 
     .venv/bin/python benchmarks/uv_lock.py [--runs 9]
 """
@@ -51,6 +53,8 @@ RUNS = 9
 QUICK_RUNS = 3
 UV = str(BIN / "uv")
 POETRY_CUDA = str(BIN / "poetry-cuda")
+# The most a lock may add over plain `uv lock`, in seconds, per case of `compare_locks`.
+GOALS = {"warm cache": 0.2, "up to date": 0.12}
 
 
 def runner(
@@ -71,7 +75,7 @@ def measure(runs: int) -> list[Table]:
     table = Table(
         "`poetry-cuda lock` (uv backend) against plain `uv lock` with the same tables",
         ("lock", "poetry-cuda lock", "uv lock", "ratio", "added"),
-        target="under 300 ms added",
+        target="at most 200 ms added with a warm cache, 120 ms up to date",
     )
     before = load()
     with tempfile.TemporaryDirectory() as temporary:
@@ -91,14 +95,15 @@ def measure(runs: int) -> list[Table]:
             ):
                 added = ours_s - theirs_s
                 table.add(name, ms(ours_s), ms(theirs_s), ratio(ours_s, theirs_s), ms(added))
-                table.checks.append(
-                    Check(
-                        f"`poetry-cuda lock` (uv) added, {name}",
-                        f"{ms(added)} ({ours_s / theirs_s:.2f}x)",
-                        "< 300 ms",
-                        added < 0.3,
+                if name in GOALS:
+                    table.checks.append(
+                        Check(
+                            f"`poetry-cuda lock` (uv) added, {name}",
+                            f"+{ms(added)} ({ours_s / theirs_s:.2f}x)",
+                            f"<= +{ms(GOALS[name])}",
+                            added <= GOALS[name],
+                        )
                     )
-                )
             plan = runner([POETRY_CUDA, "plan"], plugin, base, cold=False, fresh=False)
             table.add("poetry-cuda plan", ms(alternate(runs, {"plan": plan})["plan"]), "", "", "")
     table.notes.append("the same example project as for Poetry, with `[tool.uv]` tables")
