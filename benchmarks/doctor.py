@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poetry_cuda.locking.lockfile_toml import dumps
+
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -99,7 +101,7 @@ def make_project(folder: Path) -> Path:
     )
     draft = CudaLock("", "poetry", "newest", "auto", (), (package,), needs, ())
     record = draft.sealed(read_toml(folder / "pyproject.toml"))
-    (folder / lockfile.FILENAME).write_text(record.dumps())
+    (folder / lockfile.FILENAME).write_text(dumps(record))
     site = folder / ".venv" / "lib" / "python3.11" / "site-packages"
     for name, version in (("paddlepaddle_gpu", "2.6.2"), ("numpy", "2.1.0"), ("pillow", "11.0")):
         info = site / f"{name}-{version}.dist-info"

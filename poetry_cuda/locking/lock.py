@@ -30,6 +30,7 @@ from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import LockedToolkit
 from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
@@ -369,7 +370,7 @@ def lock(
         verify_extras(planned, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))
         result = dataclasses.replace(result, toolkit=redist_toolkit(planned))
-        content = result.dumps()
+        content = dumps(result)
         path = project / lockfile.FILENAME
         if not path.exists() or read_text(path) != content:
             edits.write(lockfile.FILENAME, content)

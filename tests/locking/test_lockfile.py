@@ -14,6 +14,7 @@ from poetry_cuda.locking.lockfile import LockedToolkit
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile import content_hash
 from poetry_cuda.locking.lockfile import read
+from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.redist.manifest import Archive
 from poetry_cuda.versions import ComputeCapability
@@ -70,10 +71,10 @@ LOCK = CudaLock(
 
 def test_round_trip_and_determinism(tmp_path: Path) -> None:
     path = tmp_path / "cuda.lock"
-    path.write_text(LOCK.dumps())
+    path.write_text(dumps(LOCK))
     assert read(path) == LOCK
-    assert LOCK.dumps() == read(path).dumps()
-    assert LOCK.dumps().startswith("# This file is written by poetry-cuda")
+    assert dumps(LOCK) == dumps(read(path))
+    assert dumps(LOCK).startswith("# This file is written by poetry-cuda")
 
 
 EXTRAS = (
@@ -94,9 +95,9 @@ MULTI = dataclasses.replace(LOCK, extras=EXTRAS)
 
 def test_extras_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "cuda.lock"
-    path.write_text(MULTI.dumps())
+    path.write_text(dumps(MULTI))
     assert read(path) == MULTI
-    text = MULTI.dumps()
+    text = dumps(MULTI)
     assert text.count("[[extras]]") == 2
     cpu = text[text.rindex("[[extras]]") :]
     assert "cuda =" not in cpu  # no CUDA for the CPU build, as for packages
@@ -104,7 +105,7 @@ def test_extras_round_trip(tmp_path: Path) -> None:
 
 
 def test_a_lock_without_extras_writes_no_extras_table() -> None:
-    assert "extras" not in LOCK.dumps()
+    assert "extras" not in dumps(LOCK)
     assert MULTI != LOCK
 
 
@@ -139,7 +140,7 @@ def test_the_extras_family_is_part_of_the_content_hash() -> None:
 )
 def test_damaged_extras_name_the_key(tmp_path: Path, edit: object, culprit: str) -> None:
     path = tmp_path / "cuda.lock"
-    path.write_text(edit(MULTI.dumps()))  # type: ignore[operator]
+    path.write_text(edit(dumps(MULTI)))  # type: ignore[operator]
     with pytest.raises(InputFileError) as caught:
         read(path)
     assert culprit in caught.value.render()
@@ -171,7 +172,7 @@ def test_content_hash_is_order_independent() -> None:
 )
 def test_damaged_locks_name_the_key(tmp_path: Path, edit: object, culprit: str) -> None:
     path = tmp_path / "cuda.lock"
-    path.write_text(edit(LOCK.dumps()))  # type: ignore[operator]
+    path.write_text(edit(dumps(LOCK)))  # type: ignore[operator]
     with pytest.raises(InputFileError) as caught:
         read(path)
     assert culprit in caught.value.render()
@@ -207,15 +208,15 @@ REDIST = dataclasses.replace(
 
 def test_redist_archives_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "cuda.lock"
-    path.write_text(REDIST.dumps())
+    path.write_text(dumps(REDIST))
     assert read(path) == REDIST
-    text = REDIST.dumps()
+    text = dumps(REDIST)
     assert '[toolkit]\nmode = "redist"\nrelease = "13.0.2"\n' in text
     assert text.count("[[toolkit.archives]]") == 2
-    assert text.startswith(LOCK.dumps())  # other locks keep their bytes; this one only adds
+    assert text.startswith(dumps(LOCK))  # other locks keep their bytes; this one only adds
     assert REDIST != LOCK
     assert [a.platform for a in REDIST.toolkit.for_platform("linux-sbsa")] == ["linux-sbsa"]  # type: ignore[union-attr]
-    assert "toolkit" not in LOCK.dumps()
+    assert "toolkit" not in dumps(LOCK)
 
 
 @pytest.mark.parametrize(
@@ -237,7 +238,7 @@ def test_redist_archives_round_trip(tmp_path: Path) -> None:
 )
 def test_damaged_redist_archives_name_the_key(tmp_path: Path, edit: object, culprit: str) -> None:
     path = tmp_path / "cuda.lock"
-    path.write_text(edit(REDIST.dumps()))  # type: ignore[operator]
+    path.write_text(edit(dumps(REDIST)))  # type: ignore[operator]
     with pytest.raises(InputFileError) as caught:
         read(path)
     assert culprit in caught.value.render()

@@ -11,6 +11,7 @@ import pytest
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.locking import lockfile
+from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -37,36 +38,38 @@ PAYLOADS = [
 
 
 def _lock(payload: str, cuda: str = "auto") -> str:
-    text = lockfile.CudaLock(
-        content_hash=payload,
-        backend="poetry",
-        policy="newest",
-        cuda=cuda,
-        targets=(
-            lockfile.TargetFacts(
-                payload,
-                "linux",
-                "x86_64",
-                DriverVersion.parse("550.54.14"),
-                CudaVersion(12, 4),
-                (ComputeCapability(8, 9),),
+    text = dumps(
+        lockfile.CudaLock(
+            content_hash=payload,
+            backend="poetry",
+            policy="newest",
+            cuda=cuda,
+            targets=(
+                lockfile.TargetFacts(
+                    payload,
+                    "linux",
+                    "x86_64",
+                    DriverVersion.parse("550.54.14"),
+                    CudaVersion(12, 4),
+                    (ComputeCapability(8, 9),),
+                ),
             ),
-        ),
-        packages=(
-            lockfile.LockedPackage(
-                name="torch",
-                variant="cu124",
-                cuda=CudaVersion(12, 4),
-                source=payload,
-                url=payload,
-                version=payload,
-                arches=(payload,),
-                reason=payload,
+            packages=(
+                lockfile.LockedPackage(
+                    name="torch",
+                    variant="cu124",
+                    cuda=CudaVersion(12, 4),
+                    source=payload,
+                    url=payload,
+                    version=payload,
+                    arches=(payload,),
+                    reason=payload,
+                ),
             ),
-        ),
-        system_requirements=(),
-        managed_sources=(payload,),
-    ).dumps()
+            system_requirements=(),
+            managed_sources=(payload,),
+        )
+    )
     return text
 
 

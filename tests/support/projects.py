@@ -15,6 +15,7 @@ from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
@@ -95,7 +96,7 @@ def write_cuda_lock(
     )
     if fresh:
         record = record.sealed(read_toml(project / "pyproject.toml"))
-    (project / lockfile.FILENAME).write_text(record.dumps())
+    (project / lockfile.FILENAME).write_text(dumps(record))
     return project
 
 
@@ -271,5 +272,5 @@ def write_extras_lock(
         managed_sources=(),
         extras=tuple(extras),
     ).sealed(read_toml(project / "pyproject.toml"))
-    (project / lockfile.FILENAME).write_text(record.dumps())
+    (project / lockfile.FILENAME).write_text(dumps(record))
     return project
