@@ -109,3 +109,58 @@ def test_imports_inside_functions_are_only_at_the_interface_edge() -> None:
             if inside and module.startswith("poetry_cuda"):
                 wrong.append(f"{relative}: {module}")
     assert wrong == []
+
+
+# The modules that import Poetry (the `poetry` package, not poetry-core's `poetry.core`) as
+# they load. Only Poetry's own process loads them: the plugin, and the hooks it runs.
+LOADS_POETRY = {
+    "cli/plugin.py": "poetry_cuda.cli.plugin",
+    "backends/poetry_mirror.py": "poetry_cuda.backends.poetry_mirror",
+}
+# What may import those modules: the plugin itself and its hooks.
+INSIDE_POETRY = {"cli/plugin.py", "cli/hooks.py"}
+
+
+def _is_poetry(module: str) -> bool:
+    return module == "poetry" or (
+        module.startswith("poetry.") and not module.startswith("poetry.core")
+    )
+
+
+def _loaded_imports(path: Path) -> list[str]:
+    """The modules `path` imports as it loads: outside functions and `if TYPE_CHECKING:`."""
+    found: list[str] = []
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, ast.If):
+                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                    visit(node.body + node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body + node.orelse + node.finalbody)
+                for handler in node.handlers:
+                    visit(handler.body)
+            elif isinstance(node, ast.Import):
+                found.extend(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.append(node.module)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return found
+
+
+def test_poetry_is_loaded_only_inside_poetry() -> None:
+    """The standalone script on a uv project runs without Poetry installed: no module it can
+    load imports Poetry as it loads, and the modules that do are reached only from the plugin
+    (the Poetry backend imports Poetry in the functions that run it)."""
+    loads, reaches = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if any(_is_poetry(module) for module in _loaded_imports(path)):
+            loads.append(relative)
+        if relative not in INSIDE_POETRY:
+            for module, _ in _imports(path):
+                if module in LOADS_POETRY.values():
+                    reaches.append(f"{relative}: {module}")
+    assert sorted(loads) == sorted(LOADS_POETRY)
+    assert reaches == []

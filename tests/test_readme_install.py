@@ -2,14 +2,18 @@
 
 The clone's wheel is installed each way the README shows (into a fresh Poetry with
 `poetry self add`, into a pipx-installed Poetry with `pipx inject`, with pip, as a uv
-tool), and `detect` must then work. A test without network checks that the README's
-install block holds exactly these commands, so the two cannot drift apart.
+tool, the last two without and with the `poetry` extra), and `detect` must then work. The
+standalone script without the extra has no Poetry installed, plans a uv project and refuses
+a Poetry project with the message naming the extra; with it, Poetry is there. A test without
+network checks that the README's install block holds exactly these commands, so the two
+cannot drift apart.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import venv
@@ -40,7 +44,17 @@ ROUTES = {
     "pipx-inject": f"pipx inject poetry {WHEEL}",
     "pip-install": f"pip install {WHEEL}",
     "uv-tool-install": f"uv tool install {WHEEL}",
+    "pip-install-poetry": f'pip install "{WHEEL}[poetry]"',
+    "uv-tool-install-poetry": f'uv tool install "{WHEEL}[poetry]"',
 }
+# The standalone routes, and whether each brings Poetry.
+STANDALONE = {
+    "pip-install": False,
+    "uv-tool-install": False,
+    "pip-install-poetry": True,
+    "uv-tool-install-poetry": True,
+}
+NO_POETRY = "Poetry is not installed beside poetry-cuda"
 BIN = "Scripts" if sys.platform == "win32" else "bin"
 INSTALL_TIMEOUT = 900
 
@@ -77,6 +91,37 @@ def run(
     )
     assert completed.returncode == 0, f"{command}\n{completed.stdout}\n{completed.stderr}"
     return completed
+
+
+def distributions(python: Path, env: Mapping[str, str]) -> set[str]:
+    """The names of the distributions installed in `python`'s environment."""
+    listing = (
+        "import importlib.metadata as m\n"
+        "print('\\n'.join(sorted({d.metadata['Name'].lower() for d in m.distributions()})))"
+    )
+    completed = subprocess.run(
+        [str(python), "-c", listing],
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return set(completed.stdout.split())
+
+
+def example_project(clone: Path, folder: Path, backend: str) -> Path:
+    """The clone's examples/torch_project in `folder`, as a Poetry or a uv project."""
+    project = folder / f"{backend}_project"
+    shutil.copytree(clone / "examples" / "torch_project", project)
+    if backend == "uv":
+        pyproject = project / "pyproject.toml"
+        text = pyproject.read_text()
+        assert "[tool.poetry]\npackage-mode = false\n" in text
+        pyproject.write_text(
+            text.replace("[tool.poetry]\npackage-mode = false\n", "[tool.uv]\npackage = false\n")
+        )
+    return project
 
 
 def fresh_venv(folder: Path) -> Path:
@@ -118,7 +163,7 @@ def test_each_install_command_of_the_readme_works(clone: Path, route: str, tmp_p
         run("pip install pipx", cwd=tmp_path, env=env, programs={"pip": scripts / "pip"})
         run("pipx install poetry", cwd=tmp_path, env=env, programs=pipx)
         detect = tmp_path / "pipx-bin" / "poetry"
-    elif route == "pip-install":
+    elif route.startswith("pip-install"):
         detect = scripts / "poetry-cuda"
     else:
         detect = tmp_path / "uv-bin" / "poetry-cuda"
@@ -134,3 +179,53 @@ def test_each_install_command_of_the_readme_works(clone: Path, route: str, tmp_p
     result = run(f"detect {args}", cwd=tmp_path, env=env, programs={"detect": detect})
     assert result.stdout.startswith("Host: this machine"), result.stdout
     assert "NVIDIA driver:" in result.stdout
+    if route in STANDALONE:
+        check_standalone(clone, route, detect, tmp_path, env)
+
+
+def check_standalone(
+    clone: Path, route: str, script: Path, tmp_path: Path, env: Mapping[str, str]
+) -> None:
+    """Poetry is installed with the extra and only with it; a uv project plans either way, a
+    Poetry project locks (here: its dry run) only with Poetry."""
+    with_poetry = STANDALONE[route]
+    if route.startswith("pip-install"):
+        python = script.parent / "python"
+    else:
+        python = tmp_path / "uv-tools" / "poetry-cuda" / BIN / "python"
+    installed = distributions(python, env)
+    assert {"poetry-cuda", "poetry-core", "cleo"} <= installed, installed
+    assert ("poetry" in installed) is with_poetry, installed
+
+    uv_project = example_project(clone, tmp_path, "uv")
+    planned = run_script(script, "plan", "--cuda", "cu124", cwd=uv_project, env=env)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert "torch" in planned.stdout
+    assert "cu124" in planned.stdout
+
+    poetry_project = example_project(clone, tmp_path, "poetry")
+    before = (poetry_project / "pyproject.toml").read_bytes()
+    dry = run_script(script, "lock", "--dry-run", "--cuda", "cu124", cwd=poetry_project, env=env)
+    if with_poetry:
+        assert dry.returncode == 0, dry.stdout + dry.stderr
+        assert "Backend: poetry" in dry.stdout
+    else:
+        assert dry.returncode == 2, dry.stdout + dry.stderr
+        assert NO_POETRY in dry.stderr
+        assert "`poetry-cuda[poetry]`" in dry.stderr
+        assert "Traceback" not in dry.stderr
+    assert (poetry_project / "pyproject.toml").read_bytes() == before
+
+
+def run_script(
+    script: Path, *args: str, cwd: Path, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(script), *args],
+        cwd=cwd,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT,
+        check=False,
+    )

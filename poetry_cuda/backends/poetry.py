@@ -2,12 +2,16 @@
 
 What it writes in pyproject.toml is `poetry_config`'s. Locking goes through Poetry's console application exactly as `poetry lock` does (the
 same events, environment and installer), so poetry.lock is Poetry's own lock.
+
+Poetry itself is imported only where it runs (`require_poetry` first): the standalone script
+is installed without it unless its `poetry` extra is asked for, and uv projects never need it.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import os
 import re
 import sys
@@ -20,6 +24,7 @@ import tomlkit
 
 from poetry_cuda.backends import InstallCommand
 from poetry_cuda.backends import LockedEntry
+from poetry_cuda.backends import choose_with_reason
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import poetry_config
@@ -27,6 +32,7 @@ from poetry_cuda.backends import poetry_rules
 from poetry_cuda.backends import run_install
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
+from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
@@ -54,6 +60,34 @@ UNREACHABLE = re.compile(
 )
 
 
+def has_poetry() -> bool:
+    """Whether the `poetry` package is importable beside poetry-cuda.
+
+    poetry-core alone (always installed) provides `poetry.core`, so the test is a module of
+    Poetry's own.
+    """
+    try:
+        return importlib.util.find_spec("poetry.factory") is not None
+    except ImportError:
+        return False
+
+
+def require_poetry(reason: str = 'backend "poetry"') -> None:
+    """Raise UsageError (exit 2) when Poetry is not installed; `reason` says why the project
+    is Poetry's."""
+    if not has_poetry():
+        raise UsageError(
+            f"this is a Poetry project ({reason}), and Poetry is not installed beside poetry-cuda",
+            why="poetry-cuda runs Poetry itself (its lock, its install, its settings) in its "
+            "own Python, and this poetry-cuda was installed without its `poetry` extra (uv "
+            "projects need no Poetry)",
+            fix="install poetry-cuda with the extra, `poetry-cuda[poetry]` (the README's Install "
+            "shows the commands), or use the Poetry plugin (`poetry self add`, then "
+            '`poetry cuda lock`); if the project is meant for uv, set backend = "uv" in '
+            "[tool.poetry-cuda]",
+        )
+
+
 class PoetryBackend:
     name = "poetry"
     lockfile = "poetry.lock"
@@ -61,6 +95,10 @@ class PoetryBackend:
     rewrite = staticmethod(poetry_config.rewrite)
 
     def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
+        # Before anything is written: Poetry must be there to lock what poetry-cuda writes.
+        if not has_poetry():
+            setting = parse_settings(dict(pyproject)).backend
+            require_poetry(choose_with_reason(setting, project, pyproject)[1])
         if starts_with_bom(project / "pyproject.toml"):
             raise ConfigError(
                 "pyproject.toml starts with a UTF-8 byte order mark (BOM)",
@@ -119,6 +157,7 @@ class PoetryBackend:
         # process of its own: its installer, its output and its signal handling are then
         # those of a plain `poetry install`, per-user mirrors included (the plugin's).
         user_mirrors(os.environ)
+        require_poetry('cuda.lock records backend "poetry"')
         run_install(command, [sys.executable, "-m", "poetry", *command.arguments], project)
 
 
@@ -139,6 +178,7 @@ def _dependencies(table: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def run_lock(project: Path, *, regenerate: bool) -> None:
     """Run `poetry lock` for `project` in-process; raises ResolutionError."""
+    require_poetry()
     from cleo.io.inputs.argv_input import ArgvInput
     from cleo.io.outputs.buffered_output import BufferedOutput
     from poetry.console.application import Application
@@ -176,6 +216,7 @@ def unreachable(project: Path) -> tuple[str, str]:
 
 def outdated(project: Path) -> str | None:
     """Why poetry.lock no longer fits pyproject.toml (Poetry's own freshness check), if so."""
+    require_poetry()
     from poetry.core.pyproject.exceptions import PyProjectError
     from poetry.factory import Factory
 
@@ -247,6 +288,7 @@ def _poetry_settings(project: Path, environ: Mapping[str, str]) -> dict[str, Any
 def _default_virtualenvs(environ: Mapping[str, str]) -> Path:
     if environ.get("POETRY_CACHE_DIR"):
         return Path(environ["POETRY_CACHE_DIR"]) / "virtualenvs"
+    require_poetry()
     from poetry.config.config import Config
 
     return Path(Config.create().virtualenvs_path)
