@@ -269,29 +269,66 @@ def environment(project: Path, environ: Mapping[str, str]) -> Path | None:
     name = (read_toml(project / "pyproject.toml").get("project") or {}).get("name")
     if not isinstance(name, str):
         name = project.name
-    folder = Path(settings.get("path") or _default_virtualenvs(environ))
+    folder = _virtualenvs(settings, environ)
     candidates = sorted(folder.glob(f"{_env_name(name, project)}-py*"))
     return candidates[-1] if candidates else None
 
 
 def _poetry_settings(project: Path, environ: Mapping[str, str]) -> dict[str, Any]:
-    """`virtualenvs.in-project` and `virtualenvs.path`: environment over poetry.toml."""
-    local = project / "poetry.toml"
-    table = dict(read_toml(local).get("virtualenvs") or {}) if local.is_file() else {}
+    """`virtualenvs.in-project`, `virtualenvs.path` and `cache-dir` as Poetry reads them:
+    its environment variables over the project's poetry.toml over the user's config.toml."""
+    table: dict[str, Any] = {}
+    for config in (_user_config(environ), project / "poetry.toml"):
+        if config.is_file():
+            found = read_toml(config)
+            table.update(found.get("virtualenvs") or {})
+            if isinstance(found.get("cache-dir"), str):
+                table["cache-dir"] = found["cache-dir"]
     if "POETRY_VIRTUALENVS_IN_PROJECT" in environ:
         table["in-project"] = environ["POETRY_VIRTUALENVS_IN_PROJECT"].lower() in ("1", "true")
     if environ.get("POETRY_VIRTUALENVS_PATH"):
         table["path"] = environ["POETRY_VIRTUALENVS_PATH"]
+    if environ.get("POETRY_CACHE_DIR"):
+        table["cache-dir"] = environ["POETRY_CACHE_DIR"]
     return table
 
 
-def _default_virtualenvs(environ: Mapping[str, str]) -> Path:
-    if environ.get("POETRY_CACHE_DIR"):
-        return Path(environ["POETRY_CACHE_DIR"]) / "virtualenvs"
-    require_poetry()
-    from poetry.config.config import Config
+def _virtualenvs(settings: Mapping[str, Any], environ: Mapping[str, str]) -> Path:
+    """Poetry's `virtualenvs.path` (default `{cache-dir}/virtualenvs`), `{cache-dir}` filled in
+    as Poetry fills it, without loading Poetry (its Config costs more than a doctor run)."""
+    cache = settings.get("cache-dir")
+    cache = cache if isinstance(cache, str) and cache else str(_default_cache(environ))
+    path = settings.get("path")
+    path = path if isinstance(path, str) and path else str(Path("{cache-dir}") / "virtualenvs")
+    return Path(path.replace("{cache-dir}", cache)).expanduser()
 
-    return Path(Config.create().virtualenvs_path)
+
+def _user_config(environ: Mapping[str, str]) -> Path:
+    """Poetry's config.toml: in POETRY_CONFIG_DIR, else platformdirs' user config folder."""
+    if environ.get("POETRY_CONFIG_DIR"):
+        return Path(environ["POETRY_CONFIG_DIR"]) / "config.toml"
+    home = Path(environ.get("HOME") or Path.home())
+    if sys.platform == "win32":
+        roaming = environ.get("APPDATA")
+        folder = Path(roaming) if roaming else home / "AppData" / "Roaming"
+    elif sys.platform == "darwin":
+        folder = home / "Library" / "Application Support"
+    else:
+        xdg = environ.get("XDG_CONFIG_HOME", "").strip()
+        folder = Path(xdg) if xdg else home / ".config"
+    return folder / "pypoetry" / "config.toml"
+
+
+def _default_cache(environ: Mapping[str, str]) -> Path:
+    """platformdirs' user cache folder for Poetry (`user_cache_path("pypoetry")`)."""
+    home = Path(environ.get("HOME") or Path.home())
+    if sys.platform == "win32":
+        local = environ.get("LOCALAPPDATA")
+        return (Path(local) if local else home / "AppData" / "Local") / "pypoetry" / "Cache"
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "pypoetry"
+    xdg = environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(xdg) if xdg else home / ".cache") / "pypoetry"
 
 
 def _env_name(name: str, project: Path) -> str:
