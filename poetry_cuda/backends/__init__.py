@@ -39,6 +39,11 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "poetry": ("poetry_cuda.backends.poetry", "PoetryBackend"),
     "uv": ("poetry_cuda.backends.uv", "UvBackend"),
 }
+# Each manager's editor of its configuration: loaded only by the commands that write it.
+EDITORS: dict[str, str] = {
+    "poetry": "poetry_cuda.backends.poetry_config",
+    "uv": "poetry_cuda.backends.uv_config",
+}
 POETRY_BUILD = "poetry.core.masonry.api"
 
 
@@ -105,19 +110,8 @@ class Backend(Protocol):
     name: str
     lockfile: str  # the lock file's name, beside pyproject.toml
 
-    def rewrite(self, text: str, managed: Managed, previous: Collection[str]) -> str:
-        """pyproject.toml's `text` with the managed entries rewritten; `text` if unchanged.
-
-        `previous` names the sources an earlier lock managed (from cuda.lock).
-        """
-        ...
-
     def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
         """Raise ConfigError when the manager cannot read pyproject.toml (parsed: `pyproject`)."""
-        ...
-
-    def prepare(self, project: Path, dropped: Collection[str]) -> None:
-        """Make the lock file resolvable after the sources in `dropped` were removed."""
         ...
 
     def run_lock(self, project: Path, *, regenerate: bool) -> None:
@@ -211,6 +205,31 @@ def for_project(
             'backend = "poetry" in [tool.poetry-cuda]',
         )
     return load(name)
+
+
+class Editor(Protocol):
+    """What `lock` writes with: a manager's configuration editor (a module of this package).
+
+    Apart from `Backend`, so that the commands that only read (`doctor`, `env`, `run`,
+    `sync`) never load the TOML editor.
+    """
+
+    def rewrite(self, text: str, managed: Managed, previous: Collection[str]) -> str:
+        """pyproject.toml's `text` with the managed entries rewritten; `text` if unchanged.
+
+        `previous` names the sources an earlier lock managed (from cuda.lock).
+        """
+        ...
+
+    def prepare(self, project: Path, dropped: Collection[str]) -> None:
+        """Make the lock file resolvable after the sources in `dropped` were removed."""
+        ...
+
+
+def editor(name: str) -> Editor:
+    """The configuration editor of backend `name` (one `load` accepts)."""
+    found: Editor = importlib.import_module(EDITORS[name])
+    return found
 
 
 def load(name: str) -> Backend:

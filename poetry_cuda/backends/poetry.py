@@ -20,23 +20,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-import tomlkit
-
 from poetry_cuda.backends import InstallCommand
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import choose_with_reason
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
-from poetry_cuda.backends import poetry_config
 from poetry_cuda.backends import poetry_rules
 from poetry_cuda.backends import run_install
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
-from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
-from poetry_cuda.files import write_toml_atomic
 from poetry_cuda.messages import Localized
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
@@ -46,7 +41,6 @@ from poetry_cuda.request.user_mirrors import user_mirrors
 
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
     from collections.abc import Mapping
     from collections.abc import Sequence
 
@@ -92,8 +86,6 @@ class PoetryBackend:
     name = "poetry"
     lockfile = "poetry.lock"
 
-    rewrite = staticmethod(poetry_config.rewrite)
-
     def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
         # Before anything is written: Poetry must be there to lock what poetry-cuda writes.
         if not has_poetry():
@@ -110,9 +102,6 @@ class PoetryBackend:
         poetry_rules.check_sources(pyproject)
         # Poetry's lock runs the plugin, which redirects the sources; a bad value stops us first.
         user_mirrors(os.environ)
-
-    def prepare(self, project: Path, dropped: Collection[str]) -> None:
-        forget_sources(project / self.lockfile, dropped)
 
     def run_lock(self, project: Path, *, regenerate: bool) -> None:
         run_lock(project, regenerate=regenerate)
@@ -229,27 +218,6 @@ def outdated(project: Path) -> str | None:
             "poetry.lock is not consistent with pyproject.toml (what `poetry check --lock` reports)"
         )
     return None
-
-
-def forget_sources(lock_path: Path, names: Collection[str]) -> None:
-    """Drop poetry.lock entries locked from sources the plan no longer uses.
-
-    Poetry's `lock` keeps locked packages where it can and fails on a package locked from a
-    source that no longer exists; without those entries it resolves them anew from the
-    current sources, and every other package keeps its locked version.
-    """
-    if not names or not lock_path.exists():
-        return
-    packages(lock_path)  # a clear error (exit 2, naming the file) for one that is no lock file
-    document = tomlkit.parse(read_text(lock_path))
-    entries = document.get("package")
-    if entries is None:
-        return
-    kept = [p for p in entries if (p.get("source") or {}).get("reference") not in names]
-    if len(kept) != len(entries):
-        entries.clear()
-        entries.extend(kept)
-        write_toml_atomic(lock_path, tomlkit.dumps(document))
 
 
 def environment(project: Path, environ: Mapping[str, str]) -> Path | None:

@@ -17,8 +17,11 @@ from typing import Any
 
 import tomlkit
 
+from poetry_cuda.backends import packages
 from poetry_cuda.backends import pyproject_edit
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.files import read_text
+from poetry_cuda.files import write_toml_atomic
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
 from poetry_cuda.locking.managed import group_marker
 from poetry_cuda.request.dependencies import MANAGED_GROUP
@@ -27,6 +30,7 @@ from poetry_cuda.request.dependencies import MANAGED_GROUP
 if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Iterable
+    from pathlib import Path
 
     from tomlkit.toml_document import TOMLDocument
 
@@ -161,3 +165,29 @@ def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
 
 
 # Poetry 1.x spellings of a source's priority, which Poetry 2 refuses, and what replaces each.
+
+
+def prepare(project: Path, dropped: Collection[str]) -> None:
+    """Make poetry.lock resolvable after the sources in `dropped` left pyproject.toml."""
+    forget_sources(project / "poetry.lock", dropped)
+
+
+def forget_sources(lock_path: Path, names: Collection[str]) -> None:
+    """Drop poetry.lock entries locked from sources the plan no longer uses.
+
+    Poetry's `lock` keeps locked packages where it can and fails on a package locked from a
+    source that no longer exists; without those entries it resolves them anew from the
+    current sources, and every other package keeps its locked version.
+    """
+    if not names or not lock_path.exists():
+        return
+    packages(lock_path)  # a clear error (exit 2, naming the file) for one that is no lock file
+    document = tomlkit.parse(read_text(lock_path))
+    entries = document.get("package")
+    if entries is None:
+        return
+    kept = [p for p in entries if (p.get("source") or {}).get("reference") not in names]
+    if len(kept) != len(entries):
+        entries.clear()
+        entries.extend(kept)
+        write_toml_atomic(lock_path, tomlkit.dumps(document))

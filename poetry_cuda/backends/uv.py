@@ -23,7 +23,6 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import run_install
-from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml_once
@@ -37,7 +36,6 @@ from poetry_cuda.request.user_mirrors import variable
 
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
     from collections.abc import Mapping
     from collections.abc import Sequence
 
@@ -64,16 +62,9 @@ class UvBackend:
     name = "uv"
     lockfile = "uv.lock"
 
-    rewrite = staticmethod(uv_config.rewrite)
-
     def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
         # uv reads every pyproject.toml poetry-cuda can (a BOM included).
         refuse_user_mirrors(os.environ)
-
-    def prepare(self, project: Path, dropped: Collection[str]) -> None:
-        # uv notices on its own that an index left pyproject.toml and resolves the
-        # packages locked from it anew; every other package keeps its version.
-        return
 
     def run_lock(self, project: Path, *, regenerate: bool) -> None:
         run_lock(find_uv(os.environ), project, regenerate=regenerate)

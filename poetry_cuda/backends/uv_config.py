@@ -38,6 +38,7 @@ from poetry_cuda.request.settings import parse_settings
 
 if TYPE_CHECKING:
     from collections.abc import Collection
+    from pathlib import Path
 
     from tomlkit.toml_document import TOMLDocument
 
@@ -257,3 +258,10 @@ def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     return pyproject_edit.rewrite(
         text, "tool.uv", lambda document: apply(document, managed, previous)
     )
+
+
+def prepare(project: Path, dropped: Collection[str]) -> None:
+    """Nothing to do for uv.lock after the sources in `dropped` left pyproject.toml."""
+    # uv notices on its own that an index left pyproject.toml and resolves the
+    # packages locked from it anew; every other package keeps its version.
+    return

@@ -17,6 +17,7 @@ import difflib
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda import backends
 from poetry_cuda.backends import adoption_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
@@ -260,7 +261,7 @@ def _start(
         if planned.adoption.needed:  # what the edits could not reach: said, never half-done
             raise planned.adoption.error(command)
     backend.check_pyproject(planned.project, planned.pyproject)
-    new_text = backend.rewrite(edited, managed(planned), previous)
+    new_text = backends.editor(backend.name).rewrite(edited, managed(planned), previous)
     return Start(planned, current, text, new_text, tuple(adopted))
 
 
@@ -364,7 +365,8 @@ def lock(
         if new_text != text:
             edits.write("pyproject.toml", new_text)
         with edits.tool_writes(backend.lockfile):
-            backend.prepare(project, set(previous) - set(managed_entries.source_names))
+            dropped = set(previous) - set(managed_entries.source_names)
+            backends.editor(backend.name).prepare(project, dropped)
             backend.run_lock(project, regenerate=regenerate)
         versions = verify(planned.plan, project, backend)
         verify_extras(planned, project, backend)
