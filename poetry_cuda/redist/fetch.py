@@ -8,10 +8,7 @@ the download over to plain http. Loopback URLs bypass any proxy the environment 
 from __future__ import annotations
 
 import hashlib
-import http.client
 import os
-import urllib.error
-import urllib.request
 
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
@@ -26,6 +23,9 @@ from poetry_cuda.request.settings import is_loopback
 
 
 if TYPE_CHECKING:
+    import urllib.request
+
+    from http.client import HTTPMessage
     from http.client import HTTPResponse
     from pathlib import Path
     from typing import IO
@@ -53,30 +53,44 @@ def join(base: str, relative: str) -> str:
     return urljoin(base if base.endswith("/") else base + "/", relative)
 
 
-class _Redirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: IO[bytes],
-        code: int,
-        msg: str,
-        headers: http.client.HTTPMessage,
-        newurl: str,
-    ) -> urllib.request.Request | None:
-        try:
-            check_url(newurl, f"the redirect from {req.full_url}")
-        except ConfigError as error:
-            raise UnmetRequirementError(
-                f"{req.full_url}: redirected to {newurl}, which is refused",
-                why=error.why,
-                fix="use a mirror that serves the files over https itself",
-            ) from None
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+# The network stack (urllib.request, http.client, ssl, email: some thirty modules) is
+# imported where a download happens, so that the commands that find a toolkit already
+# assembled (`env`, `run`) never load it.
+
+
+def _redirects() -> urllib.request.HTTPRedirectHandler:
+    """A redirect handler that follows only redirects to URLs the index rule accepts."""
+    import urllib.request
+
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(
+            self,
+            req: urllib.request.Request,
+            fp: IO[bytes],
+            code: int,
+            msg: str,
+            headers: HTTPMessage,
+            newurl: str,
+        ) -> urllib.request.Request | None:
+            try:
+                check_url(newurl, f"the redirect from {req.full_url}")
+            except ConfigError as error:
+                raise UnmetRequirementError(
+                    f"{req.full_url}: redirected to {newurl}, which is refused",
+                    why=error.why,
+                    fix="use a mirror that serves the files over https itself",
+                ) from None
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return Redirects()
 
 
 def _open(url: str, timeout: float) -> HTTPResponse:
+    import urllib.error
+    import urllib.request
+
     check_url(url)
-    handlers: list[urllib.request.BaseHandler] = [_Redirects()]
+    handlers: list[urllib.request.BaseHandler] = [_redirects()]
     if is_loopback(urlsplit(url).hostname or ""):
         handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
@@ -141,6 +155,8 @@ def download(url: str, destination: Path, *, limit: int, timeout: float = TIMEOU
 
 
 def _read(response: HTTPResponse, url: str, got: int, expected: str) -> bytes:
+    import http.client
+
     try:
         return response.read(_CHUNK)
     except (OSError, http.client.HTTPException) as error:  # a reset, a timeout, IncompleteRead
