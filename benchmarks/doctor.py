@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poetry_cuda.locking.freshness import sealed
 from poetry_cuda.locking.lockfile_toml import dumps
 
 
@@ -100,7 +101,7 @@ def make_project(folder: Path) -> Path:
         "",
     )
     draft = CudaLock("", "poetry", "newest", "auto", (), (package,), needs, ())
-    record = draft.sealed(read_toml(folder / "pyproject.toml"))
+    record = sealed(draft, read_toml(folder / "pyproject.toml"))
     (folder / lockfile.FILENAME).write_text(dumps(record))
     site = folder / ".venv" / "lib" / "python3.11" / "site-packages"
     for name, version in (("paddlepaddle_gpu", "2.6.2"), ("numpy", "2.1.0"), ("pillow", "11.0")):

@@ -22,6 +22,7 @@ from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
+from poetry_cuda.locking.freshness import is_fresh
 from poetry_cuda.planning.compat import judge
 
 
@@ -88,7 +89,7 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
             f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
             "run `poetry cuda lock` to undo it before installing"
         )
-    if not cuda_lock.is_fresh(pyproject):
+    if not is_fresh(cuda_lock, pyproject):
         warnings.append(
             "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
             "written; run `poetry cuda lock`"

@@ -30,6 +30,7 @@ from poetry_cuda.host.detect import DRIVER_ENV
 from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
+from poetry_cuda.locking.freshness import is_fresh
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.records import frozen
 from poetry_cuda.request.project import nearest_project
@@ -84,7 +85,7 @@ def read_locks(project: Path | None) -> LockState:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return LockState(None, error=error)
-    state = LockState(cuda_lock, fresh=cuda_lock.is_fresh(pyproject), backend=cuda_lock.backend)
+    state = LockState(cuda_lock, fresh=is_fresh(cuda_lock, pyproject), backend=cuda_lock.backend)
     try:
         backend = backends.load(cuda_lock.backend)
     except PoetryCudaError as error:

@@ -26,6 +26,8 @@ from poetry_cuda.files import read_text
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
+from poetry_cuda.locking.freshness import is_fresh
+from poetry_cuda.locking.freshness import sealed
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
@@ -76,7 +78,7 @@ def build_lock(
 ) -> CudaLock:
     """cuda.lock for the plan; `requirements` as cross-checked with the lock (default: the plan's)."""
     plan = planned.plan
-    return CudaLock(
+    lock = CudaLock(
         content_hash="",
         backend=backend,
         policy=plan.policy,
@@ -110,7 +112,8 @@ def build_lock(
             )
             for e in plan.extras
         ),
-    ).sealed(planned.pyproject)
+    )
+    return sealed(lock, planned.pyproject)
 
 
 def _redist_cuda(planned: Planned) -> CudaVersion | None:
@@ -181,7 +184,7 @@ def staleness(
     if current is None:
         return [f"{lockfile.FILENAME} does not exist"]
     reasons = []
-    if not current.is_fresh(pyproject):
+    if not is_fresh(current, pyproject):
         reasons.append("the CUDA-relevant parts of pyproject.toml changed since the lock")
     if text != new_text:
         reasons.append("the managed entries in pyproject.toml differ from the plan")

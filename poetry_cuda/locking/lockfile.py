@@ -16,7 +16,6 @@ import hashlib
 import json
 
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import Literal
 from typing import TypeVar
 
@@ -39,7 +38,6 @@ from poetry_cuda.records import frozen
 from poetry_cuda.redist.manifest import Archive
 from poetry_cuda.redist.manifest import check_relative_path
 from poetry_cuda.redist.manifest import check_sha256
-from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Policy
@@ -52,8 +50,6 @@ from poetry_cuda.versions import DriverVersion
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from collections.abc import Collection
-    from collections.abc import Mapping
     from pathlib import Path
 
     from poetry_cuda.planning.targets import Target
@@ -192,29 +188,6 @@ class CudaLock:
             | {r.package for r in self.system_requirements}
             | {e.family for e in self.extras}
         )
-
-    def sealed(self, pyproject: Mapping[str, Any]) -> CudaLock:
-        """This lock with the content-hash of `pyproject`, so that it is fresh for it."""
-        return dataclasses.replace(self, content_hash=fingerprint(pyproject, self.names))
-
-    def is_fresh(self, pyproject: Mapping[str, Any]) -> bool:
-        """Whether nothing in `pyproject` that could change this decision changed since."""
-        return fingerprint(pyproject, self.names) == self.content_hash
-
-
-def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:
-    """The content-hash of what in pyproject.toml can change the decision about `names`:
-
-    `[tool.poetry-cuda]` and the dependencies on those packages, with their constraints,
-    extras and the table they come from.
-    """
-    deps = [
-        [d.origin, d.name, d.constraint, sorted(d.extras)]
-        for d in read_dependencies(pyproject)
-        if d.name in names
-    ]
-    table = pyproject.get("tool", {}).get("poetry-cuda", {})
-    return content_hash({"tool.poetry-cuda": table, "dependencies": deps})
 
 
 def content_hash(relevant: object) -> str:

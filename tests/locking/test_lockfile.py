@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.locking.freshness import is_fresh
+from poetry_cuda.locking.freshness import sealed
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
@@ -120,10 +122,10 @@ def test_an_extras_build_is_judged_from_its_recorded_architectures() -> None:
 
 def test_the_extras_family_is_part_of_the_content_hash() -> None:
     pyproject = {"project": {"optional-dependencies": {"cu124": ["torch==2.5.1"]}}}
-    sealed = MULTI.sealed(pyproject)
-    assert sealed.is_fresh(pyproject)
+    locked = sealed(MULTI, pyproject)
+    assert is_fresh(locked, pyproject)
     changed = {"project": {"optional-dependencies": {"cu124": ["torch==2.6.0"]}}}
-    assert not sealed.is_fresh(changed)
+    assert not is_fresh(locked, changed)
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import tomlkit
 
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
+from poetry_cuda.locking.freshness import sealed
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
@@ -95,7 +96,7 @@ def write_cuda_lock(
         managed_sources=(),
     )
     if fresh:
-        record = record.sealed(read_toml(project / "pyproject.toml"))
+        record = sealed(record, read_toml(project / "pyproject.toml"))
     (project / lockfile.FILENAME).write_text(dumps(record))
     return project
 
@@ -271,6 +272,7 @@ def write_extras_lock(
         system_requirements=(),
         managed_sources=(),
         extras=tuple(extras),
-    ).sealed(read_toml(project / "pyproject.toml"))
+    )
+    record = sealed(record, read_toml(project / "pyproject.toml"))
     (project / lockfile.FILENAME).write_text(dumps(record))
     return project

@@ -13,6 +13,7 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.locking.freshness import is_fresh
 
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
             fix=f"{LOCK_FIRST}: lock undoes the dead run's changes",
         )
     pyproject = read_toml(project / "pyproject.toml")
-    if not cuda_lock.is_fresh(pyproject):
+    if not is_fresh(cuda_lock, pyproject):
         raise InputFileError(
             f"{lockfile.FILENAME} is stale: the CUDA-relevant parts of pyproject.toml changed "
             "since it was written",
