@@ -409,6 +409,11 @@ def validate(documents: Mapping[str, dict[str, Any]]) -> KnowledgeBase:
     return KnowledgeBase(nvidia, families, fixed, nvcc)
 
 
+def validate_nvidia(documents: Mapping[str, dict[str, Any]]) -> Nvidia:
+    """Only the driver tables of `documents`, checked."""
+    return _nvidia(_top(NVIDIA_FILE, documents[NVIDIA_FILE]))
+
+
 def load_directory(directory: Traversable | Path) -> KnowledgeBase:
     """Read and validate every data file in `directory` (uncached; see `load`)."""
     data = read_data(directory)

@@ -39,12 +39,14 @@ from poetry_cuda.files import user_cache
 from poetry_cuda.knowledge._loader import parse_data
 from poetry_cuda.knowledge._loader import read_data
 from poetry_cuda.knowledge._loader import validate
+from poetry_cuda.knowledge._loader import validate_nvidia
 
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Nvidia
 
     if sys.version_info >= (3, 11):
         from importlib.resources.abc import Traversable
@@ -91,6 +93,26 @@ def load_cached(directory: Traversable | Path, cache: Path | None) -> KnowledgeB
     cached = None if path is None else read(path, key, list(data))
     if cached is not None:
         return validate(cached)
+    return _fill(path, key, data)
+
+
+def load_cached_nvidia(directory: Traversable | Path, cache: Path | None) -> Nvidia:
+    """Only NVIDIA's driver tables of the knowledge base in `directory` (see `load_cached`).
+
+    A cached set of documents was validated whole when it was written, so on a hit only
+    the driver tables are checked again; a miss reads, checks and caches everything.
+    """
+    data = read_data(directory)
+    key = content_key(data)
+    path = None if cache is None else cache / FILE
+    cached = None if path is None else read(path, key, list(data))
+    if cached is not None:
+        return validate_nvidia(cached)
+    return _fill(path, key, data).nvidia
+
+
+def _fill(path: Path | None, key: str, data: Mapping[str, bytes]) -> KnowledgeBase:
+    """Parse and validate `data`, and cache the parsed documents at `path` (if any)."""
     documents = {name: parse_data(name, raw) for name, raw in data.items()}
     knowledge = validate(documents)
     if path is not None and all(_exact(d) for d in documents.values()):

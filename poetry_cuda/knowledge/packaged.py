@@ -17,16 +17,25 @@ from typing import TYPE_CHECKING
 from poetry_cuda.knowledge._loader import load_directory
 from poetry_cuda.knowledge.cache import default_folder
 from poetry_cuda.knowledge.cache import load_cached
+from poetry_cuda.knowledge.cache import load_cached_nvidia
 
 
 if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Nvidia
 
 
-__all__ = ["load", "load_directory"]
+__all__ = ["load", "load_directory", "nvidia"]
+DATA = files("poetry_cuda.knowledge") / "data"
+
+
+@functools.cache
+def nvidia() -> Nvidia:
+    """Only NVIDIA's driver tables (what `detect` and `sync` need), read as `load` reads."""
+    return load_cached_nvidia(DATA, default_folder())
 
 
 @functools.cache
 def load() -> KnowledgeBase:
     """The packaged knowledge base, read and validated on first use."""
-    return load_cached(files("poetry_cuda.knowledge") / "data", default_folder())
+    return load_cached(DATA, default_folder())

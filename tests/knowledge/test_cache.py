@@ -17,8 +17,10 @@ from poetry_cuda.knowledge.cache import ENVIRONMENT
 from poetry_cuda.knowledge.cache import FILE
 from poetry_cuda.knowledge.cache import folder
 from poetry_cuda.knowledge.cache import load_cached
+from poetry_cuda.knowledge.cache import load_cached_nvidia
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import load_directory
+from poetry_cuda.knowledge.packaged import nvidia
 
 
 if TYPE_CHECKING:
@@ -53,6 +55,20 @@ def test_a_hit_gives_the_uncached_knowledge_base(tmp_path: Path, uncached: Knowl
     assert load_cached(PACKAGED, cache) == uncached  # a hit
     assert (cache / FILE).read_bytes() == written
     assert load() == uncached
+
+
+def test_the_driver_tables_alone_are_the_whole_bases(
+    tmp_path: Path, uncached: KnowledgeBase, data: Path
+) -> None:
+    cache = tmp_path / "cache"
+    assert load_cached_nvidia(PACKAGED, cache) == uncached.nvidia  # a miss: all is checked
+    assert (cache / FILE).is_file()
+    assert load_cached_nvidia(PACKAGED, cache) == uncached.nvidia  # a hit
+    assert nvidia() == uncached.nvidia
+    broken = next(p for p in data.glob("*.toml") if p.name not in ("nvidia.toml", "fixed.toml"))
+    broken.write_text(broken.read_text() + "\nunknown-key = 1\n")
+    with pytest.raises(InputFileError):  # a bad family row is found even when only
+        load_cached_nvidia(data, tmp_path / "other")  # the driver tables are asked for
 
 
 def test_a_hit_reads_the_cache_and_not_the_toml(tmp_path: Path) -> None:

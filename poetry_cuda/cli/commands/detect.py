@@ -32,12 +32,12 @@ class DetectCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda.knowledge.packaged import load
+        from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
         from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.request.settings import Settings
 
         options = self.option("target")
-        nvidia = load().nvidia
+        nvidia = packaged_nvidia()
         targets, warnings, _ = load_targets(
             None, Settings(), options, os.environ, nvidia, collapse=False
         )

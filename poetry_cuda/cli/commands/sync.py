@@ -120,12 +120,12 @@ def fitting_extras(cuda_lock: CudaLock, pyproject: dict[str, Any]) -> tuple[Pick
     from poetry_cuda.doctor.extras import pick_extras
     from poetry_cuda.doctor.extras import refusal
     from poetry_cuda.host.detect import detect_this_machine
-    from poetry_cuda.knowledge.packaged import load
+    from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
     from poetry_cuda.planning.targets import settle
     from poetry_cuda.request.settings import parse_settings
 
     settings = parse_settings(pyproject)
-    nvidia = load().nvidia
+    nvidia = packaged_nvidia()
     target, _ = settle(detect_this_machine(os.environ), nvidia)
     picks = pick_extras(
         cuda_lock.extras,
