@@ -6,6 +6,7 @@ uv itself.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -188,8 +189,64 @@ def check_version(uv: str) -> tuple[int, ...]:
     return version
 
 
+# `uv lock --check` runs started ahead (`start_check`), by uv, project and pyproject.toml.
+_CHECKS: dict[tuple[str, Path, bytes], subprocess.Popen[bytes]] = {}
+
+
+def start_check(uv: str, project: Path) -> None:
+    """Start `uv lock --check` now, beside the planning, for `run_lock` to use.
+
+    It never writes a file: it only says whether uv.lock already fits pyproject.toml as it
+    is now. `run_lock` uses its answer only when pyproject.toml is still byte for byte what
+    it checked (the plan changed nothing) and uv said the lock is up to date, which is when
+    `uv lock` would leave every file as it is; otherwise it runs `uv lock` itself.
+    """
+    try:
+        key = (uv, project, (project / "pyproject.toml").read_bytes())
+        if not (project / "uv.lock").is_file() or key in _CHECKS:
+            return
+        _CHECKS[key] = subprocess.Popen(
+            [uv, "lock", "--color", "never", "--check"],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return  # `run_lock` runs uv itself, and says what is wrong
+    if len(_CHECKS) == 1:
+        atexit.register(_stop_checks)
+
+
+def _stop_checks() -> None:
+    while _CHECKS:
+        process = _CHECKS.popitem()[1]
+        process.kill()
+        process.wait()
+
+
+def _checked_up_to_date(uv: str, project: Path) -> bool:
+    """Whether a check started ahead found uv.lock up to date for today's pyproject.toml."""
+    try:
+        key = (uv, project, (project / "pyproject.toml").read_bytes())
+    except OSError:
+        return False
+    process = _CHECKS.pop(key, None)
+    if process is None:
+        return False
+    try:
+        return process.wait(timeout=LOCK_TIMEOUT) == 0
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return False
+
+
 def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
     """Run `uv lock` in `project`; raises ResolutionError with uv's message."""
+    if not regenerate and _checked_up_to_date(uv, project):
+        check_version(uv)
+        return  # `uv lock` would change nothing
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:

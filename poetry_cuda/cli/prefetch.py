@@ -1,10 +1,13 @@
-"""Detection started ahead: the NVML worker runs beside a command's own imports.
+"""Work started ahead: the NVML worker, and uv's check of uv.lock, run beside a command's
+own imports and planning.
 
 Starting a Python process that imports pynvml takes as long as a command's imports; a
 command that will detect this machine starts it first (`host.nvml.start_early`) and
 collects its answer when detection asks. A command that plans for given targets (an
 option, the environment, `targets` in pyproject.toml, the targets cuda.lock records for
-`lock`) starts none.
+`lock`) starts none. `lock` also starts `uv lock --check` where the project has a
+uv.lock (`backends.uv.start_check`), which writes nothing and is used only if the plan
+leaves pyproject.toml as it was.
 """
 
 from __future__ import annotations
@@ -23,7 +26,28 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def start_detection(
+def start_ahead(
+    command: str, option: Callable[[str], Any], environ: Mapping[str, str], start: Path
+) -> None:
+    """Start what `command`, as invoked, is going to wait for."""
+    if command == "lock" and not any(option(name) for name in ("check", "dry-run", "regenerate")):
+        _start_uv_check(environ, start)
+    _start_detection(command, option, environ, start)
+
+
+def _start_uv_check(environ: Mapping[str, str], start: Path) -> None:
+    from poetry_cuda.backends import uv
+
+    project = nearest_project(start)
+    if project is None or not (project / uv.UvBackend.lockfile).is_file():
+        return
+    try:
+        uv.start_check(uv.find_uv(environ), project)
+    except PoetryCudaError:
+        return  # the lock says what is wrong with uv, if it comes to run it
+
+
+def _start_detection(
     command: str, option: Callable[[str], Any], environ: Mapping[str, str], start: Path
 ) -> None:
     """Start the NVML worker now when `command`, as invoked, is going to detect."""

@@ -19,7 +19,7 @@ from typing import Any
 from poetry_cuda.cli.commands import COMMANDS
 from poetry_cuda.cli.commands import command_class
 from poetry_cuda.cli.markup import render
-from poetry_cuda.cli.prefetch import start_detection
+from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.cli.terminal import colour_support
 
 
@@ -71,7 +71,7 @@ def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     values = parse(command, argv[1:])
     if values is None:
         return None
-    start_detection(argv[0], values.__getitem__, environ, Path.cwd())
+    start_ahead(argv[0], values.__getitem__, environ, Path.cwd())
     try:
         return command(StreamPort(values, port_colours), argv[0]).execute()
     except Exception as error:  # noqa: BLE001 - a bug, shown as cleo would show it

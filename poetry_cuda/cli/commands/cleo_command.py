@@ -17,7 +17,7 @@ from cleo.io.outputs.output import Type as OutputType
 from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
 from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import user_language
-from poetry_cuda.cli.prefetch import start_detection
+from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.errors import UsageError
 
 
@@ -46,7 +46,7 @@ class CleoCommand(Command):
     def handle(self) -> int:
         port = _CleoPort(self)
         command = self.body(port, self.name or self.body.name)
-        start_detection(self.body.name, self.option, os.environ, command.project_start())
+        start_ahead(self.body.name, self.option, os.environ, command.project_start())
         return command.execute()
 
 
