@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,9 +25,12 @@ from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import lockfile_problem
 from poetry_cuda.backends import packages
 from poetry_cuda.backends import run_install
+from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.files import replace_bytes
 from poetry_cuda.messages import Localized
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
@@ -189,64 +193,149 @@ def check_version(uv: str) -> tuple[int, ...]:
     return version
 
 
-# `uv lock --check` runs started ahead (`start_check`), by uv, project and pyproject.toml.
-_CHECKS: dict[tuple[str, Path, bytes], subprocess.Popen[bytes]] = {}
+# What uv reads to lock a project on its own (no workspace, no path sources): copied as is
+# into a scratch folder for a lock started ahead.
+LOCK_INPUTS = ("pyproject.toml", ".python-version", "uv.toml")
 
 
-def start_check(uv: str, project: Path) -> None:
-    """Start `uv lock --check` now, beside the planning, for `run_lock` to use.
+class _Ahead:
+    """A `uv lock --check` (beside an existing uv.lock) or a `uv lock` in a scratch copy of
+    the project's inputs (without one), started before the plan, never writing in the
+    project."""
 
-    It never writes a file: it only says whether uv.lock already fits pyproject.toml as it
-    is now. `run_lock` uses its answer only when pyproject.toml is still byte for byte what
-    it checked (the plan changed nothing) and uv said the lock is up to date, which is when
-    `uv lock` would leave every file as it is; otherwise it runs `uv lock` itself.
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        inputs: dict[str, bytes | None],
+        scratch: tempfile.TemporaryDirectory[str] | None,
+    ) -> None:
+        self.process = process
+        self.inputs = inputs
+        self.scratch = scratch
+
+    def answer(self, project: Path) -> int | None:
+        """Its exit code, when the project's inputs are still what it started from."""
+        if _inputs(project) != self.inputs:
+            self.stop()
+            return None
+        try:
+            return self.process.wait(timeout=LOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return None
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        if self.scratch is not None:
+            self.scratch.cleanup()
+
+
+_AHEAD: dict[tuple[str, Path], _Ahead] = {}
+
+
+def start_ahead(uv: str, project: Path) -> None:
+    """Start uv's part of `lock` now, beside the planning, for `run_lock` to use.
+
+    Beside an existing uv.lock it is `uv lock --check`, which says whether the lock already
+    fits pyproject.toml; without one, `uv lock` in a scratch folder holding a copy of the
+    project's inputs (only for a project that uv locks from those alone). Neither writes in
+    the project. `run_lock` uses the answer only when the inputs are still byte for byte
+    what it started from (the plan changed nothing), and otherwise runs `uv lock` itself.
     """
+    key = (uv, project)
+    if key in _AHEAD:
+        return
     try:
-        key = (uv, project, (project / "pyproject.toml").read_bytes())
-        if not (project / "uv.lock").is_file() or key in _CHECKS:
+        inputs = _inputs(project)
+        if (project / "uv.lock").is_file():
+            argv, cwd, scratch = [uv, "lock", "--color", "never", "--check"], project, None
+        elif _locks_alone(project, inputs):
+            scratch = tempfile.TemporaryDirectory(prefix="poetry-cuda-uv-")
+            for name, data in inputs.items():
+                if data is not None:
+                    (Path(scratch.name) / name).write_bytes(data)
+            argv, cwd = [uv, "lock", "--color", "never"], Path(scratch.name)
+        else:
             return
-        _CHECKS[key] = subprocess.Popen(
-            [uv, "lock", "--color", "never", "--check"],
-            cwd=project,
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
     except OSError:
         return  # `run_lock` runs uv itself, and says what is wrong
-    if len(_CHECKS) == 1:
-        atexit.register(_stop_checks)
+    _AHEAD[key] = _Ahead(process, inputs, scratch)
+    if len(_AHEAD) == 1:
+        atexit.register(_stop_ahead)
 
 
-def _stop_checks() -> None:
-    while _CHECKS:
-        process = _CHECKS.popitem()[1]
-        process.kill()
-        process.wait()
+def _stop_ahead() -> None:
+    while _AHEAD:
+        _AHEAD.popitem()[1].stop()
 
 
-def _checked_up_to_date(uv: str, project: Path) -> bool:
-    """Whether a check started ahead found uv.lock up to date for today's pyproject.toml."""
+def _inputs(project: Path) -> dict[str, bytes | None]:
+    return {
+        name: (project / name).read_bytes() if (project / name).is_file() else None
+        for name in LOCK_INPUTS
+    }
+
+
+def _locks_alone(project: Path, inputs: Mapping[str, bytes | None]) -> bool:
+    """Whether uv locks the project from `inputs` alone, wherever they lie: no workspace
+    around or in it, no source or index on a relative path, no metadata a build computes."""
+    if any((folder / "pyproject.toml").is_file() for folder in project.parents):
+        return False  # perhaps a workspace's member
     try:
-        key = (uv, project, (project / "pyproject.toml").read_bytes())
-    except OSError:
+        pyproject = parse_toml((inputs["pyproject.toml"] or b"").decode())
+    except (PoetryCudaError, UnicodeDecodeError):
         return False
-    process = _CHECKS.pop(key, None)
-    if process is None:
+    table = pyproject.get("tool", {}).get("uv", {})
+    metadata = pyproject.get("project", {})
+    if not isinstance(table, dict) or not isinstance(metadata, dict):
         return False
-    try:
-        return process.wait(timeout=LOCK_TIMEOUT) == 0
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    if metadata.get("dynamic") or "workspace" in table or "find-links" in table:
         return False
+    sources = table.get("sources", {})
+    for entries in sources.values() if isinstance(sources, dict) else [None]:
+        for entry in entries if isinstance(entries, list) else [entries]:
+            if not isinstance(entry, dict) or not set(entry) <= {
+                "index",
+                "marker",
+                "extra",
+                "group",
+            }:
+                return False
+    for index in table.get("index", []):
+        url = index.get("url") if isinstance(index, dict) else None
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+            return False
+    return True
+
+
+def _ahead_answer(uv: str, project: Path) -> tuple[int, _Ahead] | None:
+    ahead = _AHEAD.pop((uv, project), None)
+    if ahead is None:
+        return None
+    code = ahead.answer(project)
+    return None if code is None else (code, ahead)
 
 
 def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
     """Run `uv lock` in `project`; raises ResolutionError with uv's message."""
-    if not regenerate and _checked_up_to_date(uv, project):
+    answered = None if regenerate else _ahead_answer(uv, project)
+    if answered is not None and answered[0] == 0:
+        ahead = answered[1]
         check_version(uv)
-        return  # `uv lock` would change nothing
+        if ahead.scratch is not None:  # the lock made from the same inputs elsewhere
+            replace_bytes(project / "uv.lock", (Path(ahead.scratch.name) / "uv.lock").read_bytes())
+            ahead.scratch.cleanup()
+        return  # else uv found uv.lock up to date: `uv lock` would change nothing
+    if answered is not None:
+        answered[1].stop()
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:

@@ -5,9 +5,9 @@ Starting a Python process that imports pynvml takes as long as a command's impor
 command that will detect this machine starts it first (`host.nvml.start_early`) and
 collects its answer when detection asks. A command that plans for given targets (an
 option, the environment, `targets` in pyproject.toml, the targets cuda.lock records for
-`lock`) starts none. `lock` also starts `uv lock --check` where the project has a
-uv.lock (`backends.uv.start_check`), which writes nothing and is used only if the plan
-leaves pyproject.toml as it was.
+`lock`) starts none. In a uv project, `lock` also starts uv's part of the lock
+(`backends.uv.start_ahead`), which writes nothing in the project and is used only if the
+plan leaves pyproject.toml as it was.
 """
 
 from __future__ import annotations
@@ -39,12 +39,23 @@ def _start_uv_check(environ: Mapping[str, str], start: Path) -> None:
     from poetry_cuda.backends import uv
 
     project = nearest_project(start)
-    if project is None or not (project / uv.UvBackend.lockfile).is_file():
+    if project is None or not _is_uv_project(project):
         return
     try:
-        uv.start_check(uv.find_uv(environ), project)
+        uv.start_ahead(uv.find_uv(environ), project)
     except PoetryCudaError:
         return  # the lock says what is wrong with uv, if it comes to run it
+
+
+def _is_uv_project(project: Path) -> bool:
+    """A uv.lock, or [tool.uv] and no [tool.poetry] (the backend's own choice decides later)."""
+    if (project / "uv.lock").is_file():
+        return True
+    try:
+        tool = read_toml(project / "pyproject.toml").get("tool", {})
+    except PoetryCudaError:
+        return False
+    return isinstance(tool, dict) and "uv" in tool and "poetry" not in tool
 
 
 def _start_detection(

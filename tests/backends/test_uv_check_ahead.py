@@ -1,7 +1,8 @@
-"""`uv lock --check` started ahead: used only when it answers for the final pyproject.toml."""
+"""uv's part of `lock` started ahead: used only when it answers for the final inputs."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
 from typing import TYPE_CHECKING
@@ -17,44 +18,94 @@ if TYPE_CHECKING:
 
 
 PYPROJECT = '[project]\nname = "demo"\nversion = "1.0"\nrequires-python = ">=3.10"\n'
+UV = uv.find_uv({})
+
+
+@pytest.fixture(autouse=True)
+def stop_ahead() -> Iterator[None]:
+    yield
+    uv._stop_ahead()
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Iterator[Path]:
-    """A project without dependencies (uv locks it offline), locked."""
-    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
-    subprocess.run([uv.find_uv({}), "lock", "--offline"], cwd=tmp_path, check=True)
-    yield tmp_path
-    uv._stop_checks()
+def project(tmp_path: Path) -> Path:
+    """A project without dependencies (uv locks it offline), not locked yet."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text(PYPROJECT)
+    return folder
 
 
 def files(project: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(project.iterdir()) if p.is_file()}
 
 
+def plain_lock(project: Path) -> None:
+    subprocess.run([UV, "lock", "--offline"], cwd=project, check=True, capture_output=True)
+
+
+def test_a_lock_made_ahead_elsewhere_is_the_lock_uv_makes_here(
+    project: Path, tmp_path: Path
+) -> None:
+    reference = tmp_path / "reference"
+    shutil.copytree(project, reference)
+    plain_lock(reference)
+    uv.start_ahead(UV, project)
+    assert files(project) == {"pyproject.toml": PYPROJECT.encode()}  # nothing written yet
+    uv.run_lock(UV, project, regenerate=False)
+    assert files(project) == files(reference)
+
+
 def test_an_up_to_date_lock_is_known_ahead_and_nothing_is_written(project: Path) -> None:
+    plain_lock(project)
     before = files(project)
-    uv.start_check(uv.find_uv({}), project)
-    assert uv._checked_up_to_date(uv.find_uv({}), project)
+    uv.start_ahead(UV, project)
+    answered = uv._ahead_answer(UV, project)
+    assert answered is not None
+    assert answered[0] == 0
     assert files(project) == before
 
 
-def test_a_check_of_a_pyproject_the_plan_then_changed_is_not_used(project: Path) -> None:
-    uv.start_check(uv.find_uv({}), project)
+def test_an_answer_for_inputs_the_plan_then_changed_is_not_used(project: Path) -> None:
+    uv.start_ahead(UV, project)
     (project / "pyproject.toml").write_text(PYPROJECT.replace("1.0", "2.0"))
-    assert not uv._checked_up_to_date(uv.find_uv({}), project)
+    assert uv._ahead_answer(UV, project) is None
+    uv.run_lock(UV, project, regenerate=False)  # uv itself, on the final file
+    assert 'version = "2.0"' in (project / "uv.lock").read_text()
 
 
 def test_a_stale_lock_is_found_stale_and_left_as_it_is(project: Path) -> None:
+    plain_lock(project)
     (project / "pyproject.toml").write_text(PYPROJECT.replace("1.0", "2.0"))
     before = files(project)
-    uv.start_check(uv.find_uv({}), project)
-    assert not uv._checked_up_to_date(uv.find_uv({}), project)
+    uv.start_ahead(UV, project)
+    answered = uv._ahead_answer(UV, project)
+    assert answered is not None
+    assert answered[0] != 0
     assert files(project) == before  # the check never writes: the real lock does
 
 
-def test_without_a_lock_nothing_is_started(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
-    uv.start_check(uv.find_uv({}), tmp_path)
-    assert not uv._checked_up_to_date(uv.find_uv({}), tmp_path)
-    assert not (tmp_path / "uv.lock").exists()
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '\n[tool.uv.sources]\nlib = { path = "../lib" }\n',
+        '\n[tool.uv.workspace]\nmembers = ["packages/*"]\n',
+        '\n[[tool.uv.index]]\nname = "local"\nurl = "./wheels"\n',
+        '\n[tool.uv]\nfind-links = ["./wheels"]\n',
+    ],
+    ids=["path source", "workspace", "relative index", "find-links"],
+)
+def test_a_project_that_needs_more_than_its_inputs_is_not_locked_ahead(
+    project: Path, extra: str
+) -> None:
+    (project / "pyproject.toml").write_text(PYPROJECT + extra)
+    uv.start_ahead(UV, project)
+    assert uv._ahead_answer(UV, project) is None
+
+
+def test_a_workspace_member_is_not_locked_ahead(project: Path) -> None:
+    member = project / "member"
+    member.mkdir()
+    (member / "pyproject.toml").write_text(PYPROJECT.replace("demo", "member"))
+    uv.start_ahead(UV, member)
+    assert uv._ahead_answer(UV, member) is None
