@@ -36,6 +36,9 @@ ALLOWED = {
     # `sync`: the package manager's install runs as long as the download takes, in the
     # user's terminal, and Ctrl-C stops it as it stops a plain install.
     ("backends/__init__.py", "subprocess.call"): "sync runs the package manager's install",
+    # `lock`'s uv part started ahead: its one wait is `wait(timeout=LOCK_TIMEOUT)`, and an
+    # unused one is killed at exit (`_stop_ahead`).
+    ("backends/uv.py", "subprocess.Popen"): "uv started ahead, bounded by wait(timeout=)",
 }
 
 
@@ -118,12 +121,19 @@ def test_the_probe_runner_bounds_every_wait() -> None:
     timeout = next(a for a in run.args.kwonlyargs if a.arg == "timeout")
     # A required keyword: no probe can forget it.
     assert run.args.kw_defaults[run.args.kwonlyargs.index(timeout)] is None
+    # Every started program is collected (`Running.collect`) with a required time limit,
+    # which its one wait passes on.
+    [running] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Running"]
+    [collect] = [n for n in running.body if isinstance(n, ast.FunctionDef) and n.name == "collect"]
+    assert [a.arg for a in collect.args.args] == ["self", "timeout"]
+    assert not collect.args.defaults
     waits = [
         node
-        for node in ast.walk(run)
+        for node in ast.walk(collect)
         if isinstance(node, ast.Call) and _name(node.func).endswith(".communicate")
     ]
-    assert any(any(k.arg == "timeout" for k in wait.keywords) for wait in waits)
+    assert waits
+    assert all(any(k.arg == "timeout" for k in wait.keywords) for wait in waits)
 
 
 def test_every_probe_runner_call_passes_a_timeout() -> None:
