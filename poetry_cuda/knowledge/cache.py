@@ -43,6 +43,7 @@ from poetry_cuda.knowledge._loader import validate_nvidia
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Mapping
 
     from poetry_cuda.knowledge.model import KnowledgeBase
@@ -87,13 +88,8 @@ def load_cached(directory: Traversable | Path, cache: Path | None) -> KnowledgeB
 
     Without a folder (None) it reads as `load_directory` does.
     """
-    data = read_data(directory)
-    key = content_key(data)
-    path = None if cache is None else cache / FILE
-    cached = None if path is None else read(path, key, list(data))
-    if cached is not None:
-        return validate(cached)
-    return _fill(path, key, data)
+    cached, fill = _lookup(directory, cache)
+    return validate(cached) if cached is not None else fill()
 
 
 def load_cached_nvidia(directory: Traversable | Path, cache: Path | None) -> Nvidia:
@@ -102,13 +98,20 @@ def load_cached_nvidia(directory: Traversable | Path, cache: Path | None) -> Nvi
     A cached set of documents was validated whole when it was written, so on a hit only
     the driver tables are checked again; a miss reads, checks and caches everything.
     """
+    cached, fill = _lookup(directory, cache)
+    return validate_nvidia(cached) if cached is not None else fill().nvidia
+
+
+def _lookup(
+    directory: Traversable | Path, cache: Path | None
+) -> tuple[Documents | None, Callable[[], KnowledgeBase]]:
+    """The cached documents of `directory`'s files, if the cache holds them, and the miss's
+    way: parse, validate and cache them."""
     data = read_data(directory)
     key = content_key(data)
     path = None if cache is None else cache / FILE
     cached = None if path is None else read(path, key, list(data))
-    if cached is not None:
-        return validate_nvidia(cached)
-    return _fill(path, key, data).nvidia
+    return cached, lambda: _fill(path, key, data)
 
 
 def _fill(path: Path | None, key: str, data: Mapping[str, bytes]) -> KnowledgeBase:
