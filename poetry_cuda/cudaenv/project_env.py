@@ -32,10 +32,10 @@ from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.cudnn import find_cudnn
-from poetry_cuda.host.detect import host_machine
-from poetry_cuda.host.detect import host_os
 from poetry_cuda.host.paths import HostPaths
 from poetry_cuda.host.profiles import Toolkit
+from poetry_cuda.host.profiles import host_machine
+from poetry_cuda.host.profiles import host_os
 from poetry_cuda.host.toolkits import find_toolkits
 from poetry_cuda.host.toolkits import looks_like_toolkit
 from poetry_cuda.host.toolkits import toolkit_version

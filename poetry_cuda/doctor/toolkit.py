@@ -19,7 +19,7 @@ from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_bounded
-from poetry_cuda.host.detect import host_machine
+from poetry_cuda.host.profiles import host_machine
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.assemble import STAMP
 from poetry_cuda.redist.manifest import platform_of

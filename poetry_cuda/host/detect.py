@@ -32,7 +32,6 @@ from dataclasses import field
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.host.cudnn import find_cudnn
 from poetry_cuda.host.nvml import probe_nvml
@@ -43,7 +42,8 @@ from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Problem
-from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.host.profiles import host_machine
+from poetry_cuda.host.profiles import host_os
 from poetry_cuda.host.smi import probe_smi
 from poetry_cuda.host.toolkits import find_toolkits
 from poetry_cuda.versions import DriverVersion
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.probe import GpuFacts
     from poetry_cuda.host.probe import ProbeResult
-    from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.versions import CudaVersion
 
 
@@ -62,29 +61,6 @@ __all__ = ["DRIVER_ENV", "HostPaths", "detect_host", "host_machine", "host_os"]
 
 # Plan and check for this driver version instead of the detected one.
 DRIVER_ENV = "POETRY_CUDA_DRIVER_VERSION"
-
-
-def host_os(platform_name: str) -> OperatingSystem:
-    """``linux``, ``windows`` or ``macos`` for a `sys.platform` value."""
-    if platform_name.startswith("linux"):
-        return "linux"
-    if platform_name in ("win32", "cygwin", "msys"):
-        return "windows"
-    if platform_name == "darwin":
-        return "macos"
-    raise DetectionError(
-        f"cannot detect a CUDA host on {platform_name!r}",
-        why="poetry-cuda knows Linux, Windows and macOS",
-        fix="plan for the machine you deploy to with --target FILE",
-    )
-
-
-def host_machine(machine: str, os_name: OperatingSystem) -> str:
-    """`platform.machine()`, lower case, with Linux's names on Linux and Windows."""
-    machine = machine.lower()
-    if os_name == "macos":
-        return machine
-    return canonical_machine(machine)
 
 
 def detect_host(

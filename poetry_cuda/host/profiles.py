@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import read_bounded
@@ -290,3 +291,26 @@ def load_target(path: Path, *, label: str | None = None) -> HostProfile:
             fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
         ) from None
     return profile_from_json(document, name)
+
+
+def host_os(platform_name: str) -> OperatingSystem:
+    """``linux``, ``windows`` or ``macos`` for a `sys.platform` value."""
+    if platform_name.startswith("linux"):
+        return "linux"
+    if platform_name in ("win32", "cygwin", "msys"):
+        return "windows"
+    if platform_name == "darwin":
+        return "macos"
+    raise DetectionError(
+        f"cannot detect a CUDA host on {platform_name!r}",
+        why="poetry-cuda knows Linux, Windows and macOS",
+        fix="plan for the machine you deploy to with --target FILE",
+    )
+
+
+def host_machine(machine: str, os_name: OperatingSystem) -> str:
+    """`platform.machine()`, lower case, with Linux's names on Linux and Windows."""
+    machine = machine.lower()
+    if os_name == "macos":
+        return machine
+    return canonical_machine(machine)

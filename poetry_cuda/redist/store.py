@@ -29,7 +29,6 @@ import re
 import secrets
 import shutil
 import sys
-import tarfile
 import time
 
 from dataclasses import dataclass
@@ -51,6 +50,8 @@ from poetry_cuda.redist.fetch import join
 
 
 if TYPE_CHECKING:
+    import tarfile
+
     from collections.abc import Iterable
     from collections.abc import Iterator
     from collections.abc import Mapping
@@ -391,6 +392,12 @@ def unpack(archive: Path, destination: Path, name: str) -> tuple[str, int]:
             why="NVIDIA's Windows archives are .zip files, which this version does not unpack",
             fix='use toolkit = "system" on Windows',
         )
+    import tarfile  # here, not at the top: the commands that find a toolkit unpacked never need it
+
+    # Python 3.12 (and the security releases 3.10.12 and 3.11.4) filter what tarfile
+    # extracts; the "data" filter also drops owners and set-user-ID bits, as `_plain` does
+    # without it.
+    extract: dict[str, Any] = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
     destination.mkdir(parents=True)
     seen = _Seen(set(), set())
     tops: set[str] = set()
@@ -399,7 +406,7 @@ def unpack(archive: Path, destination: Path, name: str) -> tuple[str, int]:
             for member in tar:
                 path = check_member(member, seen, name)
                 tops.add(path.split("/")[0])
-                tar.extract(member if _EXTRACT else _plain(member), destination, **_EXTRACT)
+                tar.extract(member if extract else _plain(member), destination, **extract)
     except (tarfile.TarError, EOFError, OSError) as error:
         raise InputFileError(
             f"{name}: cannot unpack the archive ({error.__class__.__name__}: {error})",
@@ -415,11 +422,6 @@ def unpack(archive: Path, destination: Path, name: str) -> tuple[str, int]:
             raise _refused(name, link, "a link that resolves out of the archive")
     only = next(iter(tops)) if len(tops) == 1 else "."
     return (only if (destination / only).is_dir() else "."), seen.size
-
-
-# Python 3.12 (and the security releases 3.10.12 and 3.11.4) filter what tarfile extracts;
-# the "data" filter also drops owners and set-user-ID bits, as `_plain` does without it.
-_EXTRACT: dict[str, Any] = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 def _plain(member: tarfile.TarInfo) -> tarfile.TarInfo:  # pragma: no cover - older Pythons

@@ -11,10 +11,10 @@ import pytest
 from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.host.detect import detect_host
-from poetry_cuda.host.detect import host_machine
-from poetry_cuda.host.detect import host_os
 from poetry_cuda.host.nvml import VERSION_MISMATCH
 from poetry_cuda.host.paths import HostPaths
+from poetry_cuda.host.profiles import host_machine
+from poetry_cuda.host.profiles import host_os
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
