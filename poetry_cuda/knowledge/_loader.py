@@ -53,15 +53,8 @@ from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
-    import sys
-
     from collections.abc import Mapping
     from pathlib import Path
-
-    if sys.version_info >= (3, 11):
-        from importlib.resources.abc import Traversable
-    else:
-        from importlib.abc import Traversable
 
 
 Provenance = tuple[str, Confidence]
@@ -160,7 +153,7 @@ def _requirement(
     return requirement
 
 
-def _read(directory: Traversable | Path, name: str) -> bytes:
+def _read(directory: Path, name: str) -> bytes:
     try:
         return (directory / name).read_bytes()
     except OSError as error:
@@ -170,7 +163,7 @@ def _read(directory: Traversable | Path, name: str) -> bytes:
         ) from None
 
 
-def read_data(directory: Traversable | Path) -> dict[str, bytes]:
+def read_data(directory: Path) -> dict[str, bytes]:
     """The bytes of every data file in `directory` by name: nvidia.toml, fixed.toml, then
     the families' files in name order."""
     families = sorted(
@@ -414,7 +407,7 @@ def validate_nvidia(documents: Mapping[str, dict[str, Any]]) -> Nvidia:
     return _nvidia(_top(NVIDIA_FILE, documents[NVIDIA_FILE]))
 
 
-def load_directory(directory: Traversable | Path) -> KnowledgeBase:
+def load_directory(directory: Path) -> KnowledgeBase:
     """Read and validate every data file in `directory` (uncached; see `load`)."""
     data = read_data(directory)
     return validate({name: parse_data(name, raw) for name, raw in data.items()})

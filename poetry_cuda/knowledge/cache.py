@@ -49,11 +49,6 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Nvidia
 
-    if sys.version_info >= (3, 11):
-        from importlib.resources.abc import Traversable
-    else:
-        from importlib.abc import Traversable
-
 
 ENVIRONMENT = "POETRY_CUDA_CACHE_DIR"
 FILE = "knowledge.json"
@@ -83,7 +78,7 @@ def _home() -> Path | None:
     return home if home.is_absolute() else None  # Python 3.11 returns "~" unexpanded
 
 
-def load_cached(directory: Traversable | Path, cache: Path | None) -> KnowledgeBase:
+def load_cached(directory: Path, cache: Path | None) -> KnowledgeBase:
     """The knowledge base in `directory`, its parsed documents kept in the folder `cache`.
 
     Without a folder (None) it reads as `load_directory` does.
@@ -92,7 +87,7 @@ def load_cached(directory: Traversable | Path, cache: Path | None) -> KnowledgeB
     return validate(cached) if cached is not None else fill()
 
 
-def load_cached_nvidia(directory: Traversable | Path, cache: Path | None) -> Nvidia:
+def load_cached_nvidia(directory: Path, cache: Path | None) -> Nvidia:
     """Only NVIDIA's driver tables of the knowledge base in `directory` (see `load_cached`).
 
     A cached set of documents was validated whole when it was written, so on a hit only
@@ -103,7 +98,7 @@ def load_cached_nvidia(directory: Traversable | Path, cache: Path | None) -> Nvi
 
 
 def _lookup(
-    directory: Traversable | Path, cache: Path | None
+    directory: Path, cache: Path | None
 ) -> tuple[Documents | None, Callable[[], KnowledgeBase]]:
     """The cached documents of `directory`'s files, if the cache holds them, and the miss's
     way: parse, validate and cache them."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Literal
 from typing import get_args
@@ -63,7 +63,7 @@ def parse(text: str, file: str = FILE) -> tuple[KnownMirror, ...]:
 @functools.cache
 def table() -> tuple[KnownMirror, ...]:
     """The packaged table, read once per process."""
-    return parse((files("poetry_cuda.knowledge") / FILE).read_text(encoding="utf-8"))
+    return parse(Path(__file__).with_name(FILE).read_text(encoding="utf-8"))
 
 
 def of_family(family: str) -> tuple[KnownMirror, ...]:

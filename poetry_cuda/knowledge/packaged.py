@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.knowledge._loader import load_directory
@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 
 __all__ = ["load", "load_directory", "nvidia"]
-DATA = files("poetry_cuda.knowledge") / "data"
+# The package's own folder, not importlib.resources: poetry-cuda is always installed as files
+# (it is no zip-safe tool), and importlib.resources brings zipfile, a tenth of a command's
+# start-up.
+DATA = Path(__file__).with_name("data")
 
 
 @functools.cache

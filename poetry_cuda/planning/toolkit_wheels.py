@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.knowledge._loader import data_table
@@ -75,7 +75,7 @@ def parse(text: str, file: str = FILE) -> tuple[ToolkitWheels, ...]:
 @functools.cache
 def table() -> tuple[ToolkitWheels, ...]:
     """The packaged table, read once per process."""
-    return parse((files("poetry_cuda.planning") / FILE).read_text(encoding="utf-8"))
+    return parse(Path(__file__).with_name(FILE).read_text(encoding="utf-8"))
 
 
 def for_major(major: int) -> ToolkitWheels | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from importlib.resources import files
+from pathlib import Path
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge._loader import data_table
@@ -57,7 +57,7 @@ def parse(text: str, file: str = FILE) -> tuple[NvccParts, ...]:
 @functools.cache
 def table() -> tuple[NvccParts, ...]:
     """The packaged table, read once per process."""
-    return parse((files("poetry_cuda.redist") / FILE).read_text(encoding="utf-8"))
+    return parse(Path(__file__).with_name(FILE).read_text(encoding="utf-8"))
 
 
 def nvcc_components(cuda: CudaVersion, rows: tuple[NvccParts, ...] | None = None) -> NvccParts:

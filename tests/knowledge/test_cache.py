@@ -6,7 +6,6 @@ import hashlib
 import json
 import shutil
 
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,7 @@ from poetry_cuda.knowledge.cache import FILE
 from poetry_cuda.knowledge.cache import folder
 from poetry_cuda.knowledge.cache import load_cached
 from poetry_cuda.knowledge.cache import load_cached_nvidia
+from poetry_cuda.knowledge.packaged import DATA
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import load_directory
 from poetry_cuda.knowledge.packaged import nvidia
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
 
 
-PACKAGED = Path(str(files("poetry_cuda.knowledge") / "data"))
+PACKAGED = DATA
 
 
 @pytest.fixture(scope="module")
