@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import re
-import secrets
-import shutil
 import stat
 import sys
-import tempfile
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -205,18 +201,18 @@ def read_text(path: Path) -> str:
     return _decode(path, read_bounded(path, limit=TOML_LIMIT, kind=ConfigError), ConfigError)
 
 
-_PARSED: dict[tuple[str, bytes], dict[str, Any]] = {}
+_PARSED: dict[tuple[str, bytes], dict[str, Any]] = {}  # by path and bytes
 
 
 def read_toml_once(path: Path) -> dict[str, Any]:
     """`read_toml`, parsed once per content of the file; the result must not be changed.
 
     Verification and doctor look up one package after another in poetry.lock or uv.lock,
-    which for a torch project hold thousands of lines: reading and hashing the bytes
+    which for a torch project hold thousands of lines: reading and comparing the bytes
     is cheap, parsing them is not.
     """
     data = read_bounded(path, limit=TOML_LIMIT, kind=ConfigError)
-    key = (str(path), hashlib.sha256(data).digest())
+    key = (str(path), data)
     if key not in _PARSED:
         _PARSED[key] = _parse_file(path, data, ConfigError)
     return _PARSED[key]
@@ -364,7 +360,7 @@ def _create_beside(target: Path, mode: int) -> tuple[int, Path]:
     """A new temporary file in the folder of `target`, opened for writing, and its path."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY
     for _ in range(100):
-        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        temporary = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(temporary, flags, mode), temporary
         except FileExistsError:  # another writer's temporary file: draw another name
@@ -450,6 +446,11 @@ def replace_folder(staging: Path, target: Path, *, settled: Callable[[Path], boo
             if not settled(target):
                 raise
         return
+    # Imported here: replacing a folder is the rare write, and shutil (with the compression
+    # modules it loads) and tempfile cost every command's start-up.
+    import shutil
+    import tempfile
+
     old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
     with contextlib.suppress(OSError):
         old.rmdir()

@@ -236,6 +236,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         run.edits.commit()
     from poetry_cuda import backends
     from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.host.detect import detect_this_machine
     from poetry_cuda.knowledge.packaged import load
     from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
     from poetry_cuda.locking.interrupts import Interrupted
@@ -249,7 +250,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         with interruptible():
             # The same guards as `poetry cuda lock`: inside Poetry, uv only when configured.
             options = Options(recorded=recorded_targets(project))  # the team's targets
-            planned = plan_project(project, options, load())
+            planned = plan_project(project, options, load(), detect=detect_this_machine)
             backend = backends.for_project(
                 planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"
             )

@@ -31,6 +31,7 @@ from poetry_cuda.request.user_mirrors import with_user_redist
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Mapping
     from pathlib import Path
 
@@ -90,15 +91,29 @@ def apply_options(settings: Settings, options: Options) -> Settings:
 
 
 def plan_project(
-    start: Path, options: Options, kb: KnowledgeBase, environ: Mapping[str, str] | None = None
+    start: Path,
+    options: Options,
+    kb: KnowledgeBase,
+    environ: Mapping[str, str] | None = None,
+    *,
+    detect: Callable[[Mapping[str, str]], HostProfile],
 ) -> Planned:
-    """Read the project at or above `start`, settle the targets, and choose from `kb`."""
+    """Read the project at or above `start`, settle the targets, and choose from `kb`.
+
+    `detect` profiles this machine where no other target is given (see `load_targets`).
+    """
     environ = os.environ if environ is None else environ
     project = find_project(start)
     pyproject = read_toml(project / "pyproject.toml")
     settings = with_user_redist(apply_options(parse_settings(pyproject), options), environ)
     targets, warnings, origin = load_targets(
-        project, settings, options.targets, environ, kb.nvidia, recorded=options.recorded
+        project,
+        settings,
+        options.targets,
+        environ,
+        kb.nvidia,
+        detect=detect,
+        recorded=options.recorded,
     )
     return _choose(project, pyproject, options, settings, targets, warnings, origin, kb)
 

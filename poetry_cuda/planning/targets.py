@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.host.detect import detect_this_machine
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.host.profiles import load_target
 from poetry_cuda.records import frozen
@@ -198,12 +197,14 @@ def load_targets(
     environ: Mapping[str, str],
     nvidia: Nvidia,
     *,
+    detect: Callable[[Mapping[str, str]], HostProfile],
     recorded: Sequence[HostProfile] = (),
     collapse: bool = True,
 ) -> tuple[tuple[Target, ...], list[str], str]:
     """The settled targets, their warnings and where they came from (see `collect`).
 
-    `collapse`: one target per set of facts.
+    `detect(environ)` profiles this machine (`host.detect.detect_this_machine`), called
+    only when no other target is given. `collapse`: one target per set of facts.
     """
     profiles, origin = collect(
         project=project,
@@ -211,7 +212,7 @@ def load_targets(
         environ_target=environ.get(TARGET_ENV) or None,
         configured=settings.targets,
         recorded=recorded,
-        detect=lambda: detect_this_machine(environ),
+        detect=lambda: detect(environ),
     )
     settled = [settle(profile, nvidia) for profile in profiles]
     targets = tuple(target for target, _ in settled)

@@ -45,6 +45,8 @@ POETRY_APPLICATION = ("poetry.console", "poetry.config", "poetry.factory", "poet
 POETRY_CORE = ("poetry.core",)
 KNOWLEDGE_BASE = ("poetry_cuda.knowledge._loader", "poetry_cuda.knowledge.cache")
 NVML = ("pynvml",)  # only ever in the time-limited worker
+# Detection's probes: a plan for the example's own host profiles detects nothing.
+PROBES = ("poetry_cuda.host.detect", "poetry_cuda.host.nvml", "poetry_cuda.host.toolkits")
 
 
 def imported(project: Path, home: Path, *args: str) -> tuple[int, set[str]]:
@@ -106,7 +108,7 @@ def test_version_imports_nothing_but_its_own_answer(tmp_path: Path, poetry_proje
 
 # (command, project backend, forbidden prefixes, module budget)
 CASES = [
-    ("plan", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 250),
+    ("plan", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML + PROBES, 215),
     ("detect", "poetry", CLEO + TOML_EDITOR + POETRY_CORE + POETRY_APPLICATION + NVML, 205),
     ("doctor", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),
     ("doctor", "uv", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),

@@ -13,6 +13,7 @@ import pytest
 
 from poetry_cuda.cudaenv.tree import assemble
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.host.detect import detect_this_machine
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.managed import Pin
 from poetry_cuda.planning.plan import PYPI
@@ -109,7 +110,7 @@ def test_plan_project_adds_them(tmp_path: Path) -> None:
     )
     (tmp_path / "host.json").write_text(json.dumps({"schema": 1, "os": "linux"}))
     options = Options(targets=(str(tmp_path / "host.json"),))
-    planned = plan_project(tmp_path, options, load(), {})
+    planned = plan_project(tmp_path, options, load(), {}, detect=detect_this_machine)
     assert [a.name for a in planned.plan.additions][:1] == ["nvidia-cuda-nvcc"]
 
 

@@ -32,6 +32,7 @@ class DetectCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
+        from poetry_cuda.host.detect import detect_this_machine
         from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
         from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.request.settings import Settings
@@ -39,7 +40,13 @@ class DetectCommand(CudaCommand):
         options = self.option("target")
         nvidia = packaged_nvidia()
         targets, warnings, _ = load_targets(
-            None, Settings(), options, os.environ, nvidia, collapse=False
+            None,
+            Settings(),
+            options,
+            os.environ,
+            nvidia,
+            detect=detect_this_machine,
+            collapse=False,
         )
         profiles = [target.profile for target in targets]
         if self.option("json"):

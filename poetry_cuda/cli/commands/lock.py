@@ -13,6 +13,7 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
+from poetry_cuda.cli.machine import detect_this_machine
 from poetry_cuda.cli.markup import escape
 
 
@@ -52,7 +53,7 @@ class LockCommand(PlanCommand):
             options = dataclasses.replace(
                 self.planning_options(), recorded=lock.recorded_targets(project)
             )
-            planned = plan_project(project, options, load(), os.environ)
+            planned = plan_project(project, options, load(), os.environ, detect=detect_this_machine)
             settings = planned.settings
             backend = backends.for_project(
                 settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
