@@ -10,7 +10,7 @@ import pytest
 
 
 PACKAGE = Path(__file__).resolve().parents[1] / "poetry_cuda"
-ROOT_MODULES = {"errors", "messages", "versions", "schema", "files", "display", "records"}
+ROOT_MODULES = {"errors", "messages", "versions", "names", "schema", "files", "display", "records"}
 # What each folder may import from poetry_cuda, besides the root modules and itself.
 ALLOWED = {
     "host": set(),

@@ -22,11 +22,11 @@ import tomlkit
 
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 from tomlkit.items import AoT
 from tomlkit.items import Array
 
 from poetry_cuda.backends import pyproject_edit
+from poetry_cuda.names import canonical_name
 from poetry_cuda.request.dependencies import wheel_version
 
 
@@ -90,7 +90,7 @@ def adopt(
 
 
 def _key(table: Any, package: str) -> str | None:
-    return next((k for k in table if canonicalize_name(k) == package), None)
+    return next((k for k in table if canonical_name(k) == package), None)
 
 
 def _constraint(entries: list[Any]) -> str:
@@ -183,7 +183,7 @@ def _requirement(document: TOMLDocument, where: str, package: str) -> list[str]:
             continue
         for position, text in enumerate(items):
             requirement = _parsed(text)
-            if requirement is None or canonicalize_name(requirement.name) != package:
+            if requirement is None or canonical_name(requirement.name) != package:
                 continue
             new = _plain_requirement(requirement)
             if new != str(text):
@@ -210,7 +210,7 @@ def _pin_version(document: TOMLDocument, package: str, version: str) -> list[str
     for where, items in _arrays(document):
         for position, text in enumerate(items):
             requirement = _parsed(text)
-            if requirement is None or canonicalize_name(requirement.name) != package:
+            if requirement is None or canonical_name(requirement.name) != package:
                 continue
             if not requirement.specifier and not requirement.url:
                 requirement.specifier = requirement.specifier & f"=={version}"

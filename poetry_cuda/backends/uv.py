@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
-from packaging.utils import canonicalize_name
-
 from poetry_cuda.backends import InstallCommand
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import lockfile_problem
@@ -34,6 +32,7 @@ from poetry_cuda.files import replace_bytes
 from poetry_cuda.messages import Localized
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
+from poetry_cuda.names import canonical_name
 from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
@@ -79,11 +78,11 @@ class UvBackend:
         if not path.is_file():
             return []
         default = default_index(read_toml_once(project / "pyproject.toml"), os.environ)
-        wanted = canonicalize_name(name)
+        wanted = canonical_name(name)
         return [
             _entry(package, default)
             for package in packages(path)
-            if canonicalize_name(str(package.get("name", ""))) == wanted
+            if canonical_name(str(package.get("name", ""))) == wanted
         ]
 
     def lockfile_problem(self, project: Path) -> str | None:

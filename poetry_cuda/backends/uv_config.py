@@ -24,7 +24,6 @@ from typing import Any
 
 import tomlkit
 
-from packaging.utils import canonicalize_name
 from tomlkit.items import Array
 from tomlkit.items import Table
 
@@ -32,6 +31,7 @@ from poetry_cuda.backends import pyproject_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
 from poetry_cuda.locking.managed import group_marker
+from poetry_cuda.names import canonical_name
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 from poetry_cuda.request.settings import parse_settings
 
@@ -76,7 +76,7 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     urls = dict(managed.sources)
     found = pyproject_edit.mapping(uv, "sources", "tool.uv.sources")
     for key in list(found):
-        name = canonicalize_name(key)
+        name = canonical_name(key)
         value = found[key]
         if name in managed.kept:
             continue  # the authors' own pin, which already says what the plan chose
@@ -106,7 +106,7 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
         value = pyproject_edit.value(
             f"[{{ index = {pyproject_edit.string(index)}, marker = {pyproject_edit.string(CUDA_PLATFORMS)} }}]"
         )
-        key = next((k for k in sources if canonicalize_name(k) == package), package)
+        key = next((k for k in sources if canonical_name(k) == package), package)
         if pyproject_edit.plain(sources.get(key)) != pyproject_edit.plain(value):
             sources[key] = value
     if created:

@@ -51,9 +51,8 @@ REQUESTED_NAME = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?=$|[
 
 def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -> list[Pin]:
     """Pins that put each requested member of a locked family on that family's source."""
-    from packaging.utils import canonicalize_name
-
     from poetry_cuda.locking.managed import Pin
+    from poetry_cuda.names import canonical_name
 
     cuda_lock = lockfile.read(project / lockfile.FILENAME)
     sources = {}
@@ -66,7 +65,7 @@ def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -
         match = REQUESTED_NAME.match(argument.strip())
         if match is None:
             continue
-        name = canonicalize_name(match.group(1))
+        name = canonical_name(match.group(1))
         family = kb.family_of(name)
         if family is not None and family.name in sources and cuda_lock.package(name) is None:
             pins.append(Pin(name, sources[family.name]))

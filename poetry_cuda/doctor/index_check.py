@@ -22,13 +22,13 @@ from urllib.parse import urlsplit
 
 from packaging.utils import InvalidSdistFilename
 from packaging.utils import InvalidWheelFilename
-from packaging.utils import canonicalize_name
 from packaging.utils import parse_sdist_filename
 from packaging.utils import parse_wheel_filename
 from packaging.version import Version
 
 from poetry_cuda.display import redact_url
 from poetry_cuda.files import MiB
+from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 
 
@@ -125,7 +125,7 @@ def links(text: str) -> tuple[str, ...]:
 def page_url(url: str, package: str, layout: str) -> str:
     """The page that lists `package`'s files: its project page, or the flat listing."""
     base = url if url.endswith("/") else url + "/"
-    return base if layout == "flat" else f"{base}{canonicalize_name(package)}/"
+    return base if layout == "flat" else f"{base}{canonical_name(package)}/"
 
 
 def _release(filename: str) -> tuple[str, str] | None:
@@ -147,7 +147,7 @@ def judge(
     own = urlsplit(page.url).netloc
     found: dict[str, None] = {}
     hosts: dict[str, None] = {}
-    wanted = canonicalize_name(package)
+    wanted = canonical_name(package)
     for href in page.links:
         absolute = urljoin(page.url, href)
         parts = urlsplit(absolute)

@@ -15,8 +15,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from packaging.utils import canonicalize_name
-
+from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 
 
@@ -61,7 +60,7 @@ class Environment:
     nvidia_bytes: int  # total size of every site-packages/nvidia folder
 
     def get(self, name: str) -> Distribution | None:
-        return self.distributions.get(canonicalize_name(name))
+        return self.distributions.get(canonical_name(name))
 
     def python(self) -> Path | None:
         for candidate in (self.root / "bin" / "python", self.root / "Scripts" / "python.exe"):
@@ -126,7 +125,7 @@ def _distribution(folder: Path, dist_info: Path) -> Distribution | None:
         return None
     if parsed is None:
         return None
-    name, version = canonicalize_name(parsed[0]), parsed[1]
+    name, version = canonical_name(parsed[0]), parsed[1]
     build_cuda = None
     if name in BUILD_CUDA:
         relative, pattern = BUILD_CUDA[name]

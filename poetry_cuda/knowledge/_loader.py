@@ -20,7 +20,6 @@ from typing import Any
 from typing import get_args
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from poetry_cuda.errors import InputFileError
@@ -44,6 +43,7 @@ from poetry_cuda.knowledge.model import RequirementKind
 from poetry_cuda.knowledge.model import ToolkitDriver
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.knowledge.model import VersionForm
+from poetry_cuda.names import canonical_name
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.schema import by
@@ -120,8 +120,8 @@ def _version(text: str) -> str:
 
 
 def _name(text: str) -> str:
-    if canonicalize_name(text) != text:
-        raise ValueError(f"{text!r} is not a normalized name (write {canonicalize_name(text)!r})")
+    if canonical_name(text) != text:
+        raise ValueError(f"{text!r} is not a normalized name (write {canonical_name(text)!r})")
     return text
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from packaging.utils import canonicalize_name
-
+from poetry_cuda.names import canonical_name
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.plan import ExtraChoice
 
@@ -49,7 +48,7 @@ def extra_requests(
 
 def _in(origin: str, others: set[str]) -> bool:
     head, _, extra = origin.rpartition(" ")
-    return f"{head} {canonicalize_name(extra)}" in others
+    return f"{head} {canonical_name(extra)}" in others
 
 
 def plan_extras(

@@ -16,9 +16,9 @@ from urllib.parse import unquote
 
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 
 
@@ -72,9 +72,9 @@ def _pep508(text: object, origin: str, *, optional: bool = False) -> Dependency:
             fix="write it as PEP 508, e.g. 'torch>=2.4'",
         ) from None
     return Dependency(
-        name=canonicalize_name(requirement.name),
+        name=canonical_name(requirement.name),
         constraint=str(requirement.specifier) or _pinned(requirement.url) or "*",
-        extras=frozenset(canonicalize_name(e) for e in requirement.extras),
+        extras=frozenset(canonical_name(e) for e in requirement.extras),
         origin=origin,
         optional=optional,
     )
@@ -98,9 +98,9 @@ def _poetry(name: str, value: object, origin: str, *, enriching: bool = False) -
             raise ConfigError(f"{origin}: {name}: expected a version string or a table")
         found.append(
             Dependency(
-                name=canonicalize_name(name),
+                name=canonical_name(name),
                 constraint=constraint.strip() or "*",
-                extras=frozenset(canonicalize_name(str(e)) for e in extras),
+                extras=frozenset(canonical_name(str(e)) for e in extras),
                 origin=origin,
                 optional=optional,
             )

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
+from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 from poetry_cuda.request.dependencies import wheel_version
@@ -199,7 +199,7 @@ def recognise(
         (where, name, "source", entry) for where, name, entry in _poetry_entries(poetry)
     ]
     for name, value in _table(_table(tool, "uv"), "sources").items():
-        if canonicalize_name(name) in managed and _managed_shape(value):
+        if canonical_name(name) in managed and _managed_shape(value):
             continue
         for entry in value if isinstance(value, list) else [value]:
             entries.append(("[tool.uv.sources]", name, "index", entry))
@@ -208,8 +208,8 @@ def recognise(
     for where, name, key, entry in entries:
         index = entry.get(key) if isinstance(entry, dict) else None
         if isinstance(index, str) and index in by_name:
-            users.setdefault(index, set()).add(canonicalize_name(name))
-        family = members.get(canonicalize_name(name))
+            users.setdefault(index, set()).add(canonical_name(name))
+        family = members.get(canonical_name(name))
         if family is None:
             continue
         if where == "[tool.uv.sources]":
@@ -235,7 +235,7 @@ def _managed_names(pyproject: Mapping[str, Any]) -> set[str]:
     for text in _list(_table(pyproject, "dependency-groups"), MANAGED_GROUP):
         if isinstance(text, str):
             try:
-                found.add(canonicalize_name(Requirement(text).name))
+                found.add(canonical_name(Requirement(text).name))
             except InvalidRequirement:
                 continue
     return found
@@ -323,7 +323,7 @@ def _poetry_entries(poetry: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]
 def _extra_of(marker: str) -> str | None:
     """The extra a marker selects (`extra == 'cu124'`), if it selects one."""
     match = _EXTRA.search(marker)
-    return canonicalize_name(match.group(1)) if match else None
+    return canonical_name(match.group(1)) if match else None
 
 
 def _shown(name: str, entry: object) -> str:
@@ -356,7 +356,7 @@ def _url_pin(
         return []
     return [
         HandPin(
-            canonicalize_name(name),
+            canonical_name(name),
             family.name,
             label,
             "url",
@@ -391,7 +391,7 @@ def _poetry_pin(
     if labelled is not None:
         return [
             HandPin(
-                canonicalize_name(name),
+                canonical_name(name),
                 family.name,
                 labelled[1],
                 "label",
@@ -413,7 +413,7 @@ def _uv_pin(
     marker = entry.get("marker")
     marker = marker if isinstance(marker, str) else ""
     extra = entry.get("extra", entry.get("group"))
-    extra = canonicalize_name(extra) if isinstance(extra, str) else None
+    extra = canonical_name(extra) if isinstance(extra, str) else None
     kind: Literal["extra", "group"] = (
         "group" if "group" in entry and "extra" not in entry else "extra"
     )
@@ -439,7 +439,7 @@ def _index_pin(
 ) -> HandPin:
     """A package pinned to one of the authors' CUDA indexes: that index's variant."""
     return HandPin(
-        canonicalize_name(name),
+        canonical_name(name),
         index.family,
         index.variant,
         "index",
@@ -460,7 +460,7 @@ def _requirement_strings(pyproject: Mapping[str, Any]) -> Iterator[tuple[str, st
         yield "[project] dependencies", None, text
     for extra, texts in _table(project, "optional-dependencies").items():
         for text in texts if isinstance(texts, list) else []:
-            yield f"[project.optional-dependencies] {extra}", canonicalize_name(extra), text
+            yield f"[project.optional-dependencies] {extra}", canonical_name(extra), text
     for group, items in _table(pyproject, "dependency-groups").items():
         if group == MANAGED_GROUP:
             continue
@@ -477,7 +477,7 @@ def _requirement_pin(
         requirement = Requirement(text)
     except InvalidRequirement:
         return []  # reported where dependencies are read
-    name = canonicalize_name(requirement.name)
+    name = canonical_name(requirement.name)
     family = members.get(name)
     if family is None:
         return []

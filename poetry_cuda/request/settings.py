@@ -18,13 +18,13 @@ from urllib.parse import urlsplit
 
 from packaging.specifiers import InvalidSpecifier
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge.mirrors import LAYOUTS
 from poetry_cuda.knowledge.mirrors import Layout
 from poetry_cuda.knowledge.mirrors import of_family
 from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
+from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
@@ -435,7 +435,7 @@ def _parse_package_rules(packages: Table) -> tuple[PackageRule, ...]:
         rule.only(("needs",), fix='write needs = ["nvcc>=12.1,<13"]')
         needs = rule.value("needs", list, "a list", [], fix='write needs = ["cudnn>=9"]')
         parsed = tuple(_parse_need(need, rule) for need in needs)
-        rules.append(PackageRule(name=canonicalize_name(name), needs=parsed))
+        rules.append(PackageRule(name=canonical_name(name), needs=parsed))
     return tuple(rules)
 
 
