@@ -6,24 +6,27 @@ files, with their sources. The cache is one JSON file in the user's cache folder
 that holds the parsed documents and nothing else: every row is still validated on every
 load, so an error reads as it does without the cache.
 
-The file is a header line, ``{"format", "key", "sha256"}``, then the documents as JSON.
-`key` is a sha256 over every data file's name and bytes, the poetry-cuda version and
-`FORMAT`: changing any byte of the data misses. `sha256` is the digest of the documents'
-bytes, so a truncated or damaged file misses too. A file that is missing, unreadable,
-damaged or of another shape is ignored and replaced; a folder that cannot be written is
-left alone and the load goes on without a cache. It is written atomically (a temporary
-file renamed over it), once the documents validate, and only when JSON holds their
-values exactly (TOML dates it does not).
+The file is a header line, ``{"format", "key", "crc32"}``, then the documents as JSON.
+`key` is a CRC-32 over every data file's name, size and bytes, the poetry-cuda version and
+`FORMAT`, with their total size: changing any byte of the data misses. `crc32` is the CRC-32
+of the documents' bytes, so a truncated or damaged file misses too. A CRC, not a digest:
+the cache guards against change and damage, a digest would not stop whoever can write the
+user's cache folder (they can compute it too; every row is validated anyway), and
+hashlib's OpenSSL costs each command a twentieth of its start-up. A file that is missing,
+unreadable, damaged or of another shape is ignored and replaced; a folder that cannot be
+written is left alone and the load goes on without a cache. It is written atomically (a
+temporary file renamed over it), once the documents validate, and only when JSON holds
+their values exactly (TOML dates it does not).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 import os
 import sys
+import zlib
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,7 +55,7 @@ if TYPE_CHECKING:
 
 ENVIRONMENT = "POETRY_CUDA_CACHE_DIR"
 FILE = "knowledge.json"
-FORMAT = 1
+FORMAT = 2  # 2: CRC-32 in place of sha256
 LIMIT = 16 * MiB  # the packaged documents are about 0.2 MiB as JSON
 
 Documents = dict[str, dict[str, Any]]
@@ -119,13 +122,19 @@ def _fill(path: Path | None, key: str, data: Mapping[str, bytes]) -> KnowledgeBa
 
 
 def content_key(data: Mapping[str, bytes]) -> str:
-    """The sha256 over the data files' names and bytes (in name order), version and format."""
-    digest = hashlib.sha256(f"poetry-cuda {poetry_cuda.__version__} {FORMAT}\n".encode())
+    """The CRC-32 over the data files' names, sizes and bytes (in name order), the version
+    and the format, with the total size."""
+    crc = zlib.crc32(f"poetry-cuda {poetry_cuda.__version__} {FORMAT}\n".encode())
     for name in sorted(data):
         encoded = name.encode("utf-8")
-        digest.update(b"%d:%s%d:" % (len(encoded), encoded, len(data[name])))
-        digest.update(data[name])
-    return digest.hexdigest()
+        crc = zlib.crc32(b"%d:%s%d:" % (len(encoded), encoded, len(data[name])), crc)
+        crc = zlib.crc32(data[name], crc)
+    return f"{crc:08x}-{sum(len(raw) for raw in data.values())}"
+
+
+def checksum(payload: bytes) -> str:
+    """The CRC-32 of the cached documents' bytes, as the header holds it."""
+    return f"{zlib.crc32(payload):08x}"
 
 
 def read(path: Path, key: str, names: list[str]) -> Documents | None:
@@ -133,7 +142,7 @@ def read(path: Path, key: str, names: list[str]) -> Documents | None:
     try:
         header, _, payload = read_bounded(path, limit=LIMIT).partition(b"\n")
         head = json.loads(header)
-        if head != {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload).hexdigest()}:
+        if head != {"format": FORMAT, "key": key, "crc32": checksum(payload)}:
             return None
         documents = json.loads(payload)
     except (PoetryCudaError, ValueError, RecursionError):  # missing, not a file, damaged
@@ -149,7 +158,7 @@ def write(path: Path, key: str, documents: Documents) -> None:
     """Cache `documents` at `path` under `key`, atomically; a folder that refuses is left."""
     with contextlib.suppress(OSError, PoetryCudaError, ValueError):
         payload = json.dumps(documents, ensure_ascii=False, separators=(",", ":")).encode()
-        header = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload).hexdigest()}
+        header = {"format": FORMAT, "key": key, "crc32": checksum(payload)}
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_bytes(path, json.dumps(header).encode("ascii") + b"\n" + payload)
 

@@ -7,8 +7,6 @@ validates them; the selection code only ever sees these types.
 
 from __future__ import annotations
 
-import hashlib
-
 from dataclasses import field
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -273,7 +271,10 @@ class Family:
         name = f"{self.source_prefix}-{variant}"
         if mirrored:
             # Poetry caches pages and hashes per source name: a mirror must never share one.
-            # The digest also ties the name to its URL (see `names`).
+            # The digest also ties the name to its URL (see `names`). hashlib is imported
+            # here, where a digest is made: its OpenSSL costs the commands that make none.
+            import hashlib
+
             name += MIRROR_INFIX + hashlib.sha256(url.encode()).hexdigest()[:8]
         return name
 

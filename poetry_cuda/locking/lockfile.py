@@ -12,7 +12,6 @@ the archives of the project's nvcc per platform. It is parsed as data, never eva
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 
 from typing import TYPE_CHECKING
@@ -192,6 +191,8 @@ class CudaLock:
 
 def content_hash(relevant: object) -> str:
     """sha256 over a JSON rendering of `relevant` that does not depend on key order."""
+    import hashlib  # here, as in `knowledge.model`: reading cuda.lock needs no digest
+
     payload = json.dumps(relevant, sort_keys=True, separators=(",", ":"), default=str)
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
 

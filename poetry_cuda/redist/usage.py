@@ -9,7 +9,6 @@ left become unused, and a deleted project's record is dropped.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 from pathlib import Path
@@ -39,6 +38,8 @@ class Use:
 
 
 def _file(root: Path, project: Path) -> Path:
+    import hashlib  # here, as in `knowledge.model`: `env` imports this module, digests nothing
+
     digest = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
     return root / FOLDER / f"{digest}.json"
 

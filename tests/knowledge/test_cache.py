@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 
@@ -14,6 +13,7 @@ import pytest
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.knowledge.cache import ENVIRONMENT
 from poetry_cuda.knowledge.cache import FILE
+from poetry_cuda.knowledge.cache import checksum
 from poetry_cuda.knowledge.cache import folder
 from poetry_cuda.knowledge.cache import load_cached
 from poetry_cuda.knowledge.cache import load_cached_nvidia
@@ -78,8 +78,7 @@ def test_a_hit_reads_the_cache_and_not_the_toml(tmp_path: Path) -> None:
     documents = json.loads(payload)
     documents["nvidia.toml"]["toolkit"][0]["source"] = "read from the cache"
     payload = json.dumps(documents).encode()
-    sha256 = hashlib.sha256(payload).hexdigest()
-    header = json.dumps({**json.loads(head), "sha256": sha256}).encode()
+    header = json.dumps({**json.loads(head), "crc32": checksum(payload)}).encode()
     (tmp_path / FILE).write_bytes(header + b"\n" + payload)
     assert load_cached(PACKAGED, tmp_path).nvidia.toolkits[0].source == "read from the cache"
 
@@ -161,7 +160,7 @@ def _wrong_shape(path: Path) -> None:
 def _consistent_wrong_shape(path: Path) -> None:
     # A header whose digest matches a payload of the wrong shape.
     payload = json.dumps({"nvidia.toml": [], "other.toml": {}}).encode()
-    head = {**_header(path), "sha256": hashlib.sha256(payload).hexdigest()}
+    head = {**_header(path), "crc32": checksum(payload)}
     path.write_bytes(json.dumps(head).encode() + b"\n" + payload)
 
 
