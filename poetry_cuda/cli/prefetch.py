@@ -36,11 +36,11 @@ def start_ahead(
 
 
 def _start_uv_check(environ: Mapping[str, str], start: Path) -> None:
-    from poetry_cuda.backends import uv
-
     project = nearest_project(start)
     if project is None or not _is_uv_project(project):
         return
+    from poetry_cuda.backends import uv  # a Poetry project never loads the uv backend
+
     try:
         uv.start_ahead(uv.find_uv(environ), project)
     except PoetryCudaError:
