@@ -75,13 +75,12 @@ def test_the_readme_shows_the_tested_install_commands() -> None:
     ]
 
 
-def run(
-    command: str, *, cwd: Path, env: Mapping[str, str], programs: Mapping[str, Path]
+def run_script(
+    script: Path, *args: str, cwd: Path, env: Mapping[str, str]
 ) -> subprocess.CompletedProcess[str]:
-    """`command` as the README writes it, its program taken from `programs`, `$PWD` the cwd."""
-    program, *args = (word.replace("$PWD", str(cwd)) for word in shlex.split(command))
-    completed = subprocess.run(
-        [str(programs[program]), *args],
+    """`script` run with `args` in `cwd`, its output captured, whatever its exit code."""
+    return subprocess.run(
+        [str(script), *args],
         cwd=cwd,
         env=dict(env),
         capture_output=True,
@@ -89,6 +88,14 @@ def run(
         timeout=INSTALL_TIMEOUT,
         check=False,
     )
+
+
+def run(
+    command: str, *, cwd: Path, env: Mapping[str, str], programs: Mapping[str, Path]
+) -> subprocess.CompletedProcess[str]:
+    """`command` as the README writes it, its program taken from `programs`, `$PWD` the cwd."""
+    program, *args = (word.replace("$PWD", str(cwd)) for word in shlex.split(command))
+    completed = run_script(programs[program], *args, cwd=cwd, env=env)
     assert completed.returncode == 0, f"{command}\n{completed.stdout}\n{completed.stderr}"
     return completed
 
@@ -215,17 +222,3 @@ def check_standalone(
         assert "`poetry-cuda[poetry]`" in dry.stderr
         assert "Traceback" not in dry.stderr
     assert (poetry_project / "pyproject.toml").read_bytes() == before
-
-
-def run_script(
-    script: Path, *args: str, cwd: Path, env: Mapping[str, str]
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(script), *args],
-        cwd=cwd,
-        env=dict(env),
-        capture_output=True,
-        text=True,
-        timeout=INSTALL_TIMEOUT,
-        check=False,
-    )
