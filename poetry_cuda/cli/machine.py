@@ -2,7 +2,7 @@
 
 Planning takes detection as a function: a plan for the targets a project names or that
 cuda.lock records then never loads the probes (NVML, nvidia-smi, /proc, the toolkits,
-cuDNN), a third of a plan's start-up.
+cuDNN), about a tenth of a plan's start-up.
 """
 
 from __future__ import annotations
