@@ -235,8 +235,8 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
     from poetry_cuda import backends
+    from poetry_cuda.cli.machine import detect_this_machine
     from poetry_cuda.errors import PoetryCudaError
-    from poetry_cuda.host.detect import detect_this_machine
     from poetry_cuda.knowledge.packaged import load
     from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
     from poetry_cuda.locking.interrupts import Interrupted

@@ -32,7 +32,7 @@ class DetectCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda.host.detect import detect_this_machine
+        from poetry_cuda.cli.machine import detect_this_machine
         from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
         from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.request.settings import Settings
