@@ -341,7 +341,13 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
     reasons += [conflict.said for conflict in planned.adoption.conflicts]
     problem = lockfile_staleness(planned.plan, project, backend)
     reasons += [problem] if problem else []
-    if transaction.pending(project):
+    run = transaction.run_state(project)
+    if run == "live":
+        reasons.append(
+            f"another poetry-cuda run is changing the project now ({transaction.JOURNAL} is its "
+            "journal); check again once it has finished"
+        )
+    elif run == "dead":
         reasons.append(
             f"a run that stopped before it finished left {transaction.JOURNAL}; `lock` undoes it"
         )

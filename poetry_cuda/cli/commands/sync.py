@@ -37,6 +37,9 @@ with --extra NAME (--group NAME for a group), Poetry with --extras NAME (--with 
 
 --dry-run prints the extra chosen, why, and the command; it runs nothing.
 
+A `lock` (or `poetry add`) in progress on the project is waited for, as a second `lock`
+waits, and none starts while sync installs.
+
 Exit codes: 0 installed (or, with --dry-run, printed); 2 no cuda.lock, a stale one
 (run `lock` first), or bad configuration; 3 no extra fits this machine (each extra is
 named with the reason); 4 the package manager's install failed (its message is above).
@@ -53,10 +56,18 @@ class SyncCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda import backends
+        from poetry_cuda.locking import transaction
         from poetry_cuda.request.project import find_project
 
         project = find_project(self.project_start())
+        # One run per project: a lock in progress finishes first (its journal is no dead
+        # run's), and no lock changes the files while they are installed.
+        with transaction.exclusive(project, lambda said: self.line_error(escape(said))):
+            return self._sync(project)
+
+    def _sync(self, project: Path) -> int:
+        from poetry_cuda import backends
+
         cuda_lock, pyproject = locked(project)
         backend = backends.load(cuda_lock.backend)
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
@@ -85,7 +96,7 @@ class SyncCommand(CudaCommand):
 
 def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
     """The project's cuda.lock and pyproject.toml; exit 2 when cuda.lock is missing, stale
-    or left by a dead run."""
+    or left by a dead run. Call holding the project (`transaction.exclusive`)."""
     from poetry_cuda.files import read_toml
     from poetry_cuda.locking import lockfile
     from poetry_cuda.locking import transaction
@@ -98,7 +109,8 @@ def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
             fix=LOCK_FIRST,
         )
     cuda_lock = lockfile.read(path)
-    if transaction.pending(project):
+    # Called holding the project: a journal there is a dead run's, never a live one's.
+    if transaction.run_state(project) is not None:
         raise InputFileError(
             f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}",
             why="the locks may hold half of what that run wrote",
