@@ -27,6 +27,7 @@ from tests.support.example import torch_example
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Iterator
 
     from tests.support.catalog import World
@@ -300,9 +301,9 @@ def pipe(project: Path) -> None:
     "make", [dangling_link, link_to_a_valid_journal, link_to_the_victim, folder, pipe]
 )
 def test_a_journal_that_is_no_regular_file_is_refused_and_nothing_is_created(
-    module_cli: Cli, project: Path, make: object
+    module_cli: Cli, project: Path, make: Callable[[Path], None]
 ) -> None:
-    make(project)  # type: ignore[operator]
+    make(project)
     before_tree = tree(project.parent)
     result = module_cli.run("lock", cwd=project)
     assert_refused(result)
@@ -352,9 +353,9 @@ def poetry_lock_a_loop(project: Path) -> None:
     ],
 )
 def test_a_file_a_run_edits_of_the_wrong_kind_is_refused_before_any_write(
-    module_cli: Cli, project: Path, make: object
+    module_cli: Cli, project: Path, make: Callable[[Path], None]
 ) -> None:
-    make(project)  # type: ignore[operator]
+    make(project)
     before_tree = tree(project.parent)
     result = module_cli.run("lock", cwd=project)
     assert_refused(result)
@@ -441,9 +442,9 @@ PLUGIN_CASES = {
 @pytest.mark.slow
 @pytest.mark.parametrize("make", list(PLUGIN_CASES.values()), ids=list(PLUGIN_CASES))
 def test_poetry_add_refuses_a_hostile_journal_before_poetry_changes_anything(
-    module_cli: Cli, project: Path, make: object
+    module_cli: Cli, project: Path, make: Callable[[Path], None]
 ) -> None:
-    make(project)  # type: ignore[operator]
+    make(project)
     before_tree = tree(project.parent)
     result = module_cli.run("add", "six", cwd=project, program="poetry")
     assert_refused(result)
