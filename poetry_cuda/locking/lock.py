@@ -20,6 +20,7 @@ from typing import Any
 from poetry_cuda import backends
 from poetry_cuda.backends import adoption_edit
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_text
@@ -348,9 +349,15 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
             "journal); check again once it has finished"
         )
     elif run == "dead":
-        reasons.append(
-            f"a run that stopped before it finished left {transaction.JOURNAL}; `lock` undoes it"
-        )
+        try:
+            transaction.read_journal(project)
+        except InputFileError as error:  # `lock` refuses it too, with this message
+            reasons.append(error.what)
+        else:
+            reasons.append(
+                f"a run that stopped before it finished left {transaction.JOURNAL}; "
+                "`lock` undoes it"
+            )
     return tuple(reasons)
 
 

@@ -271,6 +271,26 @@ def test_a_malformed_journal_is_one_clear_error_and_changes_nothing(
     assert tree(project.parent) == before_tree
 
 
+@pytest.mark.parametrize(
+    "document",
+    [journal(entry("notes.txt")), journal() | {"files": 5}, b"\xff"],
+    ids=["a stranger", "files 5", "not UTF-8"],
+)
+def test_check_and_sync_name_a_hostile_journal_as_lock_would(
+    module_cli: Cli, project: Path, document: object
+) -> None:
+    write_journal(project, document)
+    before_tree = tree(project.parent)
+    check = module_cli.run("lock", "--check", cwd=project)
+    assert check.code == 1
+    assert "not a journal poetry-cuda can undo a run from" in check.stderr
+    sync = module_cli.run("sync", "--dry-run", cwd=project)
+    assert_refused(sync)
+    assert "not a journal poetry-cuda can undo a run from" in sync.stderr
+    assert "stopped before it finished" not in check.stderr + sync.stderr
+    assert tree(project.parent) == before_tree
+
+
 # -- the journal itself is never a link, a folder or a pipe --------------------------------
 
 

@@ -114,6 +114,7 @@ def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
     cuda_lock = lockfile.read(path)
     # Called holding the project: a journal there is a dead run's, never a live one's.
     if transaction.run_state(project) is not None:
+        transaction.read_journal(project)  # one `lock` would refuse is refused as it says
         raise InputFileError(
             f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}",
             why="the locks may hold half of what that run wrote",
