@@ -61,6 +61,7 @@ CUDA_LOCK_LIMIT = 8 * MiB
 TOML_LIMIT = 64 * MiB
 
 _BINARY = getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX; Windows has no links to open through
 
 _FILE_TYPES = (
     (stat.S_ISDIR, "a folder"),
@@ -68,7 +69,14 @@ _FILE_TYPES = (
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISLNK, "a symbolic link"),  # only where links are not followed
 )
+
+
+def file_kind(mode: int) -> str | None:
+    """What a file of `mode` (from `os.lstat`) is when it is no regular file ("a folder",
+    "a symbolic link"); None for a regular file."""
+    return next((description for test, description in _FILE_TYPES if test(mode)), None)
 
 
 def read_bounded(
@@ -77,17 +85,21 @@ def read_bounded(
     limit: int,
     name: str | None = None,
     kind: type[ConfigError | InputFileError] = InputFileError,
+    follow_links: bool = True,
 ) -> bytes:
     """The bytes of `path`, which must be a regular file (after links) of at most `limit` bytes.
 
     A pipe would block the read and a device (/dev/zero) never ends: the type is checked
     before opening, opening never blocks, and the opened file is checked again.
-    `name` is how messages call the file (default: the path).
+    `name` is how messages call the file (default: the path). Without `follow_links`, a
+    link at `path` is refused as not a regular file.
     """
     called = name or str(path)
     try:
-        _check_regular(path.stat(), called, limit, kind)
+        _check_regular(path.stat() if follow_links else os.lstat(path), called, limit, kind)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        if not follow_links:
+            flags |= _NOFOLLOW
         descriptor = os.open(path, flags)
     except FileNotFoundError:
         raise kind(f"{called}: file not found") from None
@@ -248,17 +260,18 @@ def check_toml(path: Path, content: str) -> None:
         ) from None
 
 
-def replace_bytes(path: Path, data: bytes) -> None:
+def replace_bytes(path: Path, data: bytes, *, follow_links: bool = True) -> None:
     """Replace the file at `path` with `data`, so that no reader ever sees half a file.
 
     The bytes go to a temporary file in the file's folder, synced to the disk and renamed
     over the file; the folder is synced, so that the rename survives a crash. A symlink
-    stays a symlink and its target is replaced. An existing file keeps its permission
-    bits and, written by root, its owner and group. A new file gets the mode the umask
-    gives and, written by root, the owner and group of its folder. On failure the file
-    is unchanged and no temporary file is left.
+    stays a symlink and its target is replaced; without `follow_links` the file is always
+    written at `path` itself, in its folder, and a link there is replaced, never followed.
+    An existing file keeps its permission bits and, written by root, its owner and group.
+    A new file gets the mode the umask gives and, written by root, the owner and group of
+    its folder. On failure the file is unchanged and no temporary file is left.
     """
-    _replace(path, lambda _: data)
+    _replace(path, lambda _: data, follow_links=follow_links)
 
 
 def adopt_owner(path: Path) -> None:
@@ -284,17 +297,19 @@ def adopt_owner(path: Path) -> None:
         os.close(descriptor)
 
 
-def _replace(path: Path, render: Callable[[Path], bytes]) -> None:
+def _replace(path: Path, render: Callable[[Path], bytes], *, follow_links: bool = True) -> None:
     """The one way poetry-cuda replaces a file: `render` gives the bytes for the target."""
     folder = path.parent
     temporary: Path | None = None
     try:
-        target = _target(path)
+        target = _target(path) if follow_links else path
         folder = target.parent
         try:
-            existing: os.stat_result | None = target.stat()
+            existing: os.stat_result | None = target.stat() if follow_links else os.lstat(target)
         except FileNotFoundError:
             existing = None
+        if not follow_links and existing is not None and stat.S_ISLNK(existing.st_mode):
+            existing = None  # a link replaced, not followed: the new file's mode is its own
         # A new file is created with 0o666 and the kernel applies the umask (and a default
         # ACL) as for any new file. Reading the umask would mean setting it (os.umask),
         # racing every thread that creates a file meanwhile.

@@ -126,6 +126,11 @@ class Backend(Protocol):
         """Why the lock file no longer fits pyproject.toml by the manager's own check, if so."""
         ...
 
+    def outdated_offline(self, project: Path) -> str | None:
+        """`outdated` where the manager answers offline in a fraction of a second (doctor);
+        None where it fits, or where the check would cost more."""
+        ...
+
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         """The project's virtual environment, if one exists."""
         ...

@@ -131,6 +131,9 @@ class PoetryBackend:
     def outdated(self, project: Path) -> str | None:
         return outdated(project)
 
+    def outdated_offline(self, project: Path) -> str | None:
+        return None  # Poetry's check loads its whole application: seconds, not a fraction
+
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
 

@@ -91,6 +91,17 @@ class UvBackend:
     def outdated(self, project: Path) -> str | None:
         return outdated(find_uv(os.environ), project)
 
+    def outdated_offline(self, project: Path) -> str | None:
+        # The project's own interpreter spares uv looking for one, most of what the check
+        # costs (a tenth of a second or more, where it finds many).
+        root = environment(project, os.environ)
+        found = [root / p for p in ("bin/python", "Scripts/python.exe")] if root else []
+        python = next((str(path) for path in found if path.is_file()), None)
+        try:
+            return outdated(find_uv(os.environ), project, offline=True, python=python)
+        except PoetryCudaError:  # no uv, one too old, or one that does not answer in time
+            return None
+
     def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
         return environment(project, environ)
 
@@ -361,10 +372,22 @@ def unreachable(project: Path) -> tuple[str, str]:
     )
 
 
-def outdated(uv: str, project: Path) -> str | None:
-    """Why uv.lock no longer fits pyproject.toml (`uv lock --check`), if it does not."""
-    completed = _uv_lock(uv, project, ["--check"])
-    if completed.returncode == 0:
+def outdated(
+    uv: str, project: Path, *, offline: bool = False, python: str | None = None
+) -> str | None:
+    """Why uv.lock no longer fits pyproject.toml (`uv lock --check`), if it does not.
+
+    `offline` (doctor): with what uv.lock and uv's cache hold, never fetching, with the
+    interpreter `python` if given; only uv's answer to the check (exit 1) counts then, not
+    an error of the run itself (exit 2: say, an interpreter requires-python excludes).
+    """
+    options = [
+        "--check",
+        *(["--offline"] if offline else []),
+        *(["--python", python] if python else []),
+    ]
+    completed = _uv_lock(uv, project, options)
+    if completed.returncode == 0 or (offline and completed.returncode != 1):
         return None
     said = (completed.stderr or completed.stdout).strip().splitlines()
     return "uv lock --check: " + (said[-1] if said else f"exit {completed.returncode}")

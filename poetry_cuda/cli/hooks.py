@@ -83,7 +83,13 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
     except PoetryCudaError as error:
         return [error.what]
     warnings = []
-    if transaction.pending(project):
+    run = transaction.run_state(project)
+    if run == "live":
+        warnings.append(
+            "another poetry-cuda run is changing pyproject.toml and the locks now "
+            f"({transaction.JOURNAL} is its journal); install once it has finished"
+        )
+    elif run == "dead":
         warnings.append(
             f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
             "run `poetry cuda lock` to undo it before installing"

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from poetry.console.application import Application
 
     from poetry_cuda.cli.commands.namespace import NamespaceCommand
+    from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.locking.transaction import Transaction
 
 
@@ -181,6 +182,7 @@ class _AddHooks:
     def __init__(self, application: Application) -> None:
         self.application = application
         self.runs: dict[Path, _AddRun] = {}
+        self.failed: int | None = None  # the exit code of an add stopped before Poetry ran
 
     def before(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
@@ -196,8 +198,12 @@ class _AddHooks:
 
         io = command_event.io
         run = _AddRun()
-        # The whole add, its re-lock included, is one run: no `lock` may interleave with it.
-        run.hold.enter_context(transaction.session(project, partial(_say, io)))
+        try:
+            # The whole add, its re-lock included, is one run: no `lock` may interleave with it.
+            run.hold.enter_context(transaction.session(project, partial(_say, io)))
+        except PoetryCudaError as error:  # a busy project, or a journal that cannot be trusted
+            self._stop(command_event, error)
+            return
         self.runs[project] = run
         try:
             pins = requested_pins(project, io.input.argument("name"), load())
@@ -206,14 +212,34 @@ class _AddHooks:
             return
         if pins:
             names = ("pyproject.toml", "poetry.lock")
-            run.edits = transaction.Transaction(project, names)
+            try:
+                run.edits = transaction.Transaction(project, names)
+            except PoetryCudaError as error:  # a file of a kind no run edits (a pipe, a folder)
+                self.runs.pop(project).hold.close()
+                self._stop(command_event, error)
+                return
             text = read_text(project / "pyproject.toml")
             run.edits.write("pyproject.toml", add_pins(text, pins))
             run.edits.expect_writes(*names)  # Poetry's add writes both
 
+    def _stop(self, event: ConsoleCommandEvent, error: PoetryCudaError) -> None:
+        """Poetry's add does not run: the error is said, and is the exit code."""
+        from poetry_cuda.cli.commands.base import error_lines
+        from poetry_cuda.cli.commands.base import user_language
+
+        for line in error_lines(error, user_language()):
+            event.io.write_error_line(line)
+        self.failed = error.exit_code
+        event.disable_command()
+        event.stop_propagation()
+
     def after(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
         if terminate.command.name != "add":
+            return
+        if self.failed is not None:
+            terminate.set_exit_code(self.failed)
+            self.failed = None
             return
         project = _project(self.application)
         run = self.runs.pop(project, None)

@@ -50,6 +50,9 @@ class LockState:
     backend: str | None = None
     lockfile: str | None = None  # "poetry.lock" / "uv.lock"
     lockfile_exists: bool = False
+    # Why the package manager's lock no longer fits pyproject.toml by its own check, where
+    # that check is cheap and offline (uv); None: it fits, or doctor cannot tell.
+    lockfile_stale: str | None = None
     backend_error: str | None = None
     locked: Mapping[str, Sequence[LockedEntry]] = dataclasses.field(default_factory=dict)
 
@@ -262,6 +265,16 @@ def check_locks(state: LockState) -> list[Finding]:
     if not state.lockfile_exists:
         found.append(fail("locks", "agree", f"{lockfile} does not exist", LOCK_FIX))
         return found
+    if state.lockfile_stale is not None:
+        found.append(
+            fail(
+                "locks",
+                "fresh",
+                f"{lockfile} is stale: it no longer fits pyproject.toml ({state.lockfile_stale})",
+                LOCK_FIX,
+                subject=lockfile,
+            )
+        )
     for package in cuda_lock.packages:
         found.append(_agreement(package, state.locked.get(package.name, ()), lockfile))
     return found

@@ -3,7 +3,8 @@
 Four separate facts: what was locked (`LockState`), what was detected (the host,
 settled into a `Target`), what is installed (`Environment`, read from the venv's
 files) and which system libraries exist (`Library`). Nothing is written and nothing
-is fetched; only ``ldconfig -p`` and the NVML worker run as child processes.
+is fetched; only ``ldconfig -p``, the NVML worker and, in a uv project,
+``uv lock --check --offline`` run as child processes.
 """
 
 from __future__ import annotations
@@ -93,7 +94,12 @@ def read_locks(project: Path | None) -> LockState:
     exists = (project / backend.lockfile).is_file()
     locked = {p.name: tuple(backend.locked(project, p.name)) for p in cuda_lock.packages}
     return dataclasses.replace(
-        state, lockfile=backend.lockfile, lockfile_exists=exists, locked=locked
+        state,
+        lockfile=backend.lockfile,
+        lockfile_exists=exists,
+        # The manager's own check, as `sync` makes it, where it is cheap and offline (uv).
+        lockfile_stale=backend.outdated_offline(project) if exists else None,
+        locked=locked,
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from poetry_cuda import backends
 from poetry_cuda.backends import adoption_edit
 from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_text
@@ -341,10 +342,22 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
     reasons += [conflict.said for conflict in planned.adoption.conflicts]
     problem = lockfile_staleness(planned.plan, project, backend)
     reasons += [problem] if problem else []
-    if transaction.pending(project):
+    run = transaction.run_state(project)
+    if run == "live":
         reasons.append(
-            f"a run that stopped before it finished left {transaction.JOURNAL}; `lock` undoes it"
+            f"another poetry-cuda run is changing the project now ({transaction.JOURNAL} is its "
+            "journal); check again once it has finished"
         )
+    elif run == "dead":
+        try:
+            transaction.read_journal(project)
+        except InputFileError as error:  # `lock` refuses it too, with this message
+            reasons.append(error.what)
+        else:
+            reasons.append(
+                f"a run that stopped before it finished left {transaction.JOURNAL}; "
+                "`lock` undoes it"
+            )
     return tuple(reasons)
 
 

@@ -82,15 +82,12 @@ def test_the_package_managers_failure_is_exit_4_with_its_message(
     project = torch_example(tmp_path, server, "uv")
     gpu = fake_nvml.scenario()
     assert cli.run("lock", cwd=project, env=gpu).code == 0
-    # A dependency that is no CUDA decision: cuda.lock stays fresh, uv.lock does not.
-    pyproject = project / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace('"torchvision==0.20.1",', '"torchvision==0.20.1", "numpy",')
-    )
+    # Both locks are fresh, but uv cannot make the environment: a file stands in its place.
+    (project / ".venv").write_text("not an environment\n")
     failed = cli.run("sync", cwd=project, env=gpu)
     assert failed.code == 4, failed.stdout + failed.stderr
     assert "`uv sync --locked` failed" in failed.stderr
-    assert "uv.lock" in failed.stderr  # uv's own message, passed on
+    assert "Project virtual environment directory" in failed.stderr  # uv's own message
 
 
 @pytest.mark.slow

@@ -273,3 +273,43 @@ def test_poetry_add_waits_for_a_running_lock_then_adds_on_its_result(
     assert variants["torchaudio"] == variants["torch"]
     assert leftovers(project) == []
     assert cli.run("lock", "--check", cwd=project).code == 0
+
+
+def test_a_running_lock_is_no_dead_run_to_check_install_or_sync(
+    cli: Cli, project: Path, server: WorldServer, runs: list[Run]
+) -> None:
+    first = stalled_run(cli, project, server, runs)
+    assert (project / JOURNAL).is_file()  # the live run's journal
+
+    check = cli.run("lock", "--check", cwd=project)
+    assert check.code == 1
+    assert "another poetry-cuda run is changing the project now" in check.stderr
+    install = cli.run("install", "--dry-run", cwd=project, program="poetry")
+    assert "another poetry-cuda run is changing pyproject.toml and the locks now" in install.stderr
+    # sync waits for the lock, as a second lock does, then installs what it left.
+    sync = waiting_run(cli, project, runs, "--dry-run", command=("poetry-cuda", "sync"))
+    server.release_stalls()
+    assert first.finish() == 0, first.stderr
+    assert sync.finish() == 0, sync.stderr
+    for said in (check.stderr, install.stderr, sync.stderr):
+        assert "stopped before it finished" not in said
+    assert leftovers(project) == []
+
+
+def test_sync_gives_up_on_a_running_lock_after_the_wait_limit(
+    cli: Cli, project: Path, server: WorldServer, runs: list[Run]
+) -> None:
+    first = stalled_run(cli, project, server, runs)
+    sync = Run(
+        cli,
+        project,
+        "--dry-run",
+        env={"POETRY_CUDA_LOCK_TIMEOUT": "0.5"},
+        command=("poetry-cuda", "sync"),
+    )
+    runs.append(sync)
+    assert sync.finish() == 2
+    assert "another poetry-cuda run is changing" in sync.stderr
+    assert "stopped before it finished" not in sync.stderr and "Fix:" in sync.stderr
+    server.release_stalls()
+    assert first.finish() == 0, first.stderr

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from poetry_cuda.backends import Backend
     from poetry_cuda.doctor.extras import Pick
     from poetry_cuda.locking.lockfile import CudaLock
 
@@ -37,8 +38,12 @@ with --extra NAME (--group NAME for a group), Poetry with --extras NAME (--with 
 
 --dry-run prints the extra chosen, why, and the command; it runs nothing.
 
-Exit codes: 0 installed (or, with --dry-run, printed); 2 no cuda.lock, a stale one
-(run `lock` first), or bad configuration; 3 no extra fits this machine (each extra is
+A `lock` (or `poetry add`) in progress on the project is waited for, as a second `lock`
+waits, and none starts while sync installs.
+
+Exit codes: 0 installed (or, with --dry-run, printed); 2 no cuda.lock, a stale one or a
+stale package manager's lock (by its own check: `uv lock --check`, Poetry's content hash;
+run `lock` first), or bad configuration; 3 no extra fits this machine (each extra is
 named with the reason); 4 the package manager's install failed (its message is above).
 """
 LOCK_FIRST = "run `poetry cuda lock` (or `poetry-cuda lock`), then sync"
@@ -53,12 +58,21 @@ class SyncCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda import backends
+        from poetry_cuda.locking import transaction
         from poetry_cuda.request.project import find_project
 
         project = find_project(self.project_start())
+        # One run per project: a lock in progress finishes first (its journal is no dead
+        # run's), and no lock changes the files while they are installed.
+        with transaction.exclusive(project, lambda said: self.line_error(escape(said))):
+            return self._sync(project)
+
+    def _sync(self, project: Path) -> int:
+        from poetry_cuda import backends
+
         cuda_lock, pyproject = locked(project)
         backend = backends.load(cuda_lock.backend)
+        check_manager_lock(backend, project)
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
         extras, groups = selection(picks)
         command = backend.install_command(extras, groups)
@@ -85,7 +99,7 @@ class SyncCommand(CudaCommand):
 
 def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
     """The project's cuda.lock and pyproject.toml; exit 2 when cuda.lock is missing, stale
-    or left by a dead run."""
+    or left by a dead run. Call holding the project (`transaction.exclusive`)."""
     from poetry_cuda.files import read_toml
     from poetry_cuda.locking import lockfile
     from poetry_cuda.locking import transaction
@@ -98,7 +112,9 @@ def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
             fix=LOCK_FIRST,
         )
     cuda_lock = lockfile.read(path)
-    if transaction.pending(project):
+    # Called holding the project: a journal there is a dead run's, never a live one's.
+    if transaction.run_state(project) is not None:
+        transaction.read_journal(project)  # one `lock` would refuse is refused as it says
         raise InputFileError(
             f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}",
             why="the locks may hold half of what that run wrote",
@@ -113,6 +129,32 @@ def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
             fix=LOCK_FIRST,
         )
     return cuda_lock, pyproject
+
+
+def check_manager_lock(backend: Backend, project: Path) -> None:
+    """Exit 2 unless the package manager's lock exists and fits pyproject.toml by the
+    manager's own check (`uv lock --check`, Poetry's content hash): its install would
+    refuse a stale one, or install what was locked for another pyproject.toml."""
+    if backend.name == "poetry":  # the same message as the install's, before Poetry's check
+        from poetry_cuda.backends.poetry import require_poetry
+
+        require_poetry('cuda.lock records backend "poetry"')
+    missing = backend.lockfile_problem(project)
+    if missing:
+        raise InputFileError(
+            missing,
+            why="sync installs what cuda.lock and the package manager's lock record, and never "
+            "resolves anew",
+            fix=LOCK_FIRST,
+        )
+    outdated = backend.outdated(project)
+    if outdated:
+        raise InputFileError(
+            f"{backend.lockfile} is stale: it no longer fits pyproject.toml ({outdated})",
+            why="sync installs the locks as they are and never resolves anew; "
+            f"{backend.name} would refuse to install this one",
+            fix=LOCK_FIRST,
+        )
 
 
 def fitting_extras(cuda_lock: CudaLock, pyproject: dict[str, Any]) -> tuple[Pick, ...]:
