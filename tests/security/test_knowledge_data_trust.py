@@ -96,13 +96,18 @@ def _old_cache(documents: dict[str, dict[str, Any]]) -> bytes:
     return json.dumps(header).encode("ascii") + b"\n" + payload
 
 
-def _cache_folders(env: dict[str, str]) -> list[Path]:
-    """Where a per-user knowledge cache was looked for."""
-    return [Path(env["POETRY_CUDA_CACHE_DIR"]), Path(env["XDG_CACHE_HOME"]) / "poetry-cuda"]
+OLD_VARIABLE = "POETRY_CUDA_CACHE_DIR"  # where a per-user knowledge cache was kept, if set
+
+
+def _cache_folders(cli: Cli, tmp_path: Path) -> list[Path]:
+    """Where a per-user knowledge cache was looked for: the variable's folder, else the
+    user's cache folder."""
+    return [tmp_path / "knowledge-cache", Path(cli.env["XDG_CACHE_HOME"]) / "poetry-cuda"]
 
 
 def _plan(cli: Cli, project: Path) -> str:
-    result = cli.run("plan", "--json", cwd=project)
+    env = {OLD_VARIABLE: str(project.parent / "knowledge-cache")}
+    result = cli.run("plan", "--json", cwd=project, env=env)
     assert result.code == 0, result
     source: str = json.loads(result.stdout)["packages"][0]["source"]["url"]
     return source
@@ -111,11 +116,11 @@ def _plan(cli: Cli, project: Path) -> str:
 def test_a_crafted_cache_in_the_users_folder_decides_nothing(cli: Cli, tmp_path: Path) -> None:
     project = _project(tmp_path / "app")
     crafted = _old_cache(_documents(EVIL))
-    for folder in _cache_folders(cli.env):
+    for folder in _cache_folders(cli, tmp_path):
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "knowledge.json").write_bytes(crafted)
     assert _plan(cli, project) == GOOD
-    for folder in _cache_folders(cli.env):
+    for folder in _cache_folders(cli, tmp_path):
         assert (folder / "knowledge.json").read_bytes() == crafted  # not even rewritten
 
 
@@ -124,7 +129,7 @@ def test_a_cache_path_of_any_kind_is_left_alone(cli: Cli, tmp_path: Path, kind: 
     project = _project(tmp_path / "app")
     precious = tmp_path / "precious"
     precious.write_text("the user's own file\n")
-    for folder in _cache_folders(cli.env):
+    for folder in _cache_folders(cli, tmp_path):
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "knowledge.json"
         if kind == "a link to a file":
