@@ -14,8 +14,10 @@ The rules:
   "wheels"` uses the toolkit assembled in the virtual environment, and `"system"` a
   system toolkit of the project's CUDA major, if there is one (`torch.utils.cpp_extension`
   refuses a major mismatch); `"redist"` the one assembled in the virtual environment from
-  the archives cuda.lock records, as for wheels. No toolkit: CUDA_HOME and CUDA_PATH are unset, so a
-  shell's toolkit of another CUDA version cannot leak in.
+  the archives cuda.lock records, as for wheels, and it must have nvcc, requirements or
+  not: without it `env` and `run` fail rather than leave the system's nvcc on PATH. No
+  toolkit: CUDA_HOME and CUDA_PATH are unset, so a shell's toolkit of another CUDA version
+  cannot leak in.
 * PATH: the toolkit's bin, then the virtual environment's bin, then the inherited PATH
   without the bin folders of the other toolkits found.
 * Library path (LD_LIBRARY_PATH; PATH on Windows): the CUDA libraries of the virtual
@@ -155,6 +157,8 @@ def choose_toolkit(
     """
     wanted = [n for n in needs if n.kind in TOOLKIT_KINDS]
     own = wheels if mode != "system" else None
+    if mode == "redist":
+        _check_redist(own)  # the project's own nvcc, or none: never the system's instead
     pool = [*([own] if own else []), *system]
     if wanted:
         fitting = [tree for tree in pool if all(_fits(tree, need) for need in wanted)]
@@ -173,16 +177,7 @@ def choose_toolkit(
                 fix="run `poetry cuda lock`, then `poetry install` (or `uv sync`); " + DOCTOR_HINT,
             )
         return wheels, f"toolkit {wheels.describe()} (wheels in the virtual environment)"
-    if mode == "redist":
-        if own is None:
-            raise UnmetRequirementError(
-                'toolkit = "redist", but no toolkit of the redist archives is assembled for '
-                "this machine",
-                why="`env`, `run` and `sync` assemble it in the virtual environment from the "
-                "NVIDIA archives that `lock` records in cuda.lock for each target's platform",
-                fix="run `poetry cuda env` once; if cuda.lock has no archives for this "
-                "machine's platform, lock with a target of it; " + DOCTOR_HINT,
-            )
+    if mode == "redist" and own is not None:
         return own, f"toolkit {own.describe()} (NVIDIA's redist archives, from the store)"
     if cuda is None:
         return None, "no toolkit: the project has no CUDA build and no toolkit requirement"
@@ -195,6 +190,27 @@ def choose_toolkit(
         )
     best = _preferred(same_major, cuda, None)
     return best, f"toolkit {best.describe()} ({best.origin}): the project's CUDA {cuda}"
+
+
+def _check_redist(own: Tree | None) -> None:
+    """`toolkit = "redist"` runs the nvcc of the archives cuda.lock records, or fails: an nvcc
+    found on PATH would compile against another CUDA than the lock's, silently."""
+    if own is None:
+        raise UnmetRequirementError(
+            'toolkit = "redist", but no toolkit of the redist archives is assembled for '
+            "this machine",
+            why="`env`, `run` and `sync` assemble it in the virtual environment from the "
+            "NVIDIA archives that `lock` records in cuda.lock for each target's platform",
+            fix="run `poetry cuda env` once; if cuda.lock has no archives for this "
+            "machine's platform, lock with a target of it; " + DOCTOR_HINT,
+        )
+    if not own.nvcc:
+        raise UnmetRequirementError(
+            f'toolkit = "redist", but the toolkit assembled at {own.root} has no nvcc',
+            why="the project's nvcc is the one of the archives cuda.lock records; the nvcc of "
+            "the system is never used in its place",
+            fix="run `poetry cuda env` to assemble it again from the shared store; " + DOCTOR_HINT,
+        )
 
 
 def _cuda(tree: Tree) -> CudaVersion | None:

@@ -54,6 +54,7 @@ from poetry_cuda.request.user_mirrors import with_user_redist
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import MutableMapping
+    from collections.abc import Sequence
 
     from poetry_cuda.host.profiles import Cudnn
     from poetry_cuda.host.profiles import OperatingSystem
@@ -229,11 +230,17 @@ def _redist_tree(
 ) -> Tree | None:
     """``<venv>/cuda`` of the archives cuda.lock records for this machine's platform.
 
-    None when it records none for this platform (or, with `build` False, before it was built).
+    None when cuda.lock records no archives at all (or, with `build` False, before the tree
+    was built); UnmetRequirementError when it records them for other platforms only, or
+    when the tree has no nvcc.
     """
     machine = host_machine(platform.machine(), os_name)
-    archives = toolkit.for_platform(platform_of(os_name, machine) or "")
+    here = platform_of(os_name, machine)
+    archives = toolkit.for_platform(here or "")
     if not archives:
+        recorded = sorted({a.platform for a in toolkit.archives})
+        if recorded:
+            raise foreign_platform(recorded, here or f"{os_name} {machine}")
         return None
     if venv is None:
         raise UsageError(
@@ -245,19 +252,44 @@ def _redist_tree(
     home = venv / FOLDER
     if build:
         store = Store.default()
+        windows = os_name == "windows"
         unpacked = [_stored(store, archive, base_url) for archive in archives]
-        redist.assemble(home, unpacked, windows=os_name == "windows")
+        if not redist.is_current(home, unpacked, windows=windows):
+            # About to be linked: the stored files' sha256 are checked first.
+            unpacked = [_stored(store, archive, base_url, contents=True) for archive in archives]
+            redist.assemble(home, unpacked, windows=windows)
         usage.record(store.root, project, archives)  # what the store must keep for it
     elif not (home / redist.STAMP).is_file():
         return None
     nvcc = next((a for a in archives if a.component == "cuda_nvcc"), archives[0])
-    return tree_of(home, nvcc.version, origin="redist")
+    tree = tree_of(home, nvcc.version, origin="redist")
+    if build and not tree.nvcc:
+        raise UnmetRequirementError(
+            f'toolkit = "redist": the archives cuda.lock records for {here} hold no bin/nvcc',
+            why=f"<venv>/{FOLDER} was assembled from them, and the project's nvcc is theirs; "
+            "the nvcc of the system is never used in its place",
+            fix="lock again (`poetry cuda lock --regenerate`) so that cuda.lock records "
+            "NVIDIA's nvcc archives",
+        )
+    return tree
 
 
-def _stored(store: Store, archive: Archive, base_url: str) -> Path:
+def foreign_platform(recorded: Sequence[str], here: str) -> UnmetRequirementError:
+    """cuda.lock records toolkit archives only for `recorded` platforms, not this one."""
+    return UnmetRequirementError(
+        f'toolkit = "redist": cuda.lock records the toolkit archives for {", ".join(recorded)}, '
+        f"and this machine is {here}",
+        why="each platform has its own NVIDIA archives, and an archive of another platform "
+        "cannot run here; the nvcc of the system is never used in their place",
+        fix="lock again with this machine among the targets (`poetry cuda lock --target this`, "
+        "or add its host profile to `targets`)",
+    )
+
+
+def _stored(store: Store, archive: Archive, base_url: str, *, contents: bool = False) -> Path:
     """The archive's tree in the store, fetched from `base_url` the first time."""
     try:
-        return store.ensure(archive, base_url)
+        return store.ensure(archive, base_url, contents=contents)
     except UnmetRequirementError as error:
         raise UnmetRequirementError(
             f'toolkit = "redist": {archive.component} {archive.version} ({archive.platform}) '

@@ -1,16 +1,20 @@
 """The project's own CUDA toolkit (`toolkit = "redist"`) against cuda.lock.
 
 `gather` reads what is on disk: which of the archives cuda.lock records for this platform
-the shared store holds, and what `<venv>/cuda` was assembled from. `check` judges it:
-every archive stored, the tree assembled from exactly those archives, and its CUDA
-version the project's (torch's, which extensions built with it must match).
+the shared store holds whole (as the store checks an entry before each use), what
+`<venv>/cuda` was assembled from, and where its nvcc leads. `check` judges it: archives
+for this machine's platform, every archive stored, the tree assembled from exactly those
+archives, its nvcc the stored one, and its CUDA version the project's (torch's, which
+extensions built with it must match).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform as machine_info
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.cudaenv.tree import FOLDER
@@ -27,8 +31,6 @@ from poetry_cuda.redist.store import Store
 
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.locking.lockfile import CudaLock
@@ -42,10 +44,13 @@ FIX = "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it fetches and a
 @frozen
 class ToolkitState:
     archives: tuple[Archive, ...]  # what cuda.lock records for this machine's platform
-    missing: tuple[Archive, ...]  # of those, what the store does not hold
+    missing: tuple[Archive, ...]  # of those, what the store does not hold whole
     expected: tuple[str, ...]  # the store folders the tree should be assembled from
     assembled: tuple[str, ...] | None  # what `<venv>/cuda` was assembled from; None: no tree
     project_cuda: CudaVersion | None
+    nvcc: str | None = None  # where `<venv>/cuda/bin/nvcc` leads, when to a file
+    platform: str = ""  # this machine's NVIDIA platform name (or "<os> <machine>")
+    recorded: tuple[str, ...] = ()  # the platforms cuda.lock records archives for
 
 
 def gather(cuda_lock: CudaLock, venv: Path | None, os_name: OperatingSystem) -> ToolkitState | None:
@@ -53,10 +58,12 @@ def gather(cuda_lock: CudaLock, venv: Path | None, os_name: OperatingSystem) -> 
     if cuda_lock.toolkit is None:
         return None
     machine = host_machine(machine_info.machine(), os_name)
-    archives = cuda_lock.toolkit.for_platform(platform_of(os_name, machine) or "")
+    here = platform_of(os_name, machine)
+    archives = cuda_lock.toolkit.for_platform(here or "")
     store = Store.default()
     missing = tuple(a for a in archives if not store.holds(a))
     assembled = None
+    nvcc = None
     if venv is not None and (venv / FOLDER / STAMP).is_file():
         try:
             stamp = json.loads(
@@ -65,11 +72,31 @@ def gather(cuda_lock: CudaLock, venv: Path | None, os_name: OperatingSystem) -> 
             assembled = tuple(str(source) for source in stamp["sources"])
         except (InputFileError, ValueError, KeyError, TypeError):
             assembled = ()  # a stamp this version cannot read: assembled from nothing known
-    expected = tuple(str(store.folder(a)) for a in archives)
-    return ToolkitState(archives, missing, expected, assembled, cuda_lock.project_cuda())
+        found = venv / FOLDER / "bin" / "nvcc"
+        nvcc = os.path.realpath(found) if found.is_file() else None
+    return ToolkitState(
+        archives=archives,
+        missing=missing,
+        expected=tuple(str(store.folder(a)) for a in archives),
+        assembled=assembled,
+        project_cuda=cuda_lock.project_cuda(),
+        nvcc=nvcc,
+        platform=here or f"{os_name} {machine}",
+        recorded=tuple(sorted({a.platform for a in cuda_lock.toolkit.archives})),
+    )
 
 
 def check(state: ToolkitState) -> list[Finding]:
+    if not state.archives and state.recorded:
+        return [
+            fail(
+                "environment",
+                "project-toolkit",
+                f'toolkit = "redist": cuda.lock records the toolkit archives for '
+                f"{', '.join(state.recorded)}, and this machine is {state.platform}",
+                "lock again with this machine among the targets (`--target this`)",
+            )
+        ]
     if not state.archives:
         return [
             warn(
@@ -80,34 +107,45 @@ def check(state: ToolkitState) -> list[Finding]:
             )
         ]
     found = []
+    # Missing before assembly is for `env` to fetch; missing under an assembled tree breaks it.
+    status = warn if state.assembled is None else fail
     for archive in state.missing:
         found.append(
-            warn(
+            status(
                 "environment",
                 "project-toolkit",
                 f"{archive.component} {archive.version} ({archive.platform}) is not in the "
-                "shared store yet",
+                "shared store, or not whole",
                 FIX,
                 subject=archive.component,
             )
         )
     nvcc = next((a for a in state.archives if a.component == "cuda_nvcc"), state.archives[0])
+    again = FIX.replace("it fetches and assembles it", "it assembles it again")
     if state.assembled is None:
         found.append(
             warn(
                 "environment", "project-toolkit", "the project's CUDA toolkit is not assembled", FIX
             )
         )
-    elif not all(
-        any(source.startswith(folder) for folder in state.expected) for source in state.assembled
-    ) or len(state.assembled) != len(state.expected):
+    elif len(state.assembled) != len(state.expected) or not all(
+        Path(source).is_relative_to(folder)
+        for source, folder in zip(state.assembled, state.expected, strict=True)
+    ):
         found.append(
             fail(
                 "environment",
                 "project-toolkit",
                 "the project's CUDA toolkit was assembled from other archives than cuda.lock records",
-                FIX.replace("it fetches and assembles it", "it assembles it again"),
+                again,
             )
+        )
+    elif state.nvcc is None or not Path(state.nvcc).is_relative_to(
+        os.path.realpath(state.expected[state.archives.index(nvcc)])
+    ):
+        where = "has no nvcc" if state.nvcc is None else f"runs {state.nvcc}, not the stored nvcc"
+        found.append(
+            fail("environment", "project-toolkit", f"the project's CUDA toolkit {where}", again)
         )
     cuda = state.project_cuda
     major_minor = ".".join(nvcc.version.split(".")[:2])

@@ -1,8 +1,8 @@
 """The knowledge base shipped with poetry-cuda, read once per process.
 
-`load()` reads the data files in ``poetry_cuda/knowledge/data``, their parsed TOML cached
-in the user's cache folder (`cache`); `load_directory()` reads another directory (tests,
-maintainers' drafts), uncached. Both validate every row and raise
+`load()` reads the data files in ``poetry_cuda/knowledge/data``, from their compiled form
+shipped beside them (`compiled`) when it is theirs; `load_directory()` reads another
+directory (tests, maintainers' drafts) from its TOML. Both validate every row and raise
 `poetry_cuda.errors.InputFileError` naming the file and key of the first bad one. A
 command that only needs the model's types (`knowledge.model`) imports none of this.
 """
@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.knowledge._loader import load_directory
-from poetry_cuda.knowledge.cache import default_folder
-from poetry_cuda.knowledge.cache import load_cached
-from poetry_cuda.knowledge.cache import load_cached_nvidia
+from poetry_cuda.knowledge.compiled import load_compiled
+from poetry_cuda.knowledge.compiled import load_compiled_nvidia
 
 
 if TYPE_CHECKING:
@@ -35,10 +34,10 @@ DATA = Path(__file__).with_name("data")
 @functools.cache
 def nvidia() -> Nvidia:
     """Only NVIDIA's driver tables (what `detect` and `sync` need), read as `load` reads."""
-    return load_cached_nvidia(DATA, default_folder())
+    return load_compiled_nvidia(DATA)
 
 
 @functools.cache
 def load() -> KnowledgeBase:
     """The packaged knowledge base, read and validated on first use."""
-    return load_cached(DATA, default_folder())
+    return load_compiled(DATA)

@@ -34,9 +34,13 @@ from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.records import frozen
+from poetry_cuda.redist.manifest import ARCHIVE_LIMIT
 from poetry_cuda.redist.manifest import Archive
+from poetry_cuda.redist.manifest import check_component
+from poetry_cuda.redist.manifest import check_platform
 from poetry_cuda.redist.manifest import check_relative_path
 from poetry_cuda.redist.manifest import check_sha256
+from poetry_cuda.redist.manifest import check_version
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Policy
@@ -297,13 +301,13 @@ def _read_toolkit(top: Table) -> LockedToolkit | None:
     archives = []
     for row in table.tables("archives"):
         size = row.value("size", int, "a number of bytes")
-        if size <= 0:
-            raise row.error("size", f"expected a positive number of bytes, got {size}")
+        if not 0 < size <= ARCHIVE_LIMIT:
+            raise row.error("size", f"expected a positive number of bytes up to 8 GiB, got {size}")
         archives.append(
             Archive(
-                component=row.text("component"),
-                version=row.text("version"),
-                platform=row.text("platform"),
+                component=row.parsed("component", check_component),
+                version=row.parsed("version", check_version),
+                platform=row.parsed("platform", check_platform),
                 relative_path=row.parsed("relative-path", check_relative_path),
                 sha256=row.parsed("sha256", check_sha256),
                 size=size,

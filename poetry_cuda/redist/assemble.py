@@ -8,13 +8,15 @@ CUDA_HOME (a linked ``bin`` would make ``bin/..`` the store's nvcc folder, witho
 runtime's headers). `assemble` therefore makes each of those folders real and links what
 is below them, merging folders that several archives share; ``lib64`` is a link to
 ``lib``, where ``-L$(TOP)/lib64`` looks (Windows keeps ``lib`` alone). The store is only
-read. The tree is rebuilt only when the archives changed, and replaced whole, so that no
-reader sees half of it.
+read. The tree is rebuilt when the archives changed or it is no longer exactly what they
+make (a link removed or pointed elsewhere), and replaced whole, so that no reader sees
+half of it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 
@@ -36,28 +38,77 @@ LAYOUT = 1
 def assemble(cuda_home: Path, unpacked: Sequence[Path], *, windows: bool = False) -> bool:
     """Make `cuda_home` the union of the `unpacked` archive trees; True when (re)built.
 
-    The first tree that has a name wins it (list cuda_nvcc first).
+    The first tree that has a name wins it (list cuda_nvcc first). A tree that is already
+    exactly what they make is left as it is.
     """
-    stamp = json.dumps(
-        {"layout": LAYOUT, "sources": [str(path) for path in unpacked], "windows": windows},
-        sort_keys=True,
-    )
-    if _read(cuda_home / STAMP) == stamp:
+    stamp = _stamp(unpacked, windows)
+    wanted = layout(unpacked, windows=windows)
+    if _current(cuda_home, stamp, wanted):
         return False
     cuda_home.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{cuda_home.name}-", dir=cuda_home.parent))
     try:
         staging.chmod(0o755)  # mkdtemp's folders are private; a CUDA_HOME is not
-        for part in PARTS:
-            _merge(staging / part, [tree / part for tree in unpacked if (tree / part).is_dir()])
-        if not windows:
-            (staging / "lib64").symlink_to("lib")
+        for path, target in wanted.items():
+            if target is None:
+                (staging / path).mkdir()
+            else:
+                (staging / path).symlink_to(target)
         (staging / STAMP).write_text(stamp, encoding="utf-8")
-        replace_folder(staging, cuda_home, settled=lambda t: _read(t / STAMP) == stamp)
+        replace_folder(staging, cuda_home, settled=lambda t: _current(t, stamp, wanted))
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return True
+
+
+def is_current(cuda_home: Path, unpacked: Sequence[Path], *, windows: bool = False) -> bool:
+    """Whether `cuda_home` is exactly what `assemble` makes of `unpacked`: the same folders,
+    the same links, nothing else (a link removed or pointed elsewhere since is found)."""
+    return _current(cuda_home, _stamp(unpacked, windows), layout(unpacked, windows=windows))
+
+
+def layout(unpacked: Sequence[Path], *, windows: bool = False) -> dict[str, str | None]:
+    """What the CUDA_HOME of `unpacked` holds, in creation order: each path below it, and
+    the target of a link or None for a real folder."""
+    wanted: dict[str, str | None] = {}
+    for part in PARTS:
+        _merge(wanted, part, [tree / part for tree in unpacked if (tree / part).is_dir()])
+    if not windows:
+        wanted["lib64"] = "lib"
+    return wanted
+
+
+def _stamp(unpacked: Sequence[Path], windows: bool) -> str:
+    return json.dumps(
+        {"layout": LAYOUT, "sources": [str(path) for path in unpacked], "windows": windows},
+        sort_keys=True,
+    )
+
+
+def _current(cuda_home: Path, stamp: str, wanted: dict[str, str | None]) -> bool:
+    if _read(cuda_home / STAMP) != stamp:
+        return False
+    try:
+        return _walk(cuda_home) == {**wanted, STAMP: ""}
+    except OSError:
+        return False
+
+
+def _walk(folder: Path, prefix: str = "") -> dict[str, str | None]:
+    """What `folder` holds, as `layout` writes it (a file's value is ""), links not followed."""
+    found: dict[str, str | None] = {}
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            path = f"{prefix}{entry.name}"
+            if entry.is_symlink():
+                found[path] = str(Path(entry.path).readlink())
+            elif entry.is_dir(follow_symlinks=False):
+                found[path] = None
+                found.update(_walk(Path(entry.path), f"{path}/"))
+            else:
+                found[path] = ""
+    return found
 
 
 def _read(path: Path) -> str | None:
@@ -67,9 +118,10 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _merge(destination: Path, sources: Sequence[Path]) -> None:
-    """A real folder of links to the entries of `sources`; folders in several are merged."""
-    destination.mkdir()
+def _merge(wanted: dict[str, str | None], path: str, sources: Sequence[Path]) -> None:
+    """A real folder at `path` of links to the entries of `sources`; folders in several are
+    merged."""
+    wanted[path] = None
     names: dict[str, list[Path]] = {}
     for source in sources:
         for entry in sorted(source.iterdir()):
@@ -77,6 +129,6 @@ def _merge(destination: Path, sources: Sequence[Path]) -> None:
     for name, entries in names.items():
         folders = [e for e in entries if e.is_dir() and not e.is_symlink()]
         if len(folders) > 1:
-            _merge(destination / name, folders)
+            _merge(wanted, f"{path}/{name}", folders)
         else:
-            (destination / name).symlink_to(entries[0])
+            wanted[f"{path}/{name}"] = str(entries[0])

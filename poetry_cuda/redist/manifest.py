@@ -9,6 +9,8 @@ holds ``release_date`` (and, from 12.x on, ``release_label``), then one object p
 component (``cuda_nvcc``: ``name``, ``license``, ``version``) with one object per platform
 (``linux-x86_64``, ``linux-sbsa``, ``windows-x86_64``, older ones ``linux-ppc64le``):
 ``relative_path`` below the redist base, ``sha256``, ``md5`` and ``size`` (a decimal string).
+Archives are read for NVIDIA's platform names only (`REDIST_PLATFORMS`): a well-formed name
+this version does not know serves no host it knows and is left out, a malformed one refused.
 Components this tool does not use may have other shapes (``cuda_compat`` nests an
 object per CUDA variant, with a ``cuda_variant`` list); they are kept without archives.
 
@@ -103,11 +105,40 @@ PLATFORMS = {
     ("linux", "ppc64le"): "linux-ppc64le",
     ("windows", "x86_64"): "windows-x86_64",
 }
+# Every platform NVIDIA's redist manifests name: the hosts' above, and Jetson's linux-aarch64.
+REDIST_PLATFORMS = (
+    "linux-x86_64",
+    "linux-sbsa",
+    "linux-aarch64",
+    "linux-ppc64le",
+    "windows-x86_64",
+)
 
 
 def platform_of(os_name: str, machine: str) -> str | None:
     """NVIDIA's platform name of a host, or None where NVIDIA publishes no archives."""
     return PLATFORMS.get((os_name, machine))
+
+
+def check_platform(text: str) -> str:
+    """`text` if it is one of NVIDIA's redist platform names, else ValueError."""
+    if text not in REDIST_PLATFORMS:
+        raise ValueError(f"{text!r} is not one of {', '.join(REDIST_PLATFORMS)}")
+    return text
+
+
+def check_component(text: str) -> str:
+    """`text` if it is a component name as manifests write it (``cuda_nvcc``), else ValueError."""
+    if not _NAME.fullmatch(text):
+        raise ValueError(f"{text!r} is not a component name (lower case letters, digits and _)")
+    return text
+
+
+def check_version(text: str) -> str:
+    """`text` if it is a component's version as manifests write it, else ValueError."""
+    if not _VERSION.fullmatch(text):
+        raise ValueError(f"{text!r} is not a version")
+    return text
 
 
 def check_relative_path(path: str) -> str:
@@ -177,7 +208,8 @@ def _component(top: Table, name: str) -> Component:
             continue
         if not _PLATFORM.fullmatch(key):
             raise table.error(key, "not a platform name such as linux-x86_64")
-        archives[key] = _archive(table.table(key), name, version, key)
+        if key in REDIST_PLATFORMS:  # a platform NVIDIA adds later serves no host known here
+            archives[key] = _archive(table.table(key), name, version, key)
     return Component(name, version, archives)
 
 

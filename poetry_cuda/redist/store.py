@@ -1,22 +1,46 @@
 """The shared per-user store of unpacked redist archives: one copy per machine.
 
-Layout below the root (`default_root`; ``POETRY_CUDA_STORE`` overrides it)::
+Layout below the root (`default_root`; ``POETRY_CUDA_STORE``, an absolute path, overrides
+it)::
 
     <component>/<version>/<platform>-<sha256[:16]>/
         tree/<component>-<platform>-<version>-archive/...   the unpacked archive
-        complete.json                                        written last
+        complete.json                                        what was unpacked
     .tmp/<key>.<random>...    downloads and unpacking under way (or left by a crash)
     .locks/<key>.lock         one lock per archive: concurrent runs take turns
+    .projects/<digest>.json   which project uses which archives (`usage`)
 
-`Store.ensure` returns an entry only once its ``complete.json`` exists, which is written
-after the unpacked tree was renamed into place; the sha256 is verified before anything
-is unpacked. An entry without the marker, or a temporary left by an interrupted run, is
-removed and redone by the next run that holds the archive's lock. Unpacking refuses
-members that would land outside the archive's own tree: absolute paths, ``..``, links
-whose target is absolute or outside the tree (after resolving the links before them),
-anything written through a link, hard links to anything but an earlier file of the
-archive, and device files, FIFOs and sockets. On Python versions with tarfile's
-extraction filters, the "data" filter applies on top.
+An archive is downloaded into ``.tmp``, its sha256 (cuda.lock's) verified before anything
+is unpacked, unpacked beside ``complete.json``, and the whole renamed into place, so an
+entry is never seen half made. Unpacking refuses members that would land outside the
+archive's own tree: absolute paths, ``..``, links whose target is absolute or outside the
+tree (after resolving the links before them), anything written through a link, hard
+links to anything but an earlier file of the archive, and device files, FIFOs and
+sockets. On Python versions with tarfile's extraction filters, the "data" filter applies
+on top.
+
+``complete.json`` records the entry's key (component, version, platform, sha256), its
+top folder, and its inventory: every folder, every file with its size and sha256, every
+link with its target. Nothing read from the store is trusted further than it checks:
+
+* on every use (`ensure`, `holds`, `entries`) the marker's fields must be of their types
+  and name the folder it lies in (and the archive asked for); the entry's folders, from
+  the store's root down, must be real folders, not links; and its tree, walked without
+  following links, must hold exactly the recorded folders, files of the recorded sizes,
+  and links with the recorded targets, each resolving inside its archive's top folder.
+  That is one ``lstat`` per file: about 20 ms for the five archives of CUDA 13's nvcc
+  (1,900 files) on a small machine, cheap enough for every `env` and `run`.
+* before an entry is linked into a project's CUDA_HOME (`ensure` with `contents`, which
+  assembly asks for) every file's sha256 is checked too. That reads every byte (about
+  210 MiB for CUDA 13's nvcc: a quarter of a second from the disk cache, seconds from a
+  cold disk): cheap once per assembly, too dear for every `run`.
+
+An entry that fails is not used: the next run that holds its lock removes it and fetches
+it again. A link or a file where the store keeps a folder is removed (the link only, never
+what it points to). The store is a folder of its user: whoever can write it can also
+change a file and its inventory alike; what these checks ensure is that nothing outside
+the store is ever run or linked as a stored archive, and that a damaged, incomplete or
+foreign entry is found and replaced.
 """
 
 from __future__ import annotations
@@ -28,6 +52,7 @@ import posixpath
 import re
 import secrets
 import shutil
+import stat
 import sys
 import time
 
@@ -36,10 +61,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import ProjectBusyError
+from poetry_cuda.files import MiB
 from poetry_cuda.files import read_bounded
-from poetry_cuda.files import replace_bytes
 from poetry_cuda.files import try_lock
 from poetry_cuda.files import user_cache
 from poetry_cuda.records import frozen
@@ -47,6 +73,10 @@ from poetry_cuda.redist.fetch import TIMEOUT
 from poetry_cuda.redist.fetch import check_url
 from poetry_cuda.redist.fetch import download
 from poetry_cuda.redist.fetch import join
+from poetry_cuda.redist.manifest import check_component
+from poetry_cuda.redist.manifest import check_platform
+from poetry_cuda.redist.manifest import check_sha256
+from poetry_cuda.redist.manifest import check_version
 
 
 if TYPE_CHECKING:
@@ -62,20 +92,45 @@ if TYPE_CHECKING:
 ENVIRONMENT = "POETRY_CUDA_STORE"
 MARKER = "complete.json"
 TREE = "tree"
-LAYOUT = 1
+LAYOUT = 2  # 2: the marker holds the entry's inventory
+MARKER_LIMIT = 64 * MiB  # an inventory takes about 150 bytes a file
 LOCK_WAIT = 1800.0  # seconds: another run may be downloading a large archive
 UNPACKED_LIMIT = 16 * 1024**3  # bytes per archive; NVIDIA's nvcc unpacks to about 300 MiB
 _POLL = 0.1
+_CHUNK = 1024 * 1024
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_PLAIN = re.compile(r"[^/\\\x00]+(?:/[^/\\\x00]+)*")
+_FIELDS = {"layout", "component", "version", "platform", "sha256", "size", "root"}
+_INVENTORY = {"folders", "files", "links"}
+
+Key = tuple[str, str, str, str]  # component, version, platform, sha256
 
 
 def default_root(environ: Mapping[str, str], os_name: str, home: Path) -> Path:
-    """Where the store lives: POETRY_CUDA_STORE, else the user's cache folder."""
-    if environ.get(ENVIRONMENT):
-        return Path(environ[ENVIRONMENT])
-    return user_cache(environ, os_name, home) / "redist"
+    """Where the store lives: POETRY_CUDA_STORE (absolute), else the user's cache folder."""
+    value = environ.get(ENVIRONMENT)
+    if not value:
+        return user_cache(environ, os_name, home) / "redist"
+    root = Path(value)
+    if not root.is_absolute():
+        raise ConfigError(
+            f"{ENVIRONMENT}={value!r} is not an absolute path",
+            why="the store is shared by every project of this user: a relative path would "
+            "name another folder in each project",
+            fix=f"set {ENVIRONMENT} to an absolute path (e.g. {root.absolute()}), or unset it "
+            f"to use {user_cache(environ, os_name, home) / 'redist'}",
+        )
+    return root
+
+
+@frozen
+class Inventory:
+    """What an entry's tree holds, by path below ``tree/`` (``/``-separated)."""
+
+    folders: frozenset[str]
+    files: Mapping[str, tuple[int, str]]  # path -> (size, sha256)
+    links: Mapping[str, str]  # path -> target
 
 
 @frozen
@@ -88,27 +143,44 @@ class Entry:
     sha256: str
     size: int  # bytes of the unpacked files
     path: Path  # the entry's folder
+    top: str  # the archive's top folder below tree/, "." when it has several
+    inventory: Inventory
 
     @property
-    def key(self) -> tuple[str, str, str, str]:
+    def key(self) -> Key:
         return (self.component, self.version, self.platform, self.sha256)
 
+    @property
+    def tree(self) -> Path:
+        """The unpacked archive: its top folder."""
+        return self.path / TREE / self.top
 
-def _key(archive: Archive) -> tuple[str, str, str, str]:
+
+def _key(archive: Archive) -> Key:
     parts = (archive.component, archive.version, archive.platform)
-    if not all(_PART.fullmatch(p) for p in parts) or not _SHA256.fullmatch(archive.sha256):
+    try:
+        check_component(archive.component)
+        check_version(archive.version)
+        check_platform(archive.platform)
+        check_sha256(archive.sha256)
+    except ValueError as error:
         raise InputFileError(
             f"{archive.component} {archive.version} {archive.platform}: not a name the store "
-            "can file",
+            f"can file ({error})",
             why="the store's folders are named by component, version, platform and sha256",
             fix="check the archive's record (cuda.lock or the manifest)",
-        )
+        ) from None
     return (*parts, archive.sha256)
 
 
-def _flat(key: tuple[str, str, str, str]) -> str:
+def _flat(key: Key) -> str:
     component, version, platform, sha256 = key
     return f"{component}-{version}-{platform}-{sha256[:16]}"
+
+
+def _name(key: Key) -> str:
+    """The entry's folder name, below <component>/<version>."""
+    return f"{key[2]}-{key[3][:16]}"
 
 
 class Store:
@@ -123,44 +195,50 @@ class Store:
         return cls(default_root(os.environ, os_name, Path.home()))
 
     def folder(self, archive: Archive) -> Path:
-        component, version, platform, sha256 = _key(archive)
-        return self.root / component / version / f"{platform}-{sha256[:16]}"
+        key = _key(archive)
+        return self.root / key[0] / key[1] / _name(key)
 
     def holds(self, archive: Archive) -> bool:
-        """Whether `archive` is stored, complete."""
-        return self._complete(archive) is not None
+        """Whether `archive` is stored, complete and as recorded."""
+        return self._verified(archive, contents=False) is not None
 
-    def ensure(self, archive: Archive, base_url: str, *, timeout: float = TIMEOUT) -> Path:
-        """The unpacked tree of `archive`, fetched from `base_url` unless already stored."""
-        found = self._complete(archive)
+    def ensure(
+        self, archive: Archive, base_url: str, *, contents: bool = False, timeout: float = TIMEOUT
+    ) -> Path:
+        """The unpacked tree of `archive`, fetched from `base_url` unless stored and sound.
+
+        With `contents`, a stored entry's files are checked against their sha256 too (before
+        they are linked into a CUDA_HOME).
+        """
+        found = self._verified(archive, contents=contents)
         if found is not None:
-            return found
+            return found.tree
         url = join(check_url(base_url), archive.relative_path)
         with self._locked(_key(archive)):
-            found = self._complete(archive)  # another run may have finished it meanwhile
+            found = self._verified(archive, contents=contents)  # another run may have made it
             if found is not None:
-                return found
+                return found.tree
             self._clear(_key(archive))
-            return self._add(archive, url, timeout)
+            return self._add(archive, url, timeout).tree
 
     def entries(self) -> list[Entry]:
-        """The complete entries, in name order."""
+        """The complete entries that pass the checks of every use, in name order."""
         found = []
-        for marker in sorted(self.root.glob(f"*/*/*/{MARKER}")):
-            record = _read_marker(marker)
-            if record is not None:
-                found.append(_entry(record, marker.parent))
+        for folder in self._entry_folders():
+            with contextlib.suppress(InputFileError):
+                found.append(self._checked(folder, contents=False))
         return found
 
     def prune(self, keep: Iterable[Archive]) -> list[Entry]:
-        """Remove every entry not in `keep`, and abandoned temporaries; return the removed."""
+        """Remove every entry not in `keep`, damaged entries and abandoned temporaries;
+        return the entries removed."""
         return self._prune({_key(archive) for archive in keep})
 
     def prune_entries(self, keep: Iterable[Entry]) -> list[Entry]:
         """`prune`, keeping the entries listed (`store --prune`: those a project uses)."""
         return self._prune({entry.key for entry in keep})
 
-    def _prune(self, kept: set[tuple[str, str, str, str]]) -> list[Entry]:
+    def _prune(self, kept: set[Key]) -> list[Entry]:
         removed = []
         for entry in self.entries():
             if entry.key in kept:
@@ -168,25 +246,57 @@ class Store:
             with self._locked(entry.key):
                 self._discard(entry.path, _flat(entry.key))
             removed.append(entry)
+        for folder in self._entry_folders():
+            # A folder that fails the checks (damaged, or of an older layout), unless
+            # another run holds it: checked again under its lock.
+            flat = f"{folder.parent.parent.name}-{folder.parent.name}-{folder.name}"
+            if not self._sound(folder):
+                with self._locked_if_free(flat) as free:
+                    if free and not self._sound(folder):
+                        self._discard(folder, flat)
         for key in sorted({name.rsplit(".", 2)[0] for name in self._temporaries()}):
             with self._locked_if_free(key) as free:
                 if free:
                     self._clear_flat(key)
         return removed
 
+    # -- checking an entry ------------------------------------------------------------------
+
+    def _verified(self, archive: Archive, *, contents: bool) -> Entry | None:
+        """The entry of `archive` if it passes the checks of the module docstring."""
+        try:
+            entry = self._checked(self.folder(archive), contents=contents)
+        except InputFileError:
+            return None
+        return entry if entry.key == _key(archive) else None
+
+    def _checked(self, folder: Path, *, contents: bool) -> Entry:
+        """The entry in `folder`, checked; InputFileError saying what is wrong."""
+        if not self._inside(folder):
+            raise _damaged(folder, "a link leads into or out of the store on its way")
+        entry = read_marker(folder)
+        if (entry.component, entry.version, _name(entry.key)) != folder.relative_to(
+            self.root
+        ).parts:
+            raise _damaged(folder, f"its {MARKER} records another archive")
+        check_tree(entry, contents=contents)
+        return entry
+
+    def _entry_folders(self) -> list[Path]:
+        """The real folders at <component>/<version>/<name>, sound or not."""
+        return [
+            entry
+            for component in _folders(self.root)
+            for version in _folders(component)
+            for entry in _folders(version)
+        ]
+
     # -- the steps of `ensure` --------------------------------------------------------------
 
-    def _complete(self, archive: Archive) -> Path | None:
-        folder = self.folder(archive)
-        record = _read_marker(folder / MARKER)
-        if record is None or record.get("sha256") != archive.sha256:
-            return None
-        return folder / TREE / str(record["root"])
-
-    def _add(self, archive: Archive, url: str, timeout: float) -> Path:
-        flat = _flat(_key(archive))
-        temporary = self.root / ".tmp"
-        temporary.mkdir(parents=True, exist_ok=True)
+    def _add(self, archive: Archive, url: str, timeout: float) -> Entry:
+        key = _key(archive)
+        flat = _flat(key)
+        temporary = self._own(".tmp")
         token = secrets.token_hex(4)  # names are <key>.<token>.<kind>; the key has dots
         downloaded = temporary / f"{flat}.{token}.download"
         staging = temporary / f"{flat}.{token}.unpack"
@@ -201,33 +311,46 @@ class Store:
                     "nothing was unpacked",
                     fix="run again; if it persists, the mirror serves other files than NVIDIA's",
                 )
-            top, size = unpack(downloaded, staging / TREE, archive.file_name)
-            folder = self.folder(archive)
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            staging.rename(folder)
-            record = {
-                "component": archive.component,
-                "version": archive.version,
-                "platform": archive.platform,
-                "sha256": archive.sha256,
-                "size": size,
-                "root": top,
-                "layout": LAYOUT,
-            }
-            replace_bytes(folder / MARKER, json.dumps(record, indent=2).encode() + b"\n")
-            return folder / TREE / top
+            top, _ = unpack(downloaded, staging / TREE, archive.file_name)
+            folder = self.root / key[0] / key[1] / _name(key)
+            found = inventory(staging / TREE, hashed=True)
+            size = sum(file_size for file_size, _ in found.files.values())
+            entry = Entry(*key, size, folder, top, found)
+            (staging / MARKER).write_bytes(render_marker(entry))
+            self._own(key[0], key[1])
+            staging.rename(folder)  # the entry appears whole, its marker in it
+            return entry
         finally:
             downloaded.unlink(missing_ok=True)
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
 
-    def _clear(self, key: tuple[str, str, str, str]) -> None:
-        """Remove what an interrupted run left for `key` (its lock is held)."""
-        component, version, platform, sha256 = key
-        folder = self.root / component / version / f"{platform}-{sha256[:16]}"
-        if folder.exists():
-            self._discard(folder, _flat(key))
+    def _own(self, *parts: str) -> Path:
+        return own_folder(self.root, *parts)
+
+    def _clear(self, key: Key) -> None:
+        """Remove what an interrupted run or a damaged entry left for `key` (its lock is
+        held). Only inside the store: behind a link on the way there is someone else's
+        folder, and `_add` replaces the link itself."""
+        folder = self.root / key[0] / key[1] / _name(key)
+        if self._inside(folder.parent) and os.path.lexists(folder):
+            if stat.S_ISDIR(os.lstat(folder).st_mode):
+                self._discard(folder, _flat(key))
+            else:
+                folder.unlink()
         self._clear_flat(_flat(key))
+
+    def _inside(self, path: Path) -> bool:
+        """Whether `path` below the root is reached without following a link."""
+        relative = path.relative_to(self.root).parts
+        return Path(os.path.realpath(path)) == Path(os.path.realpath(self.root)).joinpath(*relative)
+
+    def _sound(self, folder: Path) -> bool:
+        try:
+            self._checked(folder, contents=False)
+        except InputFileError:
+            return False
+        return True
 
     def _clear_flat(self, flat: str) -> None:
         for name in self._temporaries():
@@ -239,23 +362,21 @@ class Store:
                     path.unlink(missing_ok=True)
 
     def _temporaries(self) -> list[str]:
-        try:
-            return sorted(entry.name for entry in (self.root / ".tmp").iterdir())
-        except FileNotFoundError:
+        """The names in ``.tmp``; a link there is removed, not followed."""
+        if not os.path.lexists(self.root / ".tmp"):
             return []
+        return sorted(entry.name for entry in self._own(".tmp").iterdir())
 
     def _discard(self, folder: Path, flat: str) -> None:
         """Remove an entry: renamed away first, so that it is gone at once, whole."""
-        temporary = self.root / ".tmp"
-        temporary.mkdir(parents=True, exist_ok=True)
-        doomed = temporary / f"{flat}.{secrets.token_hex(4)}.old"
+        doomed = self._own(".tmp") / f"{flat}.{secrets.token_hex(4)}.old"
         folder.rename(doomed)
         shutil.rmtree(doomed, ignore_errors=True)
 
     # -- locks ------------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _locked(self, key: tuple[str, str, str, str]) -> Iterator[None]:
+    def _locked(self, key: Key) -> Iterator[None]:
         descriptor = self._lock_file(_flat(key))
         try:
             deadline = time.monotonic() + LOCK_WAIT
@@ -281,10 +402,12 @@ class Store:
             os.close(descriptor)
 
     def _lock_file(self, flat: str) -> int:
-        locks = self.root / ".locks"
         try:
-            locks.mkdir(parents=True, exist_ok=True)
-            return os.open(locks / f"{flat}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+            path = self._own(".locks") / f"{flat}.lock"
+            if path.is_symlink():
+                path.unlink()  # the store's own lock file: never one elsewhere
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            return os.open(path, flags, 0o666)
         except OSError as error:
             raise InputFileError(
                 f"{self.root}: cannot use the redist store ({error.strerror or error})",
@@ -292,25 +415,253 @@ class Store:
             ) from None
 
 
-def _read_marker(path: Path) -> dict[str, Any] | None:
+def own_folder(root: Path, *parts: str) -> Path:
+    """The store's folder at `parts` below `root`, each a real folder, made as needed: a
+    link or a file where one should be is removed first (only it, never what it points to)."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root
+    for part in parts:
+        path = path / part
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                path.unlink()
+        path.mkdir(exist_ok=True)
+    return path
+
+
+def _folders(path: Path) -> list[Path]:
+    """The real folders in `path` (no links, no dot folders), in name order."""
     try:
-        record = json.loads(read_bounded(path, limit=64 * 1024))
-    except (InputFileError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("layout") != LAYOUT:
-        return None
-    return record
+        with os.scandir(path) as found:
+            names = [
+                e.name
+                for e in found
+                if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+            ]
+    except OSError:
+        return []
+    return [path / name for name in sorted(names)]
 
 
-def _entry(record: Mapping[str, Any], folder: Path) -> Entry:
-    return Entry(
-        component=str(record["component"]),
-        version=str(record["version"]),
-        platform=str(record["platform"]),
-        sha256=str(record["sha256"]),
-        size=int(record["size"]),
-        path=folder,
+# -- the marker -----------------------------------------------------------------------------
+
+
+def _damaged(folder: Path, problem: str) -> InputFileError:
+    return InputFileError(
+        f"{folder}: not a store entry as poetry-cuda makes them ({problem})",
+        why="a stored archive is used only while it is whole and as it was unpacked",
+        fix="the next `poetry cuda env`, `run` or `sync` that needs it removes it and fetches "
+        "it again; `poetry cuda store --prune` removes it now",
     )
+
+
+def render_marker(entry: Entry) -> bytes:
+    """The ``complete.json`` of `entry`."""
+    record = {
+        "layout": LAYOUT,
+        "component": entry.component,
+        "version": entry.version,
+        "platform": entry.platform,
+        "sha256": entry.sha256,
+        "size": entry.size,
+        "root": entry.top,
+        "folders": sorted(entry.inventory.folders),
+        "files": {
+            path: list(entry.inventory.files[path]) for path in sorted(entry.inventory.files)
+        },
+        "links": dict(sorted(entry.inventory.links.items())),
+    }
+    return json.dumps(record, indent=1).encode() + b"\n"
+
+
+def read_marker(folder: Path) -> Entry:
+    """The entry that ``complete.json`` in `folder` records, its fields checked (not yet
+    against the tree: `check_tree`); InputFileError when it is not one."""
+    path = folder / MARKER
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise _damaged(folder, f"its {MARKER} is not a file")
+    except OSError:
+        raise _damaged(folder, f"no {MARKER}") from None
+    try:
+        document = json.loads(read_bounded(path, limit=MARKER_LIMIT))
+    except (ValueError, RecursionError):
+        raise _damaged(folder, f"its {MARKER} is not JSON") from None
+    return parse_marker(document, folder)
+
+
+def parse_marker(document: object, folder: Path) -> Entry:
+    """The entry a parsed ``complete.json`` records; InputFileError unless every field is of
+    its type and form."""
+    if not isinstance(document, dict):
+        raise _damaged(folder, f"its {MARKER} is not a JSON object")
+    if set(document) != _FIELDS | _INVENTORY:
+        raise _damaged(folder, f"its {MARKER} has other fields than layout {LAYOUT}'s")
+    if type(document["layout"]) is not int or document["layout"] != LAYOUT:
+        raise _damaged(folder, f"its {MARKER} is of another layout than {LAYOUT}")
+    checks = {
+        "component": check_component,
+        "version": check_version,
+        "platform": check_platform,
+        "sha256": check_sha256,
+    }
+    for field, check in checks.items():
+        value = document[field]
+        if not isinstance(value, str):
+            raise _damaged(folder, f"{field} is not a string")
+        try:
+            check(value)
+        except ValueError as error:
+            raise _damaged(folder, f"{field}: {error}") from None
+    top = document["root"]
+    if not isinstance(top, str) or not (top == "." or _PART.fullmatch(top)):
+        raise _damaged(folder, f"root {top!r} is not one folder name")
+    inventory = _parse_inventory(document, folder)
+    size = document["size"]
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise _damaged(folder, f"size {size!r} is not a number of bytes")
+    if size != sum(file_size for file_size, _ in inventory.files.values()):
+        raise _damaged(folder, "size is not the sum of its files' sizes")
+    if top != "." and top not in inventory.folders:
+        raise _damaged(folder, f"root {top!r} is not among its folders")
+    return Entry(
+        component=document["component"],
+        version=document["version"],
+        platform=document["platform"],
+        sha256=document["sha256"],
+        size=size,
+        path=folder,
+        top=top,
+        inventory=inventory,
+    )
+
+
+def _parse_inventory(document: Mapping[str, Any], folder: Path) -> Inventory:
+    folders, files, links = document["folders"], document["files"], document["links"]
+    if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
+        raise _damaged(folder, "folders is not a list of paths")
+    if not isinstance(files, dict) or not isinstance(links, dict):
+        raise _damaged(folder, "files and links are not objects")
+    for path in (*folders, *files, *links):
+        if not _plain_path(path):
+            raise _damaged(folder, f"{path!r} is not a plain relative path")
+    sized: dict[str, tuple[int, str]] = {}
+    for path, value in files.items():
+        if (
+            not isinstance(value, list)
+            or len(value) != 2
+            or not isinstance(value[0], int)
+            or isinstance(value[0], bool)
+            or value[0] < 0
+            or not isinstance(value[1], str)
+            or not _sha256(value[1])
+        ):
+            raise _damaged(folder, f"files[{path!r}] is not [size, sha256]")
+        sized[path] = (value[0], value[1])
+    for path, target in links.items():
+        if not isinstance(target, str) or _escapes(path, target):
+            raise _damaged(folder, f"links[{path!r}] leads out of its archive")
+    return Inventory(frozenset(folders), sized, dict(links))
+
+
+def _plain_path(path: str) -> bool:
+    """Whether `path` is relative, without empty, '.' or '..' parts (as `inventory` writes)."""
+    return bool(_PLAIN.fullmatch(path)) and "/./" not in f"/{path}/" and "/../" not in f"/{path}/"
+
+
+def _sha256(text: str) -> bool:
+    try:
+        check_sha256(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _escapes(path: str, target: str) -> bool:
+    """Whether the link at `path` (below tree/) to `target` leads out of its top folder."""
+    if not target or target.startswith(("/", "\\")) or _DRIVE.match(target) or "\\" in target:
+        return True
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    return _parts(resolved) is None or resolved.split("/")[0] != path.split("/")[0]
+
+
+# -- checking the tree ----------------------------------------------------------------------
+
+
+def inventory(tree: Path, *, hashed: bool) -> Inventory:
+    """What `tree` holds, walked without following links; files' sha256 when `hashed`
+    (else empty)."""
+    folders: set[str] = set()
+    files: dict[str, tuple[int, str]] = {}
+    links: dict[str, str] = {}
+    pending = [(tree, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        with os.scandir(folder) as found:
+            for item in found:
+                path = f"{prefix}{item.name}"
+                if item.is_symlink():
+                    links[path] = str(Path(item.path).readlink())
+                elif item.is_dir(follow_symlinks=False):
+                    folders.add(path)
+                    pending.append((Path(item.path), f"{path}/"))
+                elif item.is_file(follow_symlinks=False):
+                    size = item.stat(follow_symlinks=False).st_size
+                    files[path] = (size, _file_sha256(Path(item.path)) if hashed else "")
+                else:
+                    raise InputFileError(f"{item.path}: neither a file, a folder nor a link")
+    return Inventory(frozenset(folders), files, links)
+
+
+def check_tree(entry: Entry, *, contents: bool) -> None:
+    """InputFileError unless `entry`'s tree holds exactly what its marker records (and, with
+    `contents`, files of the recorded sha256)."""
+    tree = entry.path / TREE
+    try:
+        if not stat.S_ISDIR(os.lstat(tree).st_mode):
+            raise _damaged(entry.path, f"its {TREE} is not a folder")
+        found = inventory(tree, hashed=False)
+    except OSError as error:
+        raise _damaged(
+            entry.path, f"its {TREE} cannot be read ({error.strerror or error})"
+        ) from None
+    recorded = entry.inventory
+    if found.folders != recorded.folders:
+        raise _damaged(entry.path, _difference("folders", found.folders, recorded.folders))
+    if found.links != recorded.links:
+        raise _damaged(entry.path, _difference("links", set(found.links), set(recorded.links)))
+    sizes = {path: size for path, (size, _) in recorded.files.items()}
+    if {path: size for path, (size, _) in found.files.items()} != sizes:
+        raise _damaged(entry.path, _difference("files", set(found.files), set(sizes)))
+    real = os.path.realpath(tree)
+    for link in recorded.links:
+        top = str(Path(real) / link.split("/")[0])
+        if os.path.commonpath([os.path.realpath(tree / link), top]) != top:
+            raise _damaged(entry.path, f"the link {link!r} resolves out of its archive")
+    if contents:
+        for path, (_, sha256) in recorded.files.items():
+            if _file_sha256(tree / path) != sha256:
+                raise _damaged(entry.path, f"{path} is not the file that was unpacked")
+
+
+def _difference(what: str, found: set[str] | frozenset[str], recorded: Iterable[str]) -> str:
+    expected = set(recorded)
+    gone, added = sorted(expected - found), sorted(found - expected)
+    if gone:
+        return f"{what} missing: {', '.join(gone[:3])}" + (" ..." if len(gone) > 3 else "")
+    if added:
+        return f"{what} not unpacked: {', '.join(added[:3])}" + (" ..." if len(added) > 3 else "")
+    return f"{what} changed since they were unpacked"
+
+
+def _file_sha256(path: Path) -> str:
+    import hashlib  # here: only unpacking and assembly hash, `env` and `run` need no digest
+
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 # -- unpacking ------------------------------------------------------------------------------
@@ -356,10 +707,9 @@ def check_member(member: tarfile.TarInfo, seen: _Seen, name: str) -> str:
     if through is not None:
         raise _refused(name, member.name, f"it would be written through the link {through!r}")
     if member.issym():
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), member.linkname))
         if member.linkname.startswith("/") or _DRIVE.match(member.linkname):
             raise _refused(name, member.name, f"a link to the absolute path {member.linkname!r}")
-        if _parts(target) is None or target.split("/")[0] != parts[0]:
+        if _escapes(path, member.linkname):
             raise _refused(name, member.name, f"a link out of the archive ({member.linkname!r})")
         seen.links.add(path)
     elif member.islnk():

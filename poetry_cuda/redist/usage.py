@@ -18,6 +18,7 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import write_atomic
 from poetry_cuda.records import frozen
+from poetry_cuda.redist.store import own_folder
 
 
 if TYPE_CHECKING:
@@ -47,8 +48,9 @@ def _file(root: Path, project: Path) -> Path:
 def record(root: Path, project: Path, archives: Sequence[Archive]) -> None:
     """Say that `project`'s CUDA_HOME is now assembled from `archives`."""
     keys = sorted([a.component, a.version, a.platform, a.sha256] for a in archives)
-    path = _file(root, project)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = own_folder(root, FOLDER) / _file(root, project).name
+    if path.is_symlink():
+        path.unlink()  # the store's own record: never written through a link to elsewhere
     write_atomic(path, json.dumps({"project": str(project.resolve()), "archives": keys}) + "\n")
 
 

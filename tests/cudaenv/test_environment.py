@@ -104,6 +104,22 @@ def test_redist_mode_prefers_the_assembled_tree_even_over_an_equal_system_one() 
     assert env_for(cuda=CudaVersion(13, 0), wheels=own).toolkit == T130  # "system" ignores it
 
 
+@pytest.mark.parametrize(
+    "needs", [(), (need("nvcc", ">=13.0,<14"),), (need("cuda-runtime", ">=13"),)]
+)
+def test_redist_mode_never_falls_back_to_a_system_nvcc(
+    needs: tuple[SystemRequirement, ...],
+) -> None:
+    # Every system toolkit of SYSTEM would fit; none may stand in for the project's own.
+    without_nvcc = tree("13.0.88", "/p/.venv/cuda", nvcc=False, origin="redist")
+    for own, says in ((without_nvcc, "/p/.venv/cuda has no nvcc"), (None, "no toolkit")):
+        with pytest.raises(UnmetRequirementError) as caught:
+            env_for(cuda=CudaVersion(13, 0), mode="redist", wheels=own, needs=needs)
+        assert caught.value.exit_code == 1
+        assert says in caught.value.what
+        assert "poetry cuda doctor" in caught.value.fix
+
+
 def test_library_order_wheels_then_toolkit_then_cudnn() -> None:
     cudnn = Cudnn("8.9.7", "/opt/cudnn8/lib/libcudnn.so.8", "library-dir")
     env = env_for(

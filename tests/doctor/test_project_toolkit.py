@@ -23,7 +23,9 @@ EXPECTED = (
 ASSEMBLED = tuple(f"{folder}/tree/archive" for folder in EXPECTED)
 
 
-AS_RECORDED = ToolkitState((NVCC, CUDART), (), EXPECTED, ASSEMBLED, CudaVersion(13, 0))
+AS_RECORDED = ToolkitState(
+    (NVCC, CUDART), (), EXPECTED, ASSEMBLED, CudaVersion(13, 0), f"{ASSEMBLED[0]}/bin/nvcc"
+)
 
 
 def _state(**changes: Any) -> ToolkitState:
@@ -43,10 +45,17 @@ def test_a_toolkit_assembled_as_recorded_is_ok() -> None:
     [
         (
             {"missing": (CUDART,)},
-            "warn",
-            "cuda_cudart 13.0.96 (linux-x86_64) is not in the shared store",
+            "fail",  # the assembled tree links into it
+            "cuda_cudart 13.0.96 (linux-x86_64) is not in the shared store, or not whole",
         ),
         ({"assembled": None}, "warn", "is not assembled"),
+        ({"nvcc": None}, "fail", "the project's CUDA toolkit has no nvcc"),
+        ({"nvcc": "/usr/local/cuda/bin/nvcc"}, "fail", "runs /usr/local/cuda/bin/nvcc, not the"),
+        (
+            {"archives": (), "platform": "linux-x86_64", "recorded": ("linux-sbsa",)},
+            "fail",
+            "archives for linux-sbsa, and this machine is linux-x86_64",
+        ),
         ({"assembled": ASSEMBLED[:1]}, "fail", "other archives than cuda.lock records"),
         ({"assembled": ("/elsewhere/tree", ASSEMBLED[1])}, "fail", "other archives"),
         (
@@ -64,3 +73,8 @@ def test_what_does_not_agree_is_said_with_its_fix(
     assert [f.status for f in findings] == [status]
     assert says in findings[0].message
     assert findings[0].fix
+
+
+def test_archives_missing_before_assembly_are_for_env_to_fetch() -> None:
+    findings = check(_state(missing=(CUDART,), assembled=None))
+    assert [f.status for f in findings] == ["warn", "warn"]

@@ -1,13 +1,20 @@
-"""A project's CUDA_HOME: real top folders, links into the store, rebuilt only on change."""
+"""A project's CUDA_HOME: real top folders, links into the store, rebuilt only on change
+(of the archives, or of the tree since it was made)."""
 
 from __future__ import annotations
 
+import shutil
+
 from typing import TYPE_CHECKING
 
+import pytest
+
 from poetry_cuda.redist.assemble import assemble
+from poetry_cuda.redist.assemble import is_current
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 
@@ -87,3 +94,42 @@ def test_windows_keeps_lib_without_lib64(tmp_path: Path) -> None:
     assemble(home, _trees(tmp_path / "store"), windows=True)
     assert (home / "lib").is_dir()
     assert not (home / "lib64").exists()
+
+
+def _link_removed(home: Path) -> None:
+    (home / "bin" / "nvcc").unlink()
+
+
+def _link_elsewhere(home: Path) -> None:
+    (home / "bin" / "nvcc").unlink()
+    (home / "bin" / "nvcc").symlink_to("/bin/false")
+
+
+def _link_added(home: Path) -> None:
+    (home / "bin" / "gcc").symlink_to("/bin/false")
+
+
+def _folder_made_a_link(home: Path) -> None:
+    shutil.rmtree(home / "bin")
+    (home / "bin").symlink_to("/usr/bin")
+
+
+def _file_added(home: Path) -> None:
+    (home / "include" / "evil.h").write_text("#error\n")
+
+
+@pytest.mark.parametrize(
+    "change", [_link_removed, _link_elsewhere, _link_added, _folder_made_a_link, _file_added]
+)
+def test_a_tree_changed_since_is_assembled_again(
+    tmp_path: Path, change: Callable[[Path], None]
+) -> None:
+    trees = _trees(tmp_path / "store")
+    home = tmp_path / "project" / ".venv" / "cuda"
+    assemble(home, trees)
+    assert is_current(home, trees)
+    change(home)
+    assert not is_current(home, trees)
+    assert assemble(home, trees)
+    assert is_current(home, trees)
+    assert (home / "bin" / "nvcc").resolve() == (trees[0] / "bin" / "nvcc").resolve()

@@ -13,6 +13,10 @@ import pytest
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.redist import components
+from poetry_cuda.redist.manifest import REDIST_PLATFORMS
+from poetry_cuda.redist.manifest import check_component
+from poetry_cuda.redist.manifest import check_platform
+from poetry_cuda.redist.manifest import check_version
 from poetry_cuda.redist.manifest import nvcc_archives
 from poetry_cuda.redist.manifest import parse_manifest
 from poetry_cuda.redist.manifest import read_manifest
@@ -22,6 +26,7 @@ from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 
@@ -134,6 +139,36 @@ def test_a_bad_value_is_named_by_its_key(key: str, value: object, named: str) ->
         parse_manifest(document, "redistrib_12.4.1.json")
     assert named in str(raised.value)
     assert raised.value.fix
+
+
+def test_only_nvidias_platform_names_are_archives() -> None:
+    # A platform named later (well formed) serves no host known here: left out, not an error.
+    document = copy.deepcopy(M124)
+    document["cuda_nvcc"]["linux-riscv64"] = _platform("cuda_nvcc", "12.4.131", "linux-riscv64")
+    nvcc = parse_manifest(document, "redistrib_12.4.1.json").components["cuda_nvcc"]
+    assert sorted(nvcc.archives) == sorted(PLATFORMS)
+    for malformed in ("linux-x86_64/../../x", "Linux x86_64", "../linux-sbsa"):
+        document = copy.deepcopy(M124)
+        document["cuda_nvcc"][malformed] = _platform("cuda_nvcc", "12.4.131", "linux-x86_64")
+        with pytest.raises(InputFileError, match="not a platform name"):
+            parse_manifest(document, "redistrib_12.4.1.json")
+
+
+@pytest.mark.parametrize(
+    ("check", "good", "bad"),
+    [
+        (check_platform, REDIST_PLATFORMS, ("Linux x86_64", "linux-x86_64 ", "", "linux-riscv64")),
+        (check_component, ("cuda_nvcc", "libnvvm", "cccl"), ("../x", "CUDA_NVCC", "", "a/b")),
+        (check_version, ("12.4.131", "13.0.88", "3.3.1"), ("../12", "", "12.4/..", "v1")),
+    ],
+)
+def test_the_names_the_store_files_by(
+    check: Callable[[str], str], good: tuple[str, ...], bad: tuple[str, ...]
+) -> None:
+    assert [check(text) for text in good] == list(good)
+    for text in bad:
+        with pytest.raises(ValueError, match="not"):
+            check(text)
 
 
 def test_a_label_that_disagrees_with_the_file_name_is_refused() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.redist import usage
@@ -18,8 +20,10 @@ from poetry_cuda.redist.assemble import assemble
 from poetry_cuda.redist.manifest import nvcc_archives
 from poetry_cuda.redist.manifest import parse_manifest
 from poetry_cuda.redist.store import ENVIRONMENT
+from poetry_cuda.redist.store import MARKER
 from poetry_cuda.redist.store import Store
 from poetry_cuda.redist.store import default_root
+from poetry_cuda.redist.store import read_marker
 from tests.redist.standin import PLATFORM
 from tests.redist.standin import Layout
 from tests.redist.standin import Link
@@ -100,6 +104,65 @@ def test_default_root() -> None:
         "C:/Users/u/AppData/Local/poetry-cuda/redist"
     )
     assert default_root({ENVIRONMENT: "/srv/store", **xdg}, "posix", home) == Path("/srv/store")
+
+
+@pytest.mark.parametrize("value", ["store", "./store", "~/store", "../store"])
+def test_a_relative_store_is_refused(value: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        default_root({ENVIRONMENT: value}, "posix", Path("/home/u"))
+    assert raised.value.exit_code == 2
+    assert f"{ENVIRONMENT}={value!r} is not an absolute path" in raised.value.what
+    assert "/home/u/.cache/poetry-cuda/redist" in raised.value.fix
+
+
+def test_the_marker_records_what_was_unpacked(layout: Layout, server: Server, store: Store) -> None:
+    cudart = _archives(layout)[1]
+    tree = store.ensure(cudart, server.url)
+    entry = read_marker(store.folder(cudart))
+    assert entry.key == ("cuda_cudart", "12.4.127", PLATFORM, cudart.sha256)
+    assert entry.tree == tree
+    top = tree.name
+    assert entry.inventory.links == {f"{top}/lib/libcudart.so": "libcudart.so.12"}
+    assert entry.inventory.folders == {top, f"{top}/include", f"{top}/lib"}
+    runtime = entry.inventory.files[f"{top}/lib/libcudart.so.12"]
+    assert runtime == (3000, hashlib.sha256(b"ELF" * 1000).hexdigest())
+    assert entry.size == sum(size for size, _ in entry.inventory.files.values())
+    assert store.entries() == [entry]
+
+
+def test_a_changed_file_is_found_by_size_always_and_by_sha256_before_linking(
+    layout: Layout, server: Server, store: Store
+) -> None:
+    nvcc = _archives(layout)[0]
+    tree = store.ensure(nvcc, server.url)
+    profile = tree / "bin" / "nvcc.profile"
+    profile.write_bytes(profile.read_bytes().replace(b"..", b"/x"))  # same size
+    assert store.holds(nvcc)  # every use checks sizes, not contents
+    assert store.ensure(nvcc, server.url) == tree
+    assert server.requests[f"/{nvcc.relative_path}"] == 1
+    assert store.ensure(nvcc, server.url, contents=True) == tree  # before linking: fetched again
+    assert server.requests[f"/{nvcc.relative_path}"] == 2
+    assert profile.read_bytes() == b"TOP = $(_HERE_)/..\n"
+    profile.write_bytes(b"TOP = /elsewhere\n")  # another size: found on every use
+    assert not store.holds(nvcc)
+
+
+def test_prune_removes_damaged_entries_unless_a_run_holds_them(
+    layout: Layout, server: Server, store: Store
+) -> None:
+    nvcc, cudart, _ = _archives(layout)
+    for archive in (nvcc, cudart):
+        store.ensure(archive, server.url)
+    (store.folder(nvcc) / MARKER).write_text("{}")
+    (store.ensure(cudart, server.url) / "lib" / "libcudart.so.12").unlink()
+    key = ("cuda_nvcc", "12.4.131", PLATFORM, nvcc.sha256)
+    with store._locked(key):
+        assert store.prune([nvcc, cudart]) == []  # nothing listed: both fail their checks
+        assert store.folder(nvcc).exists()  # a run holds it: it may be making it right now
+        assert not store.folder(cudart).exists()
+    store.prune([nvcc, cudart])
+    assert not store.folder(nvcc).exists()
+    assert _files(store.root / "cuda_nvcc") == {"12.4.131"}
 
 
 def test_ensure_fetches_verifies_unpacks_and_then_reuses(
