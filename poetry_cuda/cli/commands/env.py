@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
-from poetry_cuda.display import shown
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
 
 
@@ -64,5 +64,5 @@ class EnvCommand(CudaCommand):
         self.raw(render(shell, values, unset, env))
         if self.port.is_verbose():
             for note in env.notes:
-                self.raw(f"poetry-cuda: {shown(note)}", error=True)
+                self.line_error(f"poetry-cuda: {escape(note)}")
         return 0
