@@ -148,3 +148,38 @@ def test_adopting_a_project_plain_uv_locked(cli: Cli, server: WorldServer, tmp_p
     torch = next(p for p in read_toml(project / "cuda.lock")["packages"] if p["name"] == "torch")
     assert (torch["variant"], torch["version"]) == ("cu121", "2.1.2+cu121")
     assert cli.run("lock", "--check", "--target", "gpu.json", cwd=project).code == 0
+
+
+def test_a_source_nothing_declares_is_named_with_the_way_out(
+    cli: Cli, server: WorldServer, tmp_path: Path
+) -> None:
+    """What is left for Poetry to miss, a dependency's own undeclared source, is said as such."""
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        f"""\
+[tool.poetry]
+package-mode = false
+
+[tool.poetry.dependencies]
+python = "~3.11"
+torch = "2.5.1"
+filelock = {{ version = "*", source = "gone" }}
+
+[[tool.poetry.source]]
+name = "local-pypi"
+url = "{server.pypi_url}"
+priority = "primary"
+
+[tool.poetry-cuda.mirrors]
+pytorch = "{server.pytorch_mirror}"
+"""
+    )
+    (project / "gpu.json").write_text(json.dumps(GPU_HOST))
+    result = cli.run("lock", "--target", "gpu.json", cwd=project)
+    assert result.code == 4, result
+    assert 'Repository "gone" does not exist.' in result.stderr
+    assert "Poetry looked for the source 'gone', which pyproject.toml does not declare" in (
+        result.stderr
+    )
+    assert "`poetry cuda lock --regenerate`" in result.stderr
