@@ -319,6 +319,7 @@ NOT_HTTPS_WHY = (
     "package indexes are fetched without any other integrity check than TLS and the lock's "
     "hashes; plain http is accepted only for loopback hosts (127.0.0.0/8, ::1, localhost)"
 )
+HTTPS_FIX = "use an https:// URL for the mirror"
 CREDENTIALS_FIX = (
     "remove them from the URL and give them to the package manager, for the source name that "
     "`poetry cuda plan` prints: Poetry: `poetry config http-basic.<source-name> <user> "
@@ -387,9 +388,6 @@ def url_problem(url: str) -> UrlProblem | None:
     if parts.scheme.lower() == "http" and not is_loopback(parts.hostname or ""):
         return UrlProblem("scheme", f"{said} is not an https URL", NOT_HTTPS_WHY, HTTPS_FIX)
     return None
-
-
-HTTPS_FIX = "use an https:// URL for the mirror"
 
 
 def check_index_url(url: str, key: str) -> str:
@@ -575,7 +573,7 @@ def _parse_package_rules(packages: Table) -> tuple[PackageRule, ...]:
 
 
 def _parse_need(need: object, rule: Table) -> tuple[str, str]:
-    if isinstance(need, str) and len(need) <= NAME_LIMIT:
+    if isinstance(need, str):
         kind = next(
             (k for k in sorted(REQUIREMENT_KINDS, key=len, reverse=True) if need.startswith(k)),
             None,
