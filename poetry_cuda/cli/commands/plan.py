@@ -115,7 +115,7 @@ def index_check_said() -> str:
     from poetry_cuda.doctor.index_check import REQUEST_TIMEOUT
 
     return (
-        f"online, now: at most {REQUEST_TIMEOUT:g} s a page, redirects included, and "
+        f"online: at most {REQUEST_TIMEOUT:g} s a page, redirects included, and "
         f"{CHECK_TIMEOUT:g} s in all"
     )
 
