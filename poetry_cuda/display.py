@@ -4,6 +4,9 @@ Messages quote files (cuda.lock, target profiles, pyproject.toml) and the packag
 manager's output, any of which may hold an escape sequence (an OSC 52 that writes the
 clipboard, an erase-line that hides a FAIL) or a URL with a password. Everything a
 command prints passes `shown` once, at the output edge.
+
+`shown` takes time linear in the length of its text, whatever the text: a value read from
+a clone (a mirror URL, a variant in cuda.lock) cannot make a command hang on its way out.
 """
 
 from __future__ import annotations
@@ -18,16 +21,94 @@ import re
 CONTROL = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
 )
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s<>\"'`]+")
-# `user:password@host` outside a URL, as Poetry's connection errors print it.
-_USER_PASSWORD = re.compile(r"[^\s<>\"'`/@:]+:[^\s<>\"'`/@]*@(?=[\w\[])")
 REDACTED = "***"
+
+# The pieces of the two shapes `shown` redacts, each a single character class: a URL,
+# `scheme://rest`, and `user:password@host` outside one, as Poetry's connection errors
+# print it (`user` without `:`, the password without `@`, then a word character or `[`).
+_SCHEME = "A-Za-z0-9+.\\-"
+_SCHEME_RUN = re.compile(f"[{_SCHEME}]*")
+_LETTER = re.compile("[A-Za-z]")
+_URL_RUN = re.compile("[^\\s<>\"'`]+")
+_USER_RUN = re.compile("[^\\s<>\"'`/@:]+")
+_PASSWORD_RUN = re.compile("[^\\s<>\"'`/@]*")
+_HOST_START = re.compile("[\\w\\[]")
 
 
 def shown(text: str) -> str:
-    """`text` with credentials in URLs redacted and control characters escaped."""
-    redacted = _USER_PASSWORD.sub(f"{REDACTED}@", _URL.sub(_redact, text))
+    """`text` with credentials in URLs redacted and control characters escaped.
+
+    Linear in `len(text)` by construction: each step below either looks for a fixed string
+    (`str.find`) or matches one character class repeated, which `re` does in one forward
+    pass with nothing to backtrack into, and each starts where the previous one stopped or
+    reads a stretch no other step reads (see `_redact_urls` and `_redact_user_passwords`).
+    So every character is read a bounded number of times, where the patterns this replaces
+    (`scheme://...` and `user:pw@` as single regular expressions) read a long run once per
+    position they tried to start at.
+    """
+    redacted = _redact_user_passwords(_redact_urls(text))
     return CONTROL.sub(_escape, redacted)
+
+
+def _redact_urls(text: str) -> str:
+    """Every `scheme://rest` in `text` passed through `redact_url`.
+
+    The scheme is the longest run of scheme characters before a `://`, from its first
+    letter on; `rest` runs to the first space, quote or angle bracket. Each `://` is
+    found once, the scheme read backwards (in the reversed text) only as far as the
+    previous `://` or URL, and each URL's rest read once; so no character is read twice.
+    """
+    if "://" not in text:
+        return text
+    reverse = text[::-1]
+    size = len(text)
+    pieces: list[str] = []
+    done = 0  # the end of the last URL (what follows it is still to copy)
+    floor = 0  # where the next scheme may begin: after the last `://` or URL
+    mark = text.find("://")
+    while mark >= 0:
+        run = _SCHEME_RUN.match(reverse, size - mark, size - floor)
+        start = size - run.end() if run else mark
+        letter = _LETTER.search(text, start, mark)
+        rest = _URL_RUN.match(text, mark + 3) if letter else None
+        if letter is None or rest is None:
+            floor = mark + 1
+            mark = text.find("://", mark + 1)
+            continue
+        pieces += [text[done : letter.start()], redact_url(text[letter.start() : rest.end()])]
+        done = floor = rest.end()
+        mark = text.find("://", done)
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _redact_user_passwords(text: str) -> str:
+    """Every `user:password@` before a host in `text` as `***@`.
+
+    A user is a run of user characters, so each is matched once, from where the last one
+    ended. The password runs from the `:` after it to the first character it cannot hold;
+    that end only moves forward (`stop`), so the passwords of many `user:` candidates in
+    one long run are read once between them.
+    """
+    if "@" not in text or ":" not in text:
+        return text
+    pieces: list[str] = []
+    done = 0
+    position = 0
+    stop = -1  # the end of the password run read last, or -1
+    while (user := _USER_RUN.search(text, position)) is not None:
+        colon = user.end()
+        position = colon
+        if not text.startswith(":", colon):
+            continue
+        if stop <= colon:
+            run = _PASSWORD_RUN.match(text, colon + 1)
+            stop = run.end() if run else colon + 1
+        if text.startswith("@", stop) and _HOST_START.match(text, stop + 1):
+            pieces += [text[done : user.start()], f"{REDACTED}@"]
+            done = position = stop + 1
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def redact_url(url: str) -> str:
@@ -48,10 +129,6 @@ def redact_url(url: str) -> str:
 def _redact_parameter(item: str) -> str:
     name, equals, _ = item.partition("=")
     return f"{name}={REDACTED}" if equals else REDACTED if item else item
-
-
-def _redact(match: re.Match[str]) -> str:
-    return redact_url(match.group())
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 # The tool's words for an index it could not reach (a refused or timed-out connection, a
 # name that does not resolve, an error status), as against a resolution that found no fit.
+MISSING_SOURCE = re.compile(r'Repository "([^"\n]{1,200})" does not exist')
 UNREACHABLE = re.compile(
     r"All attempts to connect|Max retries exceeded|Failed to establish a new connection|"
     r"Connection refused|timed out|Name or service not known|name resolution|"
@@ -188,9 +189,24 @@ def run_lock(project: Path, *, regenerate: bool) -> None:
         fix: Localized = message("resolution.poetry-fix")
         if UNREACHABLE.search(said):
             why, fix = unreachable(project)
+        elif missing := MISSING_SOURCE.search(said):
+            why, fix = missing_source(missing.group(1))
         raise ResolutionError(
             Phrase((message("resolution.poetry-failed"), said), "\n"), why=why, fix=fix
         )
+
+
+def missing_source(name: str) -> tuple[str, str]:
+    """Why and fix when Poetry looked for a source pyproject.toml does not declare."""
+    why = (
+        f"Poetry looked for the source {name!r}, which pyproject.toml does not declare: a "
+        f"dependency's `source = {name!r}`, or a package poetry.lock took from it"
+    )
+    fix = (
+        f"declare a [[tool.poetry.source]] named {name!r}, or remove what names it; "
+        "`poetry cuda lock --regenerate` resolves poetry.lock anew"
+    )
+    return why, fix
 
 
 def unreachable(project: Path) -> tuple[str, str]:

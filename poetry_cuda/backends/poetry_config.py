@@ -21,6 +21,7 @@ from poetry_cuda.backends import packages
 from poetry_cuda.backends import pyproject_edit
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_text
+from poetry_cuda.files import read_toml
 from poetry_cuda.files import write_toml_atomic
 from poetry_cuda.locking.managed import CUDA_PLATFORMS
 from poetry_cuda.locking.managed import group_marker
@@ -168,8 +169,35 @@ def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
 
 
 def prepare(project: Path, dropped: Collection[str]) -> None:
-    """Make poetry.lock resolvable after the sources in `dropped` left pyproject.toml."""
-    forget_sources(project / "poetry.lock", dropped)
+    """Make poetry.lock resolvable after the sources in `dropped` left pyproject.toml.
+
+    So does every other source poetry.lock names that pyproject.toml (as this lock wrote
+    it) no longer declares: one `lock --adopt` removed or renamed, or one the authors'
+    own plain `poetry lock` recorded before poetry-cuda managed anything.
+    """
+    lock_path = project / "poetry.lock"
+    if not lock_path.exists():
+        return
+    declared = _declared_sources(read_toml(project / "pyproject.toml"))
+    undeclared = {
+        reference
+        for package in packages(lock_path)
+        if isinstance(source := package.get("source"), dict)
+        and source.get("type") == "legacy"
+        and isinstance(reference := source.get("reference"), str)
+        and reference not in declared
+    }
+    forget_sources(lock_path, {*dropped, *undeclared})
+
+
+def _declared_sources(pyproject: dict[str, Any]) -> set[str]:
+    """The names of the `[[tool.poetry.source]]` entries of a parsed pyproject.toml."""
+    tool = pyproject.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    sources = poetry.get("source") if isinstance(poetry, dict) else None
+    if not isinstance(sources, list):
+        return set()
+    return {s["name"] for s in sources if isinstance(s, dict) and isinstance(s.get("name"), str)}
 
 
 def forget_sources(lock_path: Path, names: Collection[str]) -> None:

@@ -6,6 +6,8 @@ bad usage, `-v`, `--ansi` and the like) comes here, and is answered as cleo answ
 
 from __future__ import annotations
 
+import sys
+
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -13,19 +15,23 @@ from cleo.application import Application
 from cleo.exceptions import CleoCommandNotFoundError
 from cleo.exceptions import CleoError
 from cleo.io.inputs.argv_input import ArgvInput
+from cleo.io.outputs.stream_output import StreamOutput
 from cleo.loaders.factory_command_loader import FactoryCommandLoader
 
 from poetry_cuda import __version__
 from poetry_cuda.cli.commands import COMMANDS
 from poetry_cuda.cli.commands import load_command
 from poetry_cuda.cli.commands.base import error_lines
+from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.namespace import unknown_command
 from poetry_cuda.errors import UsageError
 
 
 if TYPE_CHECKING:
+    from cleo.io.inputs.input import Input
     from cleo.io.io import IO
+    from cleo.io.outputs.output import Output
 
 
 LISTER = "poetry-cuda list"
@@ -58,12 +64,33 @@ class ConsoleApplication(Application):
             io.write_error_line(line)
         return usage.exit_code
 
+    def create_io(
+        self,
+        input: Input | None = None,
+        output: Output | None = None,
+        error_output: Output | None = None,
+    ) -> IO:
+        """cleo's IO, on outputs that write every text the streams' encodings can carry."""
+        return super().create_io(
+            input,
+            output or FittedOutput(sys.stdout),
+            error_output or FittedOutput(sys.stderr),
+        )
+
     def _list_instead(self, io: IO) -> None:
         """Run `list` in place of the command-less `--help`, keeping the input's stream."""
         stream, interactive = io.input.stream, io.input.is_interactive()
         io.set_input(ArgvInput([self.name, "list"]))
         io.input.set_stream(stream)
         io.input.interactive(interactive)
+
+
+class FittedOutput(StreamOutput):
+    """cleo's stream output, writing what the stream's encoding lacks as backslash escapes
+    (help, usage errors and crash reports quote paths and arguments in any script)."""
+
+    def _write(self, message: str, new_line: bool = False) -> None:
+        super()._write(fitted(message, self.stream), new_line)
 
 
 def create_application() -> Application:

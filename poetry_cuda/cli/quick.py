@@ -18,6 +18,8 @@ from typing import Any
 
 from poetry_cuda.cli.commands import COMMANDS
 from poetry_cuda.cli.commands import command_class
+from poetry_cuda.cli.commands.base import exact
+from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.markup import render
 from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.cli.terminal import colour_support
@@ -45,7 +47,8 @@ class StreamPort:
 
     def write(self, text: str, *, error: bool = False, raw: bool = False) -> None:
         stream = sys.stderr if error else sys.stdout
-        stream.write((text if raw else render(text, self.decorated[error])) + "\n")
+        line = exact(text, stream) if raw else fitted(render(text, self.decorated[error]), stream)
+        stream.write(line + "\n")
         stream.flush()
 
     def is_verbose(self) -> bool:

@@ -7,6 +7,7 @@ other file there as a package family) has one row per family key and name.
 from __future__ import annotations
 
 import functools
+import re
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,8 +49,10 @@ def parse(text: str, file: str = FILE) -> tuple[KnownMirror, ...]:
         family, name = row.text("family"), row.text("name")
         if any(known.family == family and known.name == name for known in rows):
             raise row.error("name", f"{family}.{name} is listed twice")
+        if not _NAME.fullmatch(name):
+            raise row.error("name", f"{name!r} is not a name (lower-case letters, digits, '-')")
         url = row.text("url")
-        if not url.startswith("https://") or "{variant}" not in url:
+        if not _is_template(url):
             raise row.error("url", "must be an https URL template with {variant}")
         source, confidence = provenance(row)
         rows.append(
@@ -58,6 +61,17 @@ def parse(text: str, file: str = FILE) -> tuple[KnownMirror, ...]:
         row.done()
     top.done()
     return tuple(rows)
+
+
+# A mirror's name is what users write in its place (`pytorch = "sjtu"`), compared lower-cased.
+_NAME = re.compile("[a-z0-9][a-z0-9-]{0,62}")
+# https://host/path with "{variant}" in the path: no userinfo, port, query or fragment, and
+# nothing a URL parser could read two ways (the request layer's full rule holds it too).
+_TEMPLATE = re.compile(r"https://[a-z0-9.-]+/[A-Za-z0-9._~/{}-]*")
+
+
+def _is_template(url: str) -> bool:
+    return len(url) <= 2048 and "{variant}" in url and _TEMPLATE.fullmatch(url) is not None
 
 
 @functools.cache

@@ -41,9 +41,14 @@ from poetry_cuda.redist.manifest import check_platform
 from poetry_cuda.redist.manifest import check_relative_path
 from poetry_cuda.redist.manifest import check_sha256
 from poetry_cuda.redist.manifest import check_version
+from poetry_cuda.request.settings import NAME_LIMIT
+from poetry_cuda.request.settings import PATH_LIMIT
 from poetry_cuda.request.settings import POLICIES
+from poetry_cuda.request.settings import TEXT_LIMIT
+from poetry_cuda.request.settings import URL_LIMIT
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Policy
+from poetry_cuda.request.settings import overlong
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
 from poetry_cuda.versions import ComputeCapability
@@ -226,6 +231,15 @@ def _cuda_request(text: str) -> object:
 def read(path: Path) -> CudaLock:
     """Parse and validate `cuda.lock`; every error names the bad key."""
     data = read_toml(path, kind=InputFileError, limit=CUDA_LOCK_LIMIT)
+    found = overlong(data, _limit)
+    if found is not None:
+        where, length, limit = found
+        raise InputFileError(
+            f"{path}: {where}: a value of {length} characters, more than the {limit} "
+            "poetry-cuda ever writes there",
+            why=VOICE.why,
+            fix=str(VOICE.fix),
+        )
     top = Table(data, dataclasses.replace(VOICE, prefix=f"{path}: "))
     version = top.value("version", int, "an integer")
     if version != VERSION:
@@ -316,6 +330,16 @@ def _read_toolkit(top: Table) -> LockedToolkit | None:
         row.done()
     table.done()
     return LockedToolkit(release, tuple(archives), mode)
+
+
+def _limit(keys: tuple[str, ...]) -> int:
+    """The most characters cuda.lock holds at `keys`: sentences, paths and URLs, names."""
+    last = keys[-1] if keys else ""
+    if last in ("reason", "satisfy", "satisfied-by"):
+        return TEXT_LIMIT
+    if last in ("label", "serves", "relative-path"):
+        return PATH_LIMIT
+    return URL_LIMIT if last == "url" else NAME_LIMIT
 
 
 def _release(text: str) -> str:

@@ -13,12 +13,12 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
-from urllib.parse import SplitResult
 from urllib.parse import urlsplit
 
 from packaging.specifiers import InvalidSpecifier
 from packaging.specifiers import SpecifierSet
 
+from poetry_cuda.display import redact_url
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge.mirrors import LAYOUTS
 from poetry_cuda.knowledge.mirrors import Layout
@@ -32,6 +32,7 @@ from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.mirrors import KnownMirror
@@ -48,6 +49,12 @@ MIRROR_KEYS = ("pytorch", "paddle")
 REDIST_KEY = "cuda-redist"  # in the mirrors table, but not an index family
 REDIST_URL = "https://developer.download.nvidia.com/compute/cuda/redist/"
 TABLE = "[tool.poetry-cuda]"
+
+# The most characters of a value poetry-cuda reads; real ones are a small fraction of each.
+NAME_LIMIT = 256  # a name, variant, version, CUDA request or requirement
+URL_LIMIT = 2048  # an index URL or URL template
+PATH_LIMIT = 4096  # a file path (a target profile), Linux's PATH_MAX
+TEXT_LIMIT = 16 * 1024  # a sentence cuda.lock records (a reason, how to satisfy a need)
 
 
 @frozen
@@ -80,6 +87,9 @@ class CudaRequest:
 
     @classmethod
     def parse(cls, text: str, *, key: str = f"{TABLE} cuda") -> CudaRequest:
+        overlong = too_long(text, NAME_LIMIT, key, "CUDA request")
+        if overlong is not None:
+            raise overlong
         value = text.strip()
         if value == "auto":
             return cls(value, "auto", key=key)
@@ -97,7 +107,7 @@ class CudaRequest:
             specifier = None
         if not specifier:
             raise ConfigError(
-                f"{key}: {text!r} is not a CUDA request",
+                f"{key}: {quoted(text)} is not a CUDA request",
                 why="it must be 'auto', 'cpu', a variant such as 'cu124', a version such as "
                 "'12.4', or a range such as '>=12.1,<12.7'",
                 fix=f'write e.g. cuda = "cu124" in {TABLE} or pass --cuda cu124',
@@ -206,11 +216,11 @@ def resolve_mirror(value: object, key: str, known: Sequence[KnownMirror]) -> Mir
         row = next((row for row in known if row.name == value.strip().lower()), None)
         if row is None:
             raise ConfigError(
-                f"{key}: {value!r} is neither a URL nor a known mirror",
+                f"{key}: {quoted(value)} is neither a URL nor a known mirror",
                 why=f"the known mirrors of this family are {names}",
                 fix=f"use one of them, or {MIRROR_FIX.removeprefix('write ')}",
             )
-        return Mirror(row.url, row.layout, row.name, key)
+        return Mirror(check_index_url(row.url, f"{key} ({row.name})"), row.layout, row.name, key)
     if isinstance(value, str):
         return Mirror(check_index_url(value, key), key=key)
     if isinstance(value, dict):
@@ -227,15 +237,17 @@ def resolve_mirror(value: object, key: str, known: Sequence[KnownMirror]) -> Mir
             )
         layout = value.get("layout", "simple")
         if layout not in LAYOUTS:
+            said = quoted(layout) if isinstance(layout, str) else repr(layout)
             raise ConfigError(
-                f"{key}.layout: {layout!r} is not one of {', '.join(LAYOUTS)}",
+                f"{key}.layout: {said} is not one of {', '.join(LAYOUTS)}",
                 why="simple: a PEP 503 index (a page per project, as download.pytorch.org); "
                 "flat: one page listing the wheel files (what pip's --find-links reads)",
                 fix='write layout = "simple" or layout = "flat"',
             )
         return Mirror(check_index_url(url, f"{key}.url"), layout, key=key)
     raise ConfigError(
-        f"{key}: expected {MIRROR_FIX.removeprefix('write ')}, got {value!r}", fix=MIRROR_FIX
+        f"{key}: expected {MIRROR_FIX.removeprefix('write ')}, got {quoted(repr(value))}",
+        fix=MIRROR_FIX,
     )
 
 
@@ -293,46 +305,97 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_index_url(url: str, key: str) -> str:
-    """Index URLs must be https; plain http is allowed for loopback hosts only.
+@frozen
+class UrlProblem:
+    """Why a URL is no index URL: what is wrong with it, why that matters, how to fix it."""
 
-    A URL with whitespace or control characters, or an authority that URL parsers may read
-    differently (a stray bracket, backslash or port), is refused whatever its scheme; so is
-    one with credentials or a query, which would be committed with it.
+    kind: Literal["length", "characters", "scheme", "malformed", "credentials", "query"]
+    what: str
+    why: str
+    fix: str
+
+
+NOT_HTTPS_WHY = (
+    "package indexes are fetched without any other integrity check than TLS and the lock's "
+    "hashes; plain http is accepted only for loopback hosts (127.0.0.0/8, ::1, localhost)"
+)
+HTTPS_FIX = "use an https:// URL for the mirror"
+CREDENTIALS_FIX = (
+    "remove them from the URL and give them to the package manager, for the source name that "
+    "`poetry cuda plan` prints: Poetry: `poetry config http-basic.<source-name> <user> "
+    "<token>`; uv: the environment variables UV_INDEX_<NAME>_USERNAME and "
+    "UV_INDEX_<NAME>_PASSWORD, NAME being the source name in upper case with '-' as '_'"
+)
+
+
+def url_problem(url: str) -> UrlProblem | None:
+    """What makes `url` no index URL poetry-cuda accepts, or None: the one rule of index URLs,
+    mirrors (with "{variant}" in them) and the redirects an index answers with.
+
+    Index URLs must be https; plain http is allowed for loopback hosts only. A URL longer
+    than any real one, with whitespace or control characters, or with an authority that URL
+    parsers may read differently (a stray bracket, backslash or port) is refused whatever
+    its scheme; so is one with credentials or a query, which would be committed with it.
+    Total: any text gets an answer, never an exception.
     """
-    candidate = url.replace("{variant}", "variant")
-    parts = _well_formed(candidate)
-    if parts is not None and "@" in parts.netloc:
-        raise ConfigError(
-            f"{key}: the URL holds credentials (user name or password before '@')",
-            why="pyproject.toml and cuda.lock are committed, and poetry-cuda copies the mirror "
-            "URL into both",
-            fix="remove them from the URL and give them to the package manager, for the source "
-            "name that `poetry cuda plan` prints: Poetry: `poetry config "
-            "http-basic.<source-name> <user> <token>`; uv: the environment variables "
-            "UV_INDEX_<NAME>_USERNAME and UV_INDEX_<NAME>_PASSWORD, NAME being the source name "
-            "in upper case with '-' as '_'",
+    said = quoted(url)
+    if len(url) > URL_LIMIT:
+        return UrlProblem(
+            "length",
+            f"the URL is {len(url)} characters long, more than the {URL_LIMIT} any index URL needs",
+            "poetry-cuda copies an index URL into pyproject.toml, cuda.lock and its messages",
+            "use the index's base URL",
         )
-    if parts is not None and (parts.query or parts.fragment or "?" in url or "#" in url):
-        raise ConfigError(
-            f"{key}: the URL has a query string or a fragment ('?' or '#')",
-            why="a package index is a base URL that the variant and package names extend; "
+    odd = next((c for c in url if c.isspace() or not c.isprintable()), None)
+    if odd is not None:
+        return UrlProblem(
+            "characters",
+            f"{said} holds {'whitespace' if odd.isspace() else 'a control character'} ({odd!a})",
+            "URL parsers strip, split or keep such characters each in their own way",
+            "write the URL without them",
+        )
+    scheme, separator, _ = url.partition("://")
+    if not separator or scheme.lower() not in ("https", "http"):
+        return UrlProblem("scheme", f"{said} is not an https URL", NOT_HTTPS_WHY, HTTPS_FIX)
+    candidate = url.replace("{variant}", "variant")
+    flaw = _malformed(candidate)
+    if flaw is not None:
+        return UrlProblem(
+            "malformed",
+            f"{said} is not a well-formed URL: {flaw}",
+            "Poetry, uv and pip could each read such an address differently, or not at all",
+            "write it as https://host[:port]/path (an IPv6 host in brackets: https://[::1]/)",
+        )
+    parts = urlsplit(candidate)
+    if "@" in parts.netloc:
+        return UrlProblem(
+            "credentials",
+            "the URL holds credentials (user name or password before '@')",
+            "pyproject.toml and cuda.lock are committed, and poetry-cuda copies the mirror "
+            "URL into both",
+            CREDENTIALS_FIX,
+        )
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        return UrlProblem(
+            "query",
+            "the URL has a query string or a fragment ('?' or '#')",
+            "a package index is a base URL that the variant and package names extend; "
             "a token in a query would be committed, and the variant would land in the query",
-            fix="use the index's base URL; give a token as credentials to the package manager "
+            "use the index's base URL; give a token as credentials to the package manager "
             "(`poetry config http-basic.<source-name> ...`, or uv's "
             "UV_INDEX_<NAME>_USERNAME / UV_INDEX_<NAME>_PASSWORD)",
         )
-    if parts is not None and parts.scheme == "https":
+    if parts.scheme.lower() == "http" and not is_loopback(parts.hostname or ""):
+        return UrlProblem("scheme", f"{said} is not an https URL", NOT_HTTPS_WHY, HTTPS_FIX)
+    return None
+
+
+def check_index_url(url: str, key: str) -> str:
+    """`url` if `url_problem` finds none; else ConfigError (exit 2) naming `key`."""
+    problem = url_problem(url)
+    if problem is None:
         return url
-    if parts is not None and parts.scheme == "http" and is_loopback(parts.hostname or ""):
-        return url
-    raise ConfigError(
-        f"{key}: {url!r} is not an https URL",
-        why="package indexes are fetched without any other integrity check than TLS and the "
-        "lock's hashes; plain http is accepted only for loopback hosts (127.0.0.0/8, ::1, "
-        "localhost)",
-        fix="use an https:// URL for the mirror",
-    )
+    raise ConfigError(f"{key}: {problem.what}", why=problem.why, fix=problem.fix)
 
 
 # [userinfo@]host[:port], the host a bracketed IPv6 address or a name without delimiters.
@@ -341,17 +404,71 @@ _AUTHORITY = re.compile(
 )
 
 
-def _well_formed(url: str) -> SplitResult | None:
-    if any(char.isspace() or not char.isprintable() for char in url):
-        return None
+def _malformed(url: str) -> str | None:
+    """What keeps `url` (printable, without whitespace) from being one clear address."""
     try:
         parts = urlsplit(url)
-        _ = parts.port  # ValueError for a port that is not a number below 65536
+    except ValueError:  # urllib's "Invalid IPv6 URL"
+        return "a '[' or ']' that does not enclose an IPv6 address"
+    try:
+        port = parts.port
     except ValueError:
+        port = 0
+    if port == 0:
+        return "the port is not a number from 1 to 65535"
+    if not parts.hostname:
+        return "it has no host"
+    if not _AUTHORITY.fullmatch(parts.netloc):
+        return "its host is written with a '\\', '[', ']', '@' or ':' out of place"
+    if parts.netloc.rpartition("@")[2].startswith("["):
+        try:
+            ipaddress.IPv6Address(parts.hostname)
+        except ValueError:
+            return f"[{parts.hostname}] is not an IPv6 address"
+    return None
+
+
+def quoted(value: str, limit: int = 120) -> str:
+    """`value` as a message quotes it: credentials and query values redacted, cut short."""
+    text = redact_url(value) if "://" in value else value
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(value)} characters)"
+
+
+def overlong(data: object, limit: Callable[[tuple[str, ...]], int]) -> tuple[str, int, int] | None:
+    """The first string of parsed TOML or JSON `data` longer than its limit, as (where, its
+    length, the limit), or None. `limit` gives a value's limit from the keys leading to it;
+    a key itself may have NAME_LIMIT characters. Read without recursion, in document order.
+    """
+    stack: list[tuple[object, str, tuple[str, ...]]] = [(data, "", ())]
+    while stack:
+        value, where, keys = stack.pop()
+        if isinstance(value, str) and len(value) > (most := limit(keys)):
+            return where or "(top level)", len(value), most
+        children: list[tuple[object, str, tuple[str, ...]]] = []
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if len(key) > NAME_LIMIT:
+                    return f"a key in {where or '(top level)'}", len(key), NAME_LIMIT
+                children.append((item, f"{where}.{key}" if where else key, (*keys, key)))
+        elif isinstance(value, list):
+            children = [(item, f"{where}[{i}]", keys) for i, item in enumerate(value)]
+        stack.extend(reversed(children))
+    return None
+
+
+def too_long(value: str, limit: int, key: str, what: str) -> ConfigError | None:
+    """The error for a `what` at `key` longer than `limit` characters, or None."""
+    if len(value) <= limit:
         return None
-    if not parts.hostname or not _AUTHORITY.fullmatch(parts.netloc):
-        return None
-    return parts
+    return ConfigError(
+        f"{key}: {quoted(value, 60)} is {len(value)} characters long, more than the {limit} "
+        f"any {what} needs",
+        why="a value that long is not a real one; poetry-cuda refuses it rather than carry it "
+        "into its plans, files and messages",
+        fix=f"correct {key}",
+    )
 
 
 def parse_settings(pyproject: dict[str, Any]) -> Settings:
@@ -360,6 +477,16 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
     raw = tool.get("poetry-cuda", {}) if isinstance(tool, dict) else {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{TABLE} must be a table", fix=f"write it as a {TABLE} section")
+    found = overlong(raw, _setting_limit)
+    if found is not None:
+        where, length, limit = found
+        raise ConfigError(
+            f"{TABLE} {where}: a value of {length} characters, more than the {limit} any "
+            "setting needs",
+            why="a value that long is not a real one; poetry-cuda refuses it rather than carry "
+            "it into its plans, files and messages",
+            fix=f"correct it in {TABLE}",
+        )
     table = Table(raw, VOICE)
     table.only(KEYS, fix=f"remove it; the known keys are {', '.join(sorted(KEYS))}")
     cuda = table.value("cuda", str, "a string", "auto", fix='write e.g. cuda = "auto"')
@@ -424,6 +551,12 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
     )
 
 
+def _setting_limit(keys: tuple[str, ...]) -> int:
+    """The most characters of a value of `[tool.poetry-cuda]` at `keys`."""
+    top = keys[0] if keys else ""
+    return PATH_LIMIT if top == "targets" else URL_LIMIT if top == "mirrors" else NAME_LIMIT
+
+
 def _parse_package_rules(packages: Table) -> tuple[PackageRule, ...]:
     rules = []
     for name in packages:
@@ -455,7 +588,7 @@ def _parse_need(need: object, rule: Table) -> tuple[str, str]:
                 return kind, spec
     raise rule.error(
         "needs",
-        f"{need!r} is not a requirement",
+        f"{quoted(need) if isinstance(need, str) else repr(need)} is not a requirement",
         fix=f"write KIND followed by a version range, KIND one of {', '.join(REQUIREMENT_KINDS)}: "
         '"nvcc>=12.1,<13"',
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge.mirrors import of_family
@@ -20,6 +19,7 @@ from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import MIRROR_KEYS
 from poetry_cuda.request.settings import check_index_url
 from poetry_cuda.request.settings import resolve_mirror
+from poetry_cuda.request.settings import url_problem
 
 
 if TYPE_CHECKING:
@@ -91,7 +91,10 @@ def with_user_redist(settings: Settings, environ: Mapping[str, str]) -> Settings
 
 def template(name: str, value: str, key: str) -> str:
     """The URL template `value` stands for: a known mirror's (`sjtu`) or `value` itself,
-    checked as a mirror URL. `name` is the variable, `key` the family's mirror key."""
+    checked as a mirror URL. `name` is the variable, `key` the family's mirror key.
+
+    Any text is read without an exception: a malformed value is a ConfigError naming the
+    variable and quoting the value, redacted and cut short."""
     if "://" not in value:  # a known mirror's name
         mirror = resolve_mirror(value, name, of_family(key))
         if mirror.layout != "simple":
@@ -104,8 +107,8 @@ def template(name: str, value: str, key: str) -> str:
                 + ", ".join(f'"{m.name}"' for m in of_family(key) if m.layout == "simple"),
             )
         return mirror.template
-    parts = urlsplit(value)
-    if "@" in parts.netloc:
+    problem = url_problem(value)
+    if problem is not None and problem.kind == "credentials":
         raise ConfigError(
             f"{name}: the URL holds credentials (user name or password before '@')",
             why="Poetry would show and cache the URL with them, and poetry-cuda keeps "

@@ -135,9 +135,15 @@ def test_index_urls_accepted(url: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "url",
-    ["http://mirror.example/whl", "http://10.0.0.1/whl", "file:///srv/whl", "https://", "whl"],
+    ("url", "said"),
+    [
+        ("http://mirror.example/whl", "not an https URL"),
+        ("http://10.0.0.1/whl", "not an https URL"),
+        ("file:///srv/whl", "not an https URL"),
+        ("whl", "not an https URL"),
+        ("https://", "not a well-formed URL: it has no host"),
+    ],
 )
-def test_index_urls_refused(url: str) -> None:
-    with pytest.raises(ConfigError, match="not an https URL"):
+def test_index_urls_refused(url: str, said: str) -> None:
+    with pytest.raises(ConfigError, match=said):
         check_index_url(url, "k")

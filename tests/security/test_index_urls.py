@@ -79,8 +79,12 @@ def test_accepted(url: str) -> None:
 
 @pytest.mark.parametrize("url", REJECTED)
 def test_rejected_with_a_config_error(url: str) -> None:
-    # A URL with a user name is refused for its credentials before its host is judged.
-    problem = r"(.* is not an https URL|the URL holds credentials)"
+    # A URL with a user name is refused for its credentials before its host is judged; a
+    # malformed one says what is wrong with it.
+    problem = (
+        r"(.* is not an https URL|the URL holds credentials|.* is not a well-formed URL: "
+        r"|.* holds (whitespace|a control character))"
+    )
     with pytest.raises(ConfigError, match=rf"mirrors\.pytorch: {problem}"):
         check_index_url(url, "mirrors.pytorch")
 

@@ -8,6 +8,7 @@ needs no cleo for the common invocations. Both print the same markup (`cli.marku
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import sys
@@ -22,6 +23,7 @@ from typing import Protocol
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.display import shown
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.errors import UsageError
 from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import interruptible
@@ -78,13 +80,100 @@ class Port(Protocol):
     def argument(self, name: str) -> Any: ...
 
     def write(self, text: str, *, error: bool = False, raw: bool = False) -> None:
-        """One line of markup (or, `raw`, as is) on stdout (stderr with `error`)."""
+        """One line of markup on stdout (stderr with `error`), `fitted` to the stream; or,
+        `raw`, what a program reads, written `exact` or refused."""
 
     def is_verbose(self) -> bool: ...
 
     @property
     def project_directory(self) -> str | None:
         """Poetry's --project/--directory, where given."""
+
+
+# Every locale's encoding survives the output: a project folder named in UTF-8 under a
+# GB18030 (or latin-1, ASCII, cp1252) locale, a file name the file system encoding could not
+# decode (held as lone surrogates), a message in Chinese on an ASCII stream.
+
+
+def _encoding(stream: object) -> tuple[str, str] | None:
+    """The stream's encoding and error handler; None for one that takes any text (a buffer)."""
+    encoding = getattr(stream, "encoding", None)
+    if not isinstance(encoding, str):
+        return None
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return None
+    errors = getattr(stream, "errors", None)
+    try:
+        codecs.lookup_error(errors if isinstance(errors, str) else "strict")
+    except LookupError:
+        errors = "strict"
+    return encoding, errors if isinstance(errors, str) else "strict"
+
+
+def fitted(text: str, stream: object) -> str:
+    """`text` as `stream` carries it: each character its encoding lacks written as a
+    backslash escape (`\\u9879`, `\\udc93`), as Python writes them on stderr, never an error.
+
+    Text the stream's own error handler takes (Python's surrogateescape for the C locale)
+    is written as it is.
+    """
+    found = _encoding(stream)
+    if found is None:
+        return text
+    encoding, errors = found
+    try:
+        text.encode(encoding, errors)
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    return text
+
+
+def exact(text: str, stream: object) -> str:
+    """`text` if `stream` writes it exactly, else a UsageError (exit 2) naming the character.
+
+    For what a program reads back (the shell code `env` prints): a character replaced there
+    would be a different value, a different path. A lone surrogate (a file name's byte the
+    file system encoding could not decode) is written back as that byte only where the stream
+    itself does so (Python's surrogateescape, which it uses for UTF-8 under the C locale).
+    """
+    found = _encoding(stream)
+    if found is None:
+        return text
+    encoding, errors = found
+    try:
+        text.encode(encoding, "surrogateescape" if errors == "surrogateescape" else "strict")
+    except UnicodeEncodeError as problem:
+        bad = text[problem.start]
+        name = "standard error" if stream is sys.stderr else "standard output"
+        raise UsageError(
+            f"{name} cannot carry this output: its encoding, {encoding}, has no character for "
+            f"{bad!r} in {_around(text, problem.start)}",
+            why=(
+                "a file name holds bytes the file system encoding could not decode"
+                if 0xDC80 <= ord(bad) <= 0xDCFF
+                else f"a path or value holds a character {encoding} has no code for"
+            )
+            + "; this output is read back by a program (a shell's eval), so anything written "
+            "in its place would set a different value",
+            fix="run the command under a UTF-8 locale (LANG=C.UTF-8, or PYTHONIOENCODING=utf-8)"
+            "; `env --shell json` writes ASCII only",
+        ) from None
+    return text
+
+
+def _around(text: str, position: int) -> str:
+    """The line of `text` that holds `position`: its start (the variable it sets) and the
+    characters just before and after the position."""
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    line = text[start : end if end >= 0 else len(text)]
+    at = position - start
+    if len(line) <= 120:
+        return repr(line)
+    head, tail = line[:30], line[max(30, at - 50) : at + 30]
+    return f"{head!r}...{tail!r}" if at - 50 > 30 else repr(line[: at + 30]) + "..."
 
 
 def user_language() -> Language:

@@ -16,6 +16,8 @@ from cleo.io.outputs.output import Type as OutputType
 
 from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
 from poetry_cuda.cli.commands.base import error_lines
+from poetry_cuda.cli.commands.base import exact
+from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.errors import UsageError
@@ -63,7 +65,10 @@ class _CleoPort:
     def write(self, text: str, *, error: bool = False, raw: bool = False) -> None:
         io = self.command.io
         output = io.error_output if error else io.output
-        output.write_line(text, type=OutputType.RAW if raw else OutputType.NORMAL)
+        # Poetry's own outputs write what they are given: fitted (or refused) here.
+        stream = getattr(output, "stream", None)
+        line = exact(text, stream) if raw else fitted(text, stream)
+        output.write_line(line, type=OutputType.RAW if raw else OutputType.NORMAL)
 
     def is_verbose(self) -> bool:
         return self.command.io.is_verbose()

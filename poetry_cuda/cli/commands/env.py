@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
-from poetry_cuda.display import shown
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
 
 
@@ -26,8 +26,14 @@ nvidia-* wheels, then the toolkit's and the required cuDNN's.
   poetry cuda env --shell fish | source
   poetry cuda env --shell powershell | Invoke-Expression
 
+The lines are written exactly or not at all: where the locale's encoding cannot write a
+path (a folder named in UTF-8 under a GB18030, latin-1 or ASCII locale), env exits 2 and
+names the character, rather than print a path the shell would read as another one; run it
+under a UTF-8 locale, or use --shell json, which writes ASCII.
+
 Exit codes: 0 printed; 1 a locked system requirement is not satisfied by any installed
-toolkit or cuDNN (run `poetry cuda doctor`); 2 bad usage, configuration or cuda.lock.
+toolkit or cuDNN (run `poetry cuda doctor`); 2 bad usage, configuration or cuda.lock, or
+an output encoding that cannot write the paths.
 """
 
 
@@ -64,5 +70,5 @@ class EnvCommand(CudaCommand):
         self.raw(render(shell, values, unset, env))
         if self.port.is_verbose():
             for note in env.notes:
-                self.raw(f"poetry-cuda: {shown(note)}", error=True)
+                self.line_error(f"poetry-cuda: {escape(note)}")
         return 0

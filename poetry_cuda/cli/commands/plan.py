@@ -86,7 +86,7 @@ class PlanCommand(CudaCommand):
                 self.line(line)
             self.line(backend_line(backend, reason))
             if reports is not None:
-                self.line("<info>Index check</info>:")
+                self.line(f"<info>Index check</info> ({index_check_said()}):")
                 for report in reports:
                     for line in report.lines():
                         self.line(f"  {escape(line)}")
@@ -107,6 +107,17 @@ class PlanCommand(CudaCommand):
 
     def backend_line(self, planned: Planned) -> str:
         return backend_line(*self.backend(planned))
+
+
+def index_check_said() -> str:
+    """How the index check ran: online, and within which limits."""
+    from poetry_cuda.doctor.index_check import CHECK_TIMEOUT
+    from poetry_cuda.doctor.index_check import REQUEST_TIMEOUT
+
+    return (
+        f"online: at most {REQUEST_TIMEOUT:g} s a page, redirects included, and "
+        f"{CHECK_TIMEOUT:g} s in all"
+    )
 
 
 def mirror_lines(settings: Settings) -> list[str]:
