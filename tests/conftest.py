@@ -1,9 +1,6 @@
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
-import tempfile
 
 from typing import TYPE_CHECKING
 
@@ -30,10 +27,6 @@ if TYPE_CHECKING:
 for _locale in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
     os.environ.pop(_locale, None)
 os.environ["LANG"] = "C.UTF-8"
-# The knowledge base's cache of this process (tests that load it in-process) is the suite's
-# own, never the developer's; child processes get one inside their test's home.
-os.environ["POETRY_CUDA_CACHE_DIR"] = tempfile.mkdtemp(prefix="poetry-cuda-cache-")
-atexit.register(shutil.rmtree, os.environ["POETRY_CUDA_CACHE_DIR"], ignore_errors=True)
 
 # CI replays the same examples every run: a property that fails there fails for everyone,
 # reproducibly, instead of on one run in many. Local runs keep exploring new examples.

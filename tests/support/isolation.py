@@ -72,7 +72,6 @@ def hermetic_env(home: Path, **extra: str) -> dict[str, str]:
             "POETRY_CONFIG_DIR": str(home / "poetry-config"),
             "POETRY_CACHE_DIR": str(home / "poetry-cache"),
             "POETRY_DATA_DIR": str(home / "poetry-data"),
-            "POETRY_CUDA_CACHE_DIR": str(home / "poetry-cuda-cache"),
             "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
             "UV_CACHE_DIR": str(home / "uv-cache"),
         }
