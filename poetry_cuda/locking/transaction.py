@@ -78,7 +78,8 @@ if TYPE_CHECKING:
 JOURNAL = ".poetry-cuda.journal"
 # Every file a run may edit: `lock` edits pyproject.toml, its manager's lock and cuda.lock,
 # the plugin's `poetry add` pyproject.toml and poetry.lock. A journal names no other.
-EDITED = ("pyproject.toml", "poetry.lock", "uv.lock", "cuda.lock")
+PYPROJECT = "pyproject.toml"
+EDITED = (PYPROJECT, "poetry.lock", "uv.lock", "cuda.lock")
 WAIT_VARIABLE = "POETRY_CUDA_LOCK_TIMEOUT"
 DEFAULT_WAIT = 120.0  # seconds: longer than a warm lock, short enough to notice a stuck run
 JOURNAL_LIMIT = 256 * 1024 * 1024  # snapshots of a few lock files of some MiB each
@@ -242,8 +243,9 @@ def _refused(path: Path, found: str) -> InputFileError:
     return InputFileError(
         f"{path}: {found}",
         why="poetry-cuda edits pyproject.toml and the lock files only as regular files in the "
-        "project, or through a link to an existing regular file, so that no write lands "
-        "anywhere else (a clone can hold any kind of file under these names)",
+        "project, or through a link to an existing regular file (for a lock file, one inside "
+        "the project), so that no write lands anywhere else (a clone can hold any kind of "
+        "file under these names)",
         fix=f"put the file itself (or a link to an existing file) at {path}, or remove what is "
         "there, then run this again",
     )
@@ -273,6 +275,10 @@ def _found(project: Path, name: str) -> _File:
             raise _refused(path, "a loop of symbolic links")
         if (kind := file_kind(info.st_mode)) is not None:
             raise _refused(path, f"a symbolic link to {kind} ({link})")
+        if name != PYPROJECT and not Path(link).is_relative_to(os.path.realpath(project)):
+            # A shared pyproject.toml is a layout people choose; a lock file linked out of
+            # the project is what a clone would use to make this run write elsewhere.
+            raise _refused(path, f"a symbolic link to a file outside the project ({link})")
     elif (kind := file_kind(info.st_mode)) is not None:
         raise _refused(path, f"not a regular file but {kind}")
     where = Path(link) if link is not None else path

@@ -383,6 +383,22 @@ def test_a_file_a_run_edits_of_the_wrong_kind_is_refused_before_any_write(
     assert not (project.parent / "created").exists()
 
 
+@pytest.mark.parametrize("name", ["cuda.lock", "poetry.lock"])
+def test_a_lock_file_linked_out_of_the_project_is_refused_before_any_write(
+    module_cli: Cli, project: Path, name: str
+) -> None:
+    # A regular file outside the project, which a hostile clone's link aims the lock at.
+    (project / name).unlink()
+    (project / name).symlink_to("../victim")
+    before_tree = tree(project.parent)
+    result = module_cli.run("lock", cwd=project)
+    assert result.code == 2, result.stderr
+    # cuda.lock is read (and the victim's bytes refused as TOML) before any write is planned.
+    assert "outside the project" in result.stderr or name == "cuda.lock"
+    assert tree(project.parent) == before_tree
+    assert (project.parent / "victim").read_bytes() == PRECIOUS
+
+
 # -- undoing a dead run never writes through a link ----------------------------------------
 
 
