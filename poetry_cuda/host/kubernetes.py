@@ -30,6 +30,7 @@ or one error naming where) and linear in the number of nodes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -143,10 +144,9 @@ LABEL_WHY = (
 
 
 @frozen
-class Node:
-    """One GPU node's facts, read from its GFD labels."""
+class NodeFacts:
+    """What the GFD labels of a GPU node say (many nodes share them: one pool's)."""
 
-    name: str
     os: OperatingSystem
     machine: str
     driver: DriverVersion | None
@@ -157,9 +157,15 @@ class Node:
     gpus: int | None  # `nvidia.com/gpu.count`
 
     @property
-    def facts(self) -> tuple[object, ...]:
+    def planned(self) -> tuple[object, ...]:
         """What a plan depends on, and so what makes two nodes one group."""
         return (self.os, self.machine, self.driver, self.cuda, self.capability)
+
+
+Node = tuple[str, NodeFacts]  # a GPU node: its name and facts
+# The labels and node info a node's facts are read from: nodes that have the same values
+# have the same facts, read once.
+FACT_LABELS = (*GFD_LABELS, *DRIVER_REVISIONS, PRODUCT, COUNT, *ARCH, *OS)
 
 
 @frozen
@@ -243,6 +249,9 @@ def read_document(source: str, stdin: BinaryIO | None) -> tuple[object, str]:
         data = _read_stream(stdin, name)
     else:
         name = source
+        with contextlib.suppress(OSError):  # read_bounded says what is wrong with the path
+            if Path(source).stat().st_size > KUBERNETES_LIMIT:
+                raise _too_large(name)
         data = read_bounded(Path(source), limit=KUBERNETES_LIMIT, name=name)
     try:
         return json.loads(data), name
@@ -277,15 +286,19 @@ def _read_stream(stream: BinaryIO | None, name: str) -> bytes:
     except OSError as error:
         raise InputFileError(f"{name}: cannot read it ({error.strerror or error})") from None
     if len(data) > KUBERNETES_LIMIT:
-        raise InputFileError(
-            f"{name}: larger than {KUBERNETES_LIMIT // MiB} MiB",
-            why="`kubectl get nodes -o json` of the largest cluster Kubernetes supports stays "
-            "far below this; reading more could exhaust the memory",
-            fix="keep only what poetry-cuda reads: kubectl get nodes -o json | jq "
-            "'{items: [.items[] | {metadata: {name: .metadata.name, labels: .metadata.labels}, "
-            "status: {nodeInfo: .status.nodeInfo, capacity: .status.capacity}}]}'",
-        )
+        raise _too_large(name)
     return data
+
+
+def _too_large(name: str) -> InputFileError:
+    return InputFileError(
+        f"{name}: larger than {KUBERNETES_LIMIT // MiB} MiB",
+        why="`kubectl get nodes -o json` of the largest cluster Kubernetes supports stays "
+        "below this; reading more could exhaust the memory",
+        fix="keep only what poetry-cuda reads: kubectl get nodes -o json | jq "
+        "'{items: [.items[] | {metadata: {name: .metadata.name, labels: .metadata.labels}, "
+        "status: {nodeInfo: .status.nodeInfo, capacity: .status.capacity}}]}'",
+    )
 
 
 def parse_selector(texts: Iterable[str]) -> tuple[tuple[str, str], ...]:
@@ -558,6 +571,7 @@ def read_cluster(
     seen: set[str] = set()
     matched = 0
     gpu_nodes: list[Node] = []
+    read: dict[tuple[object, ...], NodeFacts] = {}
     cpu_only: list[str] = []
     unlabelled: list[str] = []
     for index, item in enumerate(items):
@@ -571,7 +585,8 @@ def read_cluster(
         matched += 1
         status = reader.mapping(item, "status", f"node {name}: status")
         if any(raw_labels.get(key) is not None for key in GFD_LABELS):
-            gpu_nodes.append(_node(_Labels(reader, name, raw_labels), status))
+            info = reader.mapping(status, "nodeInfo", f"node {name}: status.nodeInfo")
+            gpu_nodes.append((name, _facts(_Labels(reader, name, raw_labels), info, read)))
         elif _has_gpu(raw_labels, status):
             unlabelled.append(name)
         elif not gpu_only:
@@ -587,8 +602,25 @@ def read_cluster(
     )
 
 
-def _node(labels: _Labels, status: Mapping[str, Any]) -> Node:
-    info = labels.reader.mapping(status, "nodeInfo", f"node {labels.node}: status.nodeInfo")
+def _facts(
+    labels: _Labels, info: Mapping[str, Any], read: dict[tuple[object, ...], NodeFacts]
+) -> NodeFacts:
+    """The node's facts: read from its labels, or as read for a node with the same values."""
+    key = (
+        *(labels.labels.get(name) for name in FACT_LABELS),
+        info.get("architecture"),
+        info.get("operatingSystem"),
+    )
+    try:
+        return read[key]
+    except KeyError:
+        facts = read[key] = _read_facts(labels, info)
+    except TypeError:  # a value no label holds (a list, an object): the reading names it
+        facts = _read_facts(labels, info)
+    return facts
+
+
+def _read_facts(labels: _Labels, info: Mapping[str, Any]) -> NodeFacts:
     driver, cuda, capability = labels.driver(), labels.cuda(), labels.capability()
     if driver is None and cuda is None:
         raise labels.reader.fail(
@@ -599,8 +631,7 @@ def _node(labels: _Labels, status: Mapping[str, Any]) -> Node:
             fix="restart gpu-feature-discovery on the node to write its labels again",
         )
     product, partition = _product(labels.get(PRODUCT))
-    return Node(
-        name=labels.node,
+    return NodeFacts(
         os=_os(labels, info),
         machine=_machine(labels, info),
         driver=driver,
@@ -619,29 +650,29 @@ def group_nodes(nodes: Iterable[Node]) -> tuple[NodeGroup, ...]:
     """The nodes grouped by their facts, each group named, sorted by name."""
     members: dict[tuple[object, ...], list[Node]] = {}
     for node in nodes:
-        members.setdefault(node.facts, []).append(node)
-    ordered = sorted(members.values(), key=lambda group: _order(group[0]))
+        members.setdefault(node[1].planned, []).append(node)
+    ordered = sorted(members.values(), key=lambda group: _order(group[0][1]))
     names = _names(ordered)
     groups = [_group(name, group) for name, group in zip(names, ordered, strict=True)]
     return tuple(sorted(groups, key=lambda group: group.name))
 
 
-def _order(node: Node) -> tuple[object, ...]:
+def _order(facts: NodeFacts) -> tuple[object, ...]:
     """A total order of the facts (None first), so that names are given the same way."""
     return (
-        node.os,
-        node.machine,
-        (node.driver is not None, node.driver.parts if node.driver else ()),
-        (node.cuda is not None, node.cuda or CudaVersion(0, 0)),
-        (node.capability is not None, node.capability or ComputeCapability(0, 0)),
+        facts.os,
+        facts.machine,
+        (facts.driver is not None, facts.driver.parts if facts.driver else ()),
+        (facts.cuda is not None, facts.cuda or CudaVersion(0, 0)),
+        (facts.capability is not None, facts.capability or ComputeCapability(0, 0)),
     )
 
 
 def _group(name: str, nodes: list[Node]) -> NodeGroup:
-    first = nodes[0]
-    counts = Counter(node.product for node in nodes)
+    first = nodes[0][1]
+    counts = Counter(facts.product for _, facts in nodes)
     products = sorted(counts, key=lambda product: (-counts[product], product))
-    counted = [node.gpus for node in nodes]
+    counted = [facts.gpus for _, facts in nodes]
     return NodeGroup(
         name=name,
         os=first.os,
@@ -650,8 +681,8 @@ def _group(name: str, nodes: list[Node]) -> NodeGroup:
         cuda=first.cuda,
         capability=first.capability,
         products=tuple(products),
-        partitions=tuple(sorted({node.partition for node in nodes} - {""})),
-        nodes=tuple(sorted(node.name for node in nodes)),
+        partitions=tuple(sorted({facts.partition for _, facts in nodes} - {""})),
+        nodes=tuple(sorted(node_name for node_name, _ in nodes)),
         gpus=None if None in counted else sum(n for n in counted if n is not None),
     )
 
@@ -660,8 +691,8 @@ def _names(groups: Sequence[list[Node]]) -> list[str]:
     """``k8s-<products>-<driver branch>`` for each group; where groups would share a name,
     the rest of the driver version, then the compute capability, then the machine (each
     where it differs among them) and finally a number tell them apart."""
-    names = [f"k8s-{_products_slug(group)}-{_branch(group[0])}" for group in groups]
-    distinctions = [_distinction(group[0]) for group in groups]
+    names = [f"k8s-{_products_slug(group)}-{_branch(group[0][1])}" for group in groups]
+    distinctions = [_distinction(group[0][1]) for group in groups]
     for step in range(3):
         sharing: dict[str, list[int]] = {}
         for index, name in enumerate(names):
@@ -683,28 +714,30 @@ def _names(groups: Sequence[list[Node]]) -> list[str]:
     return unique
 
 
-def _distinction(node: Node) -> tuple[str, str, str]:
+def _distinction(facts: NodeFacts) -> tuple[str, str, str]:
     """What tells apart groups of one name, most telling first: ``.183.01`` (the driver
     version after its branch), ``-sm80``, ``-aarch64``."""
-    version = node.driver.text if node.driver else ""
-    capability = node.capability
+    version = facts.driver.text if facts.driver else ""
+    capability = facts.capability
     return (
         version[version.find(".") :] if "." in version else "",
         f"-sm{capability.major}{capability.minor}" if capability else "",
-        f"-{node.machine}",
+        f"-{facts.machine}",
     )
 
 
-def _branch(node: Node) -> str:
+def _branch(facts: NodeFacts) -> str:
     """The driver branch (``535``), or the highest CUDA where the version is unknown."""
-    if node.driver is not None:
-        return str(node.driver.parts[0])
-    cuda = node.cuda
+    if facts.driver is not None:
+        return str(facts.driver.parts[0])
+    cuda = facts.cuda
     return f"cuda{cuda.major}.{cuda.minor}" if cuda else "driver"
 
 
 def _products_slug(nodes: Sequence[Node]) -> str:
-    counts = Counter(slug(node.product) for node in nodes)
+    counts: Counter[str] = Counter()
+    for product, count in Counter(facts.product for _, facts in nodes).items():
+        counts[slug(product)] += count
     slugs = sorted(counts, key=lambda name: (-counts[name], name))
     joined = slugs[0]
     for more in slugs[1:]:
