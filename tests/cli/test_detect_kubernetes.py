@@ -317,3 +317,22 @@ def test_the_gh200_pool_plans_for_aarch64(cli: Cli, tmp_path: Path, server: Worl
     (torch,) = plan["packages"]
     assert torch["variant"] == "cu126"  # torch 2.6's only CUDA build for Linux aarch64
     assert "sm_90" in torch["reason"]
+
+
+def test_the_readme_shows_what_it_prints(cli: Cli, tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Clusters\n", 1)[1]
+    block = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+    assert block[:2] == [
+        "$ kubectl get nodes -o json > nodes.json",
+        "$ poetry-cuda detect --kubernetes nodes.json --write-targets hosts",
+    ]
+    shutil.copy(MIXED, tmp_path / "nodes.json")
+    result = cli.run(
+        "detect", "--kubernetes", "nodes.json", "--write-targets", "hosts", cwd=tmp_path
+    )
+    assert result.code == 0, result.stderr
+    printed = result.stdout.splitlines()
+    shown = [line for line in block[2:] if line != "..."]
+    assert all(line in printed for line in shown), (shown, printed)
+    assert printed[: printed.index("k8s-l4-570: 3 nodes, linux x86_64")] == block[2:7]
