@@ -119,7 +119,7 @@ GFD_LABELS = (
 # mark, Node Feature Discovery's PCI vendor 10de labels (their name depends on NFD's
 # configuration), a product labelled by hand, and the accelerator labels of GKE and
 # CoreWeave; or an `nvidia.com/...` extended resource in the node's capacity.
-GPU_MARKS = ("nvidia.com/gpu.present", PRODUCT)
+GPU_PRESENT = "nvidia.com/gpu.present"
 GPU_ACCELERATOR_LABELS = ("cloud.google.com/gke-accelerator", "gpu.nvidia.com/model")
 NFD_PCI = re.compile(r"feature\.node\.kubernetes\.io/pci-(?:[0-9a-f]{4}_)?10de\.present")
 # GFD writes `unknown` for versions it cannot read (the Tegra CUDA library path).
@@ -382,7 +382,7 @@ class _Reader:
 
 
 class _Labels:
-    """One node's labels, each read at most as a string of a label value's length."""
+    """One node's labels, each read as a string no longer than a label value may be."""
 
     def __init__(self, reader: _Reader, node: str, labels: Mapping[str, Any]) -> None:
         self.reader = reader
@@ -523,7 +523,7 @@ def _os(labels: _Labels, info: Mapping[str, Any]) -> OperatingSystem:
         return "linux"
     if found == "windows":
         return "windows"
-    raise labels.fail(OS[0], found, "not an operating system poetry-cuda plans for (linux)")
+    raise labels.fail(OS[0], found, "not an operating system GPU nodes run (linux)")
 
 
 def _product(text: str | None) -> tuple[str, str]:
@@ -540,7 +540,7 @@ def _product(text: str | None) -> tuple[str, str]:
 
 def _has_gpu(labels: Mapping[str, Any], status: Mapping[str, Any]) -> bool:
     """Whether a node without GFD labels still says it has an NVIDIA GPU."""
-    if labels.get(GPU_MARKS[0]) == "true" or isinstance(labels.get(PRODUCT), str):
+    if labels.get(GPU_PRESENT) == "true" or isinstance(labels.get(PRODUCT), str):
         return True
     if any(isinstance(labels.get(key), str) for key in GPU_ACCELERATOR_LABELS):
         return True
