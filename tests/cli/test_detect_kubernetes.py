@@ -307,16 +307,65 @@ def test_the_plan_names_the_group_that_ruled_a_build_out(
     assert torch["reason"].startswith("driver 535.183.01 supports CUDA <= 12.2")
 
 
-def test_the_gh200_pool_plans_for_aarch64(cli: Cli, tmp_path: Path, server: WorldServer) -> None:
+@pytest.mark.slow
+def test_the_gh200_pool_locks_for_aarch64(cli: Cli, tmp_path: Path, server: WorldServer) -> None:
     project = cluster_project(tmp_path, server, "torch==2.6.0")
     write_targets(cli, project, FIXTURES / "gh200-aarch64.json")
-    result = cli.run("plan", "--json", cwd=project)
+    result = cli.run("lock", cwd=project, env={**UV_OFFLINE, "UV_HTTP_RETRIES": "0"})
     assert result.code == 0, result.stderr
-    plan = json.loads(result.stdout)
-    assert plan["targets"] == ["the 2 nodes of k8s-gh200-580"]
-    (torch,) = plan["packages"]
+    assert result.stdout.startswith("Plan for the 2 nodes of k8s-gh200-580 (policy newest)")
+    lock = read_toml(project / "cuda.lock")
+    (target,) = lock["targets"]
+    assert target == {
+        "label": "the 2 nodes of k8s-gh200-580",
+        "os": "linux",
+        "machine": "aarch64",
+        "driver": "580.95.05",
+        "cuda": "13.0",
+        "compute-capabilities": ["9.0"],
+    }
+    (torch,) = lock["packages"]
     assert torch["variant"] == "cu126"  # torch 2.6's only CUDA build for Linux aarch64
-    assert "sm_90" in torch["reason"]
+    assert "sm_90 has SASS in cu126" in torch["reason"]
+
+
+@pytest.mark.slow
+def test_a_mig_node_and_both_label_generations_lock(
+    cli: Cli, tmp_path: Path, server: WorldServer
+) -> None:
+    project = cluster_project(tmp_path, server, "torch==2.5.1")
+    write_targets(cli, project, FIXTURES / "mig-node.json")
+    write_targets(cli, project, FIXTURES / "label-generations.json")
+    result = cli.run("lock", cwd=project, env={**UV_OFFLINE, "UV_HTTP_RETRIES": "0"})
+    assert result.code == 0, result.stderr
+    lock = read_toml(project / "cuda.lock")
+    facts = {
+        t["label"]: (t["driver"], t["cuda"], t["compute-capabilities"]) for t in lock["targets"]
+    }
+    assert facts == {
+        "the 1 node of k8s-a100-535": ("535.183.01", "12.2", ["8.0"]),  # MIG: the A100's own
+        "the 1 node of k8s-t4-525": ("525.105.17", "12.0", ["7.5"]),  # the older labels
+        "the 1 node of k8s-a10g-550": ("550.120", "12.4", ["8.6"]),
+        "the 1 node of k8s-l40s-570": ("570.172.08", "12.8", ["8.9"]),
+    }
+    (torch,) = lock["packages"]
+    assert torch["variant"] == "cu124"
+
+
+@pytest.mark.slow
+def test_five_thousand_nodes_lock(cli: Cli, tmp_path: Path, server: WorldServer) -> None:
+    project = cluster_project(tmp_path, server, "torch==2.7.1")
+    written = piped(
+        cli, json.dumps(cluster(5000)).encode(), "--write-targets", "hosts", cwd=project
+    )
+    assert written.code == 0, written.stderr
+    result = cli.run("lock", cwd=project, env={**UV_OFFLINE, "UV_HTTP_RETRIES": "0"})
+    assert result.code == 0, result.stderr
+    lock = read_toml(project / "cuda.lock")
+    assert len(lock["targets"]) == 15
+    assert sum(int(t["label"].split()[1]) for t in lock["targets"]) == 4500
+    assert {t["machine"] for t in lock["targets"]} == {"x86_64", "aarch64"}
+    assert [p["variant"] for p in lock["packages"]] == ["cu128"]
 
 
 def test_the_readme_shows_what_it_prints(cli: Cli, tmp_path: Path) -> None:
