@@ -2,7 +2,9 @@
 
 `detect --json` prints a `HostProfile`; `--target FILE` reads one. A target file may
 omit everything but ``os``; `driver.cuda` may then be derived from `driver.version`
-with NVIDIA's table (see `poetry_cuda.knowledge`), which is the caller's job.
+with NVIDIA's table (see `poetry_cuda.knowledge`), which is the caller's job. A profile
+that `detect --kubernetes` wrote for a group of cluster nodes also says which `nodes` it
+stands for, and is called after them ("the 4 nodes of k8s-a100-535").
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import dataclasses
 import json
 
 from dataclasses import field
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -111,6 +114,27 @@ class ProbeReport:
     detail: str
 
 
+# A Kubernetes node's name is a DNS subdomain name, at most 253 characters. A profile
+# records the names of up to 10,000 nodes (about 2.5 MiB, under PROFILE_LIMIT) and the
+# count of them all; no cluster comes near a million nodes.
+NODE_NAME_LIMIT = 253
+NODE_NAMES_RECORDED = 10_000
+NODE_COUNT_LIMIT = 1_000_000
+
+
+@frozen
+class Nodes:
+    """The Kubernetes nodes a profile stands for: how many, and their names (sorted; the
+    first `NODE_NAMES_RECORDED` of them where there are more)."""
+
+    count: int
+    names: tuple[str, ...]
+
+    def label(self, group: str) -> str:
+        """How plans and messages call the profile: ``the 4 nodes of k8s-a100-535``."""
+        return f"the {self.count} node{'s' * (self.count != 1)} of {group}"
+
+
 @frozen
 class HostProfile:
     os: OperatingSystem
@@ -122,6 +146,7 @@ class HostProfile:
     problems: tuple[Problem, ...] = ()
     probes: tuple[ProbeReport, ...] = ()
     label: str = "this machine"
+    nodes: Nodes | None = None  # the cluster nodes a profile from `detect --kubernetes` stands for
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -129,8 +154,8 @@ class HostProfile:
         return tuple(sorted({gpu.compute_capability for gpu in self.gpus}))
 
     def to_json(self) -> dict[str, Any]:
-        """The SPEC's profile document (plus `problems` and `probes`)."""
-        return {
+        """The SPEC's profile document (plus `problems` and `probes`, and `nodes` if any)."""
+        document: dict[str, Any] = {
             "schema": SCHEMA,
             "os": self.os,
             "machine": self.machine,
@@ -167,6 +192,9 @@ class HostProfile:
                 {"probe": p.probe, "result": p.result, "detail": p.detail} for p in self.probes
             ],
         }
+        if self.nodes is not None:
+            document["nodes"] = {"count": self.nodes.count, "names": list(self.nodes.names)}
+        return document
 
 
 VOICE = Voice(
@@ -247,6 +275,7 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
         for raw in top.tables("cudnn", what=OBJECTS, item=OBJECT)
     ]
 
+    nodes = _nodes(top)
     return HostProfile(
         os=os_name,
         machine=machine.lower(),
@@ -254,8 +283,37 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
         gpus=tuple(gpus),
         toolkits=tuple(toolkits),
         cudnn=tuple(cudnn),
-        label=origin,
+        label=origin if nodes is None else nodes.label(group_name(origin)),
+        nodes=nodes,
     )
+
+
+def group_name(origin: str) -> str:
+    """The node group a profile file is named after: ``k8s-a100-535`` for
+    ``hosts/k8s-a100-535.json``."""
+    return PurePath(origin).name.removesuffix(".json") or origin
+
+
+def _nodes(top: Table) -> Nodes | None:
+    """The profile's `nodes` entry: a count, and at most that many names."""
+    raw = top.table("nodes", None, what=OBJECT)
+    if raw is None:
+        return None
+    count = raw.value("count", int, "an integer")
+    if not 1 <= count <= NODE_COUNT_LIMIT:
+        raise raw.error("count", f"{count} is not a number of nodes (1 to {NODE_COUNT_LIMIT:,})")
+    names = raw.texts("names", ())
+    if len(names) > min(count, NODE_NAMES_RECORDED):
+        raise raw.error(
+            "names",
+            f"{len(names)} names for {count} nodes (at most {NODE_NAMES_RECORDED:,} are recorded)",
+        )
+    for index, name in enumerate(names):
+        if not 0 < len(name) <= NODE_NAME_LIMIT:
+            raise raw.error(
+                f"names[{index}]", f"not a node name (1 to {NODE_NAME_LIMIT} characters)"
+            )
+    return Nodes(count, names)
 
 
 def load_target(path: Path, *, label: str | None = None) -> HostProfile:

@@ -1,4 +1,4 @@
-"""`detect`: report the host (or validate target profiles)."""
+"""`detect`: report the host (or validate target profiles, or group a cluster's GPU nodes)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,27 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import HostProfile
 
 
+KUBERNETES_OPTIONS = (
+    Option(
+        "kubernetes",
+        "Group the GPU nodes of `kubectl get nodes -o json` in FILE (--kubernetes=- reads stdin).",
+        flag=False,
+    ),
+    Option(
+        "write-targets",
+        "With --kubernetes: write one host profile per node group into this folder.",
+        flag=False,
+    ),
+    Option(
+        "selector",
+        "With --kubernetes: only the nodes with label KEY=VALUE (repeatable).",
+        flag=False,
+        multiple=True,
+    ),
+    Option("gpu-only", "With --kubernetes: leave out the nodes without GPUs."),
+)
+
+
 class DetectCommand(CudaCommand):
     name = "detect"
     description = "Report the NVIDIA driver, its highest CUDA, GPUs, CUDA toolkits and cuDNN."
@@ -29,9 +50,14 @@ class DetectCommand(CudaCommand):
             flag=False,
             multiple=True,
         ),
+        *KUBERNETES_OPTIONS,
     )
 
     def run_command(self) -> int:
+        if any(self.option(option.name) for option in KUBERNETES_OPTIONS):
+            from poetry_cuda.cli.commands.detect_kubernetes import detect_cluster
+
+            return detect_cluster(self)
         from poetry_cuda.cli.machine import detect_this_machine
         from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
         from poetry_cuda.planning.targets import load_targets
