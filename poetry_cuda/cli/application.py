@@ -19,12 +19,12 @@ from cleo.io.outputs.stream_output import StreamOutput
 from cleo.loaders.factory_command_loader import FactoryCommandLoader
 
 from poetry_cuda import __version__
-from poetry_cuda.cli.commands import COMMANDS
-from poetry_cuda.cli.commands import load_command
 from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.commands.base import user_language
+from poetry_cuda.cli.commands.cleo_command import cleo_command_named
 from poetry_cuda.cli.commands.namespace import unknown_command
+from poetry_cuda.cli.registry import COMMANDS
 from poetry_cuda.errors import UsageError
 
 
@@ -97,7 +97,7 @@ def create_application() -> Application:
     application = ConsoleApplication("poetry-cuda", __version__)
     application.set_display_name("poetry-cuda")
     application.set_command_loader(
-        FactoryCommandLoader({name: partial(load_command, name) for name in COMMANDS})
+        FactoryCommandLoader({name: partial(cleo_command_named, name) for name in COMMANDS})
     )
     return application
 

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.cli.commands import COMMANDS
-from poetry_cuda.cli.commands import command_class
 from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.markup import render
 from poetry_cuda.cli.prefetch import start_ahead
+from poetry_cuda.cli.registry import COMMANDS
+from poetry_cuda.cli.registry import command as command_class
 from poetry_cuda.cli.terminal import colour_support
 
 

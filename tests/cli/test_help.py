@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda import __version__
-from poetry_cuda.cli.commands import COMMANDS
-from poetry_cuda.cli.commands import load_command
+from poetry_cuda.cli.registry import COMMANDS
+from poetry_cuda.cli.registry import command
 
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def test_doctor_help_shows_its_json_as_written(cli: Cli, tmp_path: Path) -> None
 
 def _lists_every_command(text: str, prefix: str = "") -> None:
     for name in COMMANDS:
-        description = load_command(name).description
+        description = command(name).description
         assert re.search(
             rf"^ +{re.escape(prefix + name)} +{re.escape(description)}$", text, re.MULTILINE
         ), (

@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from poetry_cuda.cli.application import create_application
-from poetry_cuda.cli.commands import COMMANDS
-from poetry_cuda.cli.commands import command_class
 from poetry_cuda.cli.markup import STYLES
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.cli.markup import render
 from poetry_cuda.cli.quick import parse
+from poetry_cuda.cli.registry import COMMANDS
+from poetry_cuda.cli.registry import command as command_class
 
 
 TEXT = st.text(alphabet=st.sampled_from("ab <>/\\=;\0\n\x1bé"), max_size=12)

@@ -20,6 +20,7 @@ from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.prefetch import start_ahead
+from poetry_cuda.cli.registry import command
 from poetry_cuda.errors import UsageError
 
 
@@ -97,3 +98,8 @@ def cleo_command(body: type[CudaCommand], name: str) -> CleoCommand:
     }
     command_class: type[CleoCommand] = type(body.__name__, (CleoCommand,), attributes)
     return command_class()
+
+
+def cleo_command_named(name: str, *, prefix: str = "") -> CleoCommand:
+    """Command `name` for cleo, registered as `prefix + name` (e.g. "cuda plan")."""
+    return cleo_command(command(name), prefix + name)

@@ -12,6 +12,7 @@ from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import section
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.cli.registry import detect_this_machine
 
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ class DetectCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda.cli.machine import detect_this_machine
         from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
         from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.request.settings import Settings

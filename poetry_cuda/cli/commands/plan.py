@@ -15,8 +15,8 @@ from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
-from poetry_cuda.cli.machine import detect_this_machine
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.cli.registry import detect_this_machine
 from poetry_cuda.messages import message
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
