@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import sys
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.markup import render
-from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.cli.registry import COMMANDS
 from poetry_cuda.cli.registry import command as command_class
 from poetry_cuda.cli.terminal import colour_support
@@ -74,7 +72,6 @@ def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     values = parse(command, argv[1:])
     if values is None:
         return None
-    start_ahead(argv[0], values.__getitem__, environ, Path.cwd())
     try:
         return command(StreamPort(values, port_colours), argv[0]).execute()
     except Exception as error:  # noqa: BLE001 - a bug, shown as cleo would show it

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.cli.commands.base import CudaCommand
+    from poetry_cuda.host.nvml import EarlyWorker
     from poetry_cuda.host.profiles import HostProfile
 
 
@@ -88,8 +89,10 @@ def command(name: str) -> type[CudaCommand]:
     return COMMANDS[name]()
 
 
-def detect_this_machine(environ: Mapping[str, str]) -> HostProfile:
+def detect_this_machine(
+    environ: Mapping[str, str], *, early: EarlyWorker | None = None
+) -> HostProfile:
     """`host.detect.detect_this_machine`, its probes imported on the first call."""
     from poetry_cuda.host.detect import detect_this_machine as detect
 
-    return detect(environ)
+    return detect(environ, early=early)

@@ -21,6 +21,9 @@ from typing import NamedTuple
 from typing import Protocol
 
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.cli.prefetch import Ahead
+from poetry_cuda.cli.prefetch import start_ahead
+from poetry_cuda.cli.registry import detect_this_machine
 from poetry_cuda.display import shown
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
@@ -32,6 +35,9 @@ from poetry_cuda.messages import language_of
 
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.messages import Language
 
 
@@ -213,10 +219,15 @@ class CudaCommand:
     def __init__(self, port: Port, invoked_as: str) -> None:
         self.port = port
         self.invoked_as = invoked_as
+        self.ahead = Ahead()  # what `execute` starts for the command to collect
 
     def execute(self) -> int:
         """Run the command: its exit code, an error's, 130 when interrupted, 141 when the
-        reader of its output went away."""
+        reader of its output went away.
+
+        What the command will wait for starts first (`prefetch`), and what it did not
+        collect is stopped when it ends."""
+        self.ahead = start_ahead(self.name, self.option, os.environ, self.project_start())
         try:
             return self._execute()
         except BrokenPipeError:
@@ -227,6 +238,8 @@ class CudaCommand:
             os.dup2(devnull, sys.stdout.fileno())
             os.close(devnull)
             return BROKEN_PIPE_EXIT
+        finally:
+            self.ahead.stop()
 
     def _execute(self) -> int:
         try:
@@ -256,6 +269,11 @@ class CudaCommand:
     def report_error(self, error: PoetryCudaError) -> None:
         for line in error_lines(error, user_language()):
             self.port.write(line, error=True)
+
+    def detect_this_machine(self, environ: Mapping[str, str]) -> HostProfile:
+        """This machine's profile, from the NVML worker started ahead if there is one (what
+        planning takes as `detect`)."""
+        return detect_this_machine(environ, early=self.ahead.early)
 
     def project_start(self) -> Path:
         """Where to look for the project: Poetry's --project/--directory, else the cwd."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
@@ -19,7 +17,6 @@ from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.commands.base import user_language
-from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.cli.registry import command
 from poetry_cuda.errors import UsageError
 
@@ -47,10 +44,7 @@ class CleoCommand(Command):
             return UsageError.exit_code
 
     def handle(self) -> int:
-        port = _CleoPort(self)
-        command = self.body(port, self.name or self.body.name)
-        start_ahead(self.body.name, self.option, os.environ, command.project_start())
-        return command.execute()
+        return self.body(_CleoPort(self), self.name or self.body.name).execute()
 
 
 class _CleoPort:

@@ -12,7 +12,6 @@ from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import section
 from poetry_cuda.cli.markup import escape
-from poetry_cuda.cli.registry import detect_this_machine
 
 
 if TYPE_CHECKING:
@@ -45,7 +44,7 @@ class DetectCommand(CudaCommand):
             options,
             os.environ,
             nvidia,
-            detect=detect_this_machine,
+            detect=self.detect_this_machine,
             collapse=False,
         )
         profiles = [target.profile for target in targets]

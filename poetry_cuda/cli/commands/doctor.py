@@ -59,7 +59,7 @@ class DoctorCommand(CudaCommand):
         from poetry_cuda.knowledge.packaged import load
 
         kb = load()
-        facts = doctor.gather(self.project_start(), kb, environ=os.environ)
+        facts = doctor.gather(self.project_start(), kb, environ=os.environ, early=self.ahead.early)
         findings = doctor.run_checks(facts, kb)
         if self.option("deep"):
             findings += doctor.deep_checks(facts, os.environ)

@@ -17,7 +17,6 @@ from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
 from poetry_cuda.cli.markup import escape
-from poetry_cuda.cli.registry import detect_this_machine
 
 
 class LockCommand(PlanCommand):
@@ -58,7 +57,9 @@ class LockCommand(PlanCommand):
             options = dataclasses.replace(
                 self.planning_options(), recorded=lock.recorded_targets(project)
             )
-            planned = plan_project(project, options, load(), os.environ, detect=detect_this_machine)
+            planned = plan_project(
+                project, options, load(), os.environ, detect=self.detect_this_machine
+            )
             settings = planned.settings
             backend = backends.for_project(
                 settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
