@@ -156,3 +156,14 @@ def test_a_poetry_project_never_loads_the_uv_backend(tmp_path: Path, poetry_proj
     code, modules = imported(poetry_project, tmp_path, "lock")
     assert code == 0
     assert under(modules, ("poetry_cuda.backends.uv", "poetry_cuda.backends.uv_config")) == []
+
+
+@pytest.mark.parametrize(
+    "args", [("--help",), ("plan", "--help"), ("help", "run"), ("lokc",), ("plan", "--bogus")]
+)
+def test_help_and_usage_errors_need_no_cleo(
+    args: tuple[str, ...], tmp_path: Path, poetry_project: Path
+) -> None:
+    code, modules = imported(poetry_project, tmp_path, *args)
+    assert code in (0, 2)
+    assert under(modules, CLEO + POETRY_APPLICATION + TOML_EDITOR) == []

@@ -1,14 +1,16 @@
 """What every poetry-cuda command shares: its options, output, error rendering and exit codes.
 
 A command is written once, against `Port` (its options and arguments, and the output
-streams), and served two ways: by cleo (`cli.commands.cleo_command`), inside Poetry or the
-console script's application, and by the console script's quick path (`cli.quick`), which
-needs no cleo for the common invocations. Both print the same markup (`cli.markup`).
+streams), and served two ways: by the console script's front end (`cli.script`, argparse
+generated from the command's `Option` and `Argument` specs), and by cleo inside Poetry
+(`cli.commands.cleo_command`). Both print the same markup: cleo renders it in Poetry, and
+`cli.markup` for the script.
 """
 
 from __future__ import annotations
 
 import codecs
+import difflib
 import json
 import os
 import sys
@@ -50,21 +52,34 @@ EXIT_CODES_HELP = (
 
 
 class Option(NamedTuple):
-    """A `--name` option: a flag, or one that takes a value (several with `multiple`)."""
+    """A `--name` option: a flag, or one that takes a value (several with `multiple`);
+    `value` names the value in the script's help (`--target=FILE`), NAME by default."""
 
     name: str
     description: str
     flag: bool = True
     multiple: bool = False
+    value: str = ""
+
+    @property
+    def shown_value(self) -> str:
+        return self.value or self.name.upper()
 
 
 class Argument(NamedTuple):
-    """A positional argument (optional and repeatable ones only, so far)."""
+    """A positional argument (optional and repeatable ones only, so far). With `rest`,
+    it takes everything after its first word, options included (`run python -V`)."""
 
     name: str
     description: str
     optional: bool = True
     multiple: bool = False
+    rest: bool = False
+    value: str = ""
+
+    @property
+    def shown_value(self) -> str:
+        return self.value or self.name.upper()
 
 
 TARGET_OPTION = Option(
@@ -72,8 +87,11 @@ TARGET_OPTION = Option(
     "Plan for the host described by this profile (repeatable; see `detect --json`).",
     flag=False,
     multiple=True,
+    value="FILE",
 )
-CUDA_OPTION = Option("cuda", "auto, cpu, a variant (cu124), a version (12.4) or a range.", False)
+CUDA_OPTION = Option(
+    "cuda", "auto, cpu, a variant (cu124), a version (12.4) or a range.", False, value="SPEC"
+)
 POLICY_OPTION = Option("policy", "newest (default) or native.", flag=False)
 JSON_OPTION = Option("json", "Print JSON instead of the report.")
 
@@ -182,6 +200,16 @@ def _around(text: str, position: int) -> str:
     return f"{head!r}...{tail!r}" if at - 50 > 30 else repr(line[: at + 30]) + "..."
 
 
+def reader_gone() -> int:
+    """The reader of stdout went away (`plan | head -1`): stop quietly, with the code of a
+    pipeline member that SIGPIPE stopped, and send the rest of the output (and the flush
+    at exit) nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return BROKEN_PIPE_EXIT
+
+
 def user_language() -> Language:
     """The language of the user's locale, read here, at the interface edge, and passed on."""
     return language_of(os.environ)
@@ -201,6 +229,27 @@ def backend_line(name: str, reason: str) -> str:
 def literal_help(text: str) -> str:
     """`text` shown as written in `--help`, which cleo passes through str.format and tags."""
     return escape(text).replace("{", "{{").replace("}", "}}")
+
+
+def unknown_command(
+    name: str, known: list[str], program: str, lister: str, *, prefix: str = ""
+) -> UsageError:
+    """`name` is none of the `known` commands: say so once, with the nearest ones.
+
+    cleo's own suggestion counts a swap of two letters as two edits and misses `lokc`;
+    difflib's similarity ratio catches swaps and one-letter slips alike. `program` is how
+    the user runs them (`poetry cuda`, `poetry-cuda`), `lister` what lists them; `prefix`
+    is the namespace the names are shown in ("cuda ").
+    """
+    close = [prefix + match for match in difflib.get_close_matches(name, known, n=3, cutoff=0.6)]
+    what = f'The command "{prefix}{name}" does not exist.'
+    if close:
+        first = ", ".join(close[:-1])
+        what += f" Did you mean {f'{first} or ' if first else ''}{close[-1]}?"
+    return UsageError(
+        what,
+        fix=f"`{lister}` shows the commands, `{program} <command> --help` their options",
+    )
 
 
 class CudaCommand:
@@ -231,13 +280,7 @@ class CudaCommand:
         try:
             return self._execute()
         except BrokenPipeError:
-            # The reader went away (`plan | head -1`): stop quietly, with the code of a
-            # pipeline member that SIGPIPE stopped, and send the rest of the output (and
-            # the flush at exit) nowhere.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-            return BROKEN_PIPE_EXIT
+            return reader_gone()
         finally:
             self.ahead.stop()
 

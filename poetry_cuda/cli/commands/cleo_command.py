@@ -16,6 +16,7 @@ from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
 from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
+from poetry_cuda.cli.commands.base import literal_help
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.registry import command
 from poetry_cuda.errors import UsageError
@@ -80,7 +81,7 @@ def cleo_command(body: type[CudaCommand], name: str) -> CleoCommand:
         "body": body,
         "name": name,
         "description": body.description,
-        "help": body.help,
+        "help": literal_help(body.help),
         "options": [
             option(o.name, None, o.description, flag=o.flag, multiple=o.multiple)
             for o in body.options
