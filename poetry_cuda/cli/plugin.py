@@ -9,6 +9,7 @@ to unrelated Poetry commands.
 from __future__ import annotations
 
 import os
+import sys
 
 from contextlib import ExitStack
 from functools import partial
@@ -47,6 +48,10 @@ MIRROR_VARIABLES = "POETRY_CUDA_MIRROR_"
 
 class CudaApplicationPlugin(ApplicationPlugin):
     def activate(self, application: Application) -> None:
+        if "run" in sys.argv:  # `poetry cuda run CMD` runs now, before Poetry reads CMD's options
+            from poetry_cuda.cli.poetry_run import run_now
+
+            run_now(application, sys.argv[1:])
         application.command_loader.register_factory("cuda", _namespace_command)
         for name in COMMANDS:
             application.command_loader.register_factory(
