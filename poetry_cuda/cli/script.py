@@ -76,11 +76,21 @@ GLOBALS = (
 OWN_COMMANDS = {"help": "Displays help for a command.", "list": "Lists commands."}
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, used only to check the specs as they are added (the help
+    pages are written here): a fixed width, where asking the terminal's imports shutil."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=80)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, whose errors are usage errors: one message with `fix`, exit 2."""
 
     def __init__(self, fix: str) -> None:
-        super().__init__(prog=PROGRAM, add_help=False, allow_abbrev=False)
+        super().__init__(
+            prog=PROGRAM, add_help=False, allow_abbrev=False, formatter_class=_Formatter
+        )
         self.fix = fix
 
     def error(self, message: str) -> NoReturn:

@@ -10,7 +10,6 @@ generated from the command's `Option` and `Argument` specs), and by cleo inside 
 from __future__ import annotations
 
 import codecs
-import difflib
 import json
 import os
 import sys
@@ -241,6 +240,8 @@ def unknown_command(
     the user runs them (`poetry cuda`, `poetry-cuda`), `lister` what lists them; `prefix`
     is the namespace the names are shown in ("cuda ").
     """
+    import difflib  # only for a mistyped name
+
     close = [prefix + match for match in difflib.get_close_matches(name, known, n=3, cutoff=0.6)]
     what = f'The command "{prefix}{name}" does not exist.'
     if close:
