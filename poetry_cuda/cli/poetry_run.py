@@ -26,6 +26,7 @@ from poetry_cuda.cli.registry import command
 from poetry_cuda.cli.streams import StreamPort
 from poetry_cuda.cli.terminal import colour_support
 from poetry_cuda.errors import UsageError
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
@@ -41,13 +42,15 @@ NAME = ("cuda", "run")
 PLACES = ("directory", "project")
 
 
+@frozen
 class Invocation:
-    """`poetry [options] cuda run [options] [--] CMD [ARGS...]`, as read from the line."""
+    """`poetry [options] cuda run [options] [--] CMD [ARGS...]`, as read from the line:
+    the names of the options `before` CMD, CMD and its arguments (`argv`), and whether
+    `--` came before CMD (`dashed`)."""
 
-    def __init__(self, before: set[str], argv: list[str], dashed: bool) -> None:
-        self.before = before  # the names of the options given before CMD
-        self.argv = argv  # CMD and its arguments
-        self.dashed = dashed  # whether `--` came before CMD
+    before: frozenset[str]
+    argv: tuple[str, ...]
+    dashed: bool
 
 
 def run_now(application: Application, argv: Sequence[str]) -> None:
@@ -57,7 +60,7 @@ def run_now(application: Application, argv: Sequence[str]) -> None:
     if invocation is None:
         return
     port = StreamPort(
-        {"cmd": invocation.argv},
+        {"cmd": list(invocation.argv)},
         (_decorated(invocation, sys.stdout), _decorated(invocation, sys.stderr)),
         quiet="quiet" in invocation.before,
         project_directory=str(application.project_directory),
@@ -87,7 +90,9 @@ def read(argv: Sequence[str], definition: Definition) -> Invocation | None:
         index += 1
         if token == "--":
             rest = list(argv[index:])
-            return Invocation(before, rest, dashed=True) if words == list(NAME) and rest else None
+            if words != list(NAME) or not rest:
+                return None
+            return Invocation(frozenset(before), tuple(rest), dashed=True)
         if token.startswith("-") and token != "-":
             found = _option(token, definition)
             if found is None or found[0] & {"help", "version"}:
@@ -96,7 +101,7 @@ def read(argv: Sequence[str], definition: Definition) -> Invocation | None:
             index += found[1]
             continue
         if words == list(NAME):
-            return Invocation(before, list(argv[index - 1 :]), dashed=False)
+            return Invocation(frozenset(before), tuple(argv[index - 1 :]), dashed=False)
         words.append(token)
         if words != list(NAME[: len(words)]):
             return None
