@@ -10,11 +10,17 @@ keyword, defaults and `field(default_factory=...)`), `__repr__`, `__eq__` and `_
 over the compared fields, `FrozenInstanceError` on assignment, and with `order=True` the
 comparisons. A test holds the two equal on the same definitions. What dataclasses offer
 beyond that (`__post_init__`, `InitVar`, `kw_only`, slots) is refused, not ignored.
+
+The fields it builds lean on two of dataclasses' private names (`_FIELD`, a field's
+`_field_type`), so it is used only on the Pythons it was checked on (`CHECKED`, the suite
+runs on each); on any other, a record is `dataclass(frozen=True)` itself, slower to define
+and the same to use.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 from dataclasses import MISSING
 from dataclasses import Field
@@ -27,6 +33,7 @@ from typing import overload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Sequence
 
     from typing_extensions import dataclass_transform
 else:
@@ -36,8 +43,18 @@ else:
 
 
 T = TypeVar("T", bound=type)
+# The Pythons whose dataclasses `_build` was checked against (tests/test_records.py).
+CHECKED = ((3, 10), (3, 11), (3, 12), (3, 13))
 # What `dataclasses.fields()` looks for: a field that is neither a ClassVar nor an InitVar.
-PLAIN_FIELD = dataclasses._FIELD  # type: ignore[attr-defined]
+PLAIN_FIELD: object = getattr(dataclasses, "_FIELD", None)
+
+
+def checked(version: Sequence[object]) -> bool:
+    """Whether records are built here on Python `version` (else by `dataclass`)."""
+    return tuple(version[:2]) in CHECKED and PLAIN_FIELD is not None
+
+
+FAST = checked(sys.version_info)
 
 
 @overload
@@ -53,10 +70,20 @@ def frozen(cls: T | None = None, /, *, order: bool = False) -> T | Callable[[T],
     """Make `cls` a frozen dataclass (`@frozen`, or `@frozen(order=True)`)."""
 
     def make(cls: T) -> T:
-        _build(cls, order)
-        return cls
+        return define(cls, order=order, fast=FAST)
 
     return make if cls is None else make(cls)
+
+
+def define(cls: T, *, order: bool, fast: bool) -> T:
+    """`cls` as a frozen record: built here (`fast`), or by `dataclass(frozen=True)`."""
+    if "__post_init__" in cls.__dict__:  # refused either way, so that code runs on both
+        raise TypeError(f"{cls.__name__}: record has no __post_init__; use a dataclass")
+    if fast:
+        _build(cls, order)
+    else:
+        dataclasses.dataclass(frozen=True, order=order)(cls)  # the same class, without slots
+    return cls
 
 
 def _fields(cls: type) -> dict[str, Field[Any]]:
@@ -87,8 +114,6 @@ def _fields(cls: type) -> dict[str, Field[Any]]:
 
 
 def _build(cls: type, order: bool) -> None:
-    if "__post_init__" in cls.__dict__:
-        raise TypeError(f"{cls.__name__}: record has no __post_init__; use a dataclass")
     fields = _fields(cls)
     specs = tuple((name, f.default, f.default_factory) for name, f in fields.items())
     compared = tuple(name for name, f in fields.items() if f.compare)

@@ -1,8 +1,7 @@
 """The standalone `poetry-cuda` console script, for uv projects, CI and scripts.
 
-The common invocations (`--version`, and a command with its own options) are answered by
-the quick path (`cli.quick`), without cleo, whose import alone costs more than a plan;
-everything else goes to cleo's application (`cli.application`), unchanged.
+`--version` is answered here, before anything is imported; every other command line goes
+to the script's front end (`cli.script`).
 """
 
 from __future__ import annotations
@@ -52,18 +51,11 @@ def _run() -> int:
         from poetry_cuda.cli.terminal import colour_support
         from poetry_cuda.cli.terminal import long_version
 
-        decorated = colour_support(sys.stdout)
-        if decorated is not None:
-            sys.stdout.write(long_version(decorated) + "\n")
-            return 0
-    from poetry_cuda.cli import quick
+        sys.stdout.write(long_version(colour_support(sys.stdout)) + "\n")
+        return 0
+    from poetry_cuda.cli.script import run_script
 
-    answered = quick.answer(sys.argv[1:], os.environ)
-    if answered is not None:
-        return answered
-    from poetry_cuda.cli.application import create_application
-
-    return create_application().run()
+    return run_script(sys.argv[1:])
 
 
 def _reopen_devnull(descriptor: int) -> None:

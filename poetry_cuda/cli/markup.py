@@ -1,8 +1,9 @@
 """The output markup of the commands (`<info>Plan</info>`), rendered without cleo.
 
 The commands write cleo's markup: a few named styles as tags, and `\\<` for a literal `<`
-(`escape`). Through Poetry and cleo's application, cleo renders it; the console script's
-quick path (`cli.quick`) renders it here, so that a command needs no cleo to print. The
+(`escape`). Inside Poetry, cleo renders it; for the console script (and `poetry cuda run`,
+which runs before Poetry's output is set up) it is rendered here (`cli.streams`), so that a
+command needs no cleo to print. The
 styles and their ANSI codes are cleo's defaults, and `render` follows cleo's formatter
 for the tags the commands use; a test holds the two equal on generated lines. An unknown
 tag, like cleo's, is kept as text; cleo's inline styles (`<fg=red>`) are not rendered

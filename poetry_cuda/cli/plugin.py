@@ -9,6 +9,7 @@ to unrelated Poetry commands.
 from __future__ import annotations
 
 import os
+import sys
 
 from contextlib import ExitStack
 from functools import partial
@@ -19,8 +20,7 @@ from cleo.events.console_events import COMMAND
 from cleo.events.console_events import TERMINATE
 from poetry.plugins.application_plugin import ApplicationPlugin
 
-from poetry_cuda.cli.commands import COMMANDS
-from poetry_cuda.cli.commands import load_command
+from poetry_cuda.cli.registry import COMMANDS
 from poetry_cuda.display import shown
 
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from cleo.io.io import IO
     from poetry.console.application import Application
 
+    from poetry_cuda.cli.commands.cleo_command import CleoCommand
     from poetry_cuda.cli.commands.namespace import NamespaceCommand
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.locking.transaction import Transaction
@@ -47,10 +48,14 @@ MIRROR_VARIABLES = "POETRY_CUDA_MIRROR_"
 
 class CudaApplicationPlugin(ApplicationPlugin):
     def activate(self, application: Application) -> None:
+        if "run" in sys.argv:  # `poetry cuda run CMD` runs now, before Poetry reads CMD's options
+            from poetry_cuda.cli.poetry_run import run_now
+
+            run_now(application, sys.argv[1:])
         application.command_loader.register_factory("cuda", _namespace_command)
         for name in COMMANDS:
             application.command_loader.register_factory(
-                f"cuda {name}", partial(load_command, name, prefix="cuda ")
+                f"cuda {name}", partial(_cuda_command, name)
             )
         dispatcher = application.event_dispatcher
         if dispatcher is not None:
@@ -71,6 +76,13 @@ def _namespace_command() -> NamespaceCommand:
     from poetry_cuda.cli.commands.namespace import NamespaceCommand
 
     return NamespaceCommand()
+
+
+def _cuda_command(name: str) -> CleoCommand:
+    """Command `name` as `cuda <name>`, its module (and cleo's adapter) imported now."""
+    from poetry_cuda.cli.commands.cleo_command import cleo_command_named
+
+    return cleo_command_named(name, prefix="cuda ")
 
 
 def _project(application: Application) -> Path:
@@ -261,7 +273,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
     from poetry_cuda import backends
-    from poetry_cuda.cli.machine import detect_this_machine
+    from poetry_cuda.cli.registry import detect_this_machine
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.knowledge.packaged import load
     from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT

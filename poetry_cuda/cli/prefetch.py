@@ -2,12 +2,15 @@
 own imports and planning.
 
 Starting a Python process that imports pynvml takes as long as a command's imports; a
-command that will detect this machine starts it first (`host.nvml.start_early`) and
-collects its answer when detection asks. A command that plans for given targets (an
+command that will detect this machine starts it first (`host.nvml.start_early`) and hands
+it to detection (`early=`), which collects its answer. A command that plans for given targets (an
 option, the environment, `targets` in pyproject.toml, the targets cuda.lock records for
 `lock`) starts none. In a uv project, `lock` also starts uv's part of the lock
 (`backends.uv.start_ahead`), which writes nothing in the project and is used only if the
 plan leaves pyproject.toml as it was.
+
+What was started is an `Ahead`, which the command holds and hands down; whatever nothing
+collected is stopped when the command ends (`Ahead.stop`).
 """
 
 from __future__ import annotations
@@ -25,14 +28,28 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from poetry_cuda.host.nvml import EarlyWorker
+
+
+class Ahead:
+    """What was started ahead of a command: `early`, the NVML worker detection collects."""
+
+    def __init__(self, early: EarlyWorker | None = None) -> None:
+        self.early = early
+
+    def stop(self) -> None:
+        """Stop what nothing collected."""
+        if self.early is not None:
+            self.early.stop()
+
 
 def start_ahead(
     command: str, option: Callable[[str], Any], environ: Mapping[str, str], start: Path
-) -> None:
+) -> Ahead:
     """Start what `command`, as invoked, is going to wait for."""
     if command == "lock" and not any(option(name) for name in ("check", "dry-run", "regenerate")):
         _start_uv_check(environ, start)
-    _start_detection(command, option, environ, start)
+    return Ahead(early=_start_detection(command, option, environ, start))
 
 
 def _start_uv_check(environ: Mapping[str, str], start: Path) -> None:
@@ -60,7 +77,7 @@ def _is_uv_project(project: Path) -> bool:
 
 def _start_detection(
     command: str, option: Callable[[str], Any], environ: Mapping[str, str], start: Path
-) -> None:
+) -> EarlyWorker | None:
     """Start the NVML worker now when `command`, as invoked, is going to detect."""
     if command == "doctor" or (command == "detect" and not option("target")):
         pass
@@ -69,10 +86,10 @@ def _start_detection(
         or option("target")
         or _given_targets(command, environ, start)
     ):
-        return
+        return None
     from poetry_cuda.host.nvml import start_early
 
-    start_early(environ)
+    return start_early(environ)
 
 
 def _given_targets(command: str, environ: Mapping[str, str], start: Path) -> bool:

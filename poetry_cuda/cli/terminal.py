@@ -17,23 +17,56 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 
-def colour_support(stream: TextIO) -> bool | None:
-    """Whether cleo would colour `stream`, or None where only cleo can tell (Windows,
-    whose console may need switching to ANSI first)."""
+def colour_support(stream: TextIO) -> bool:
+    """Whether to colour `stream`, as Poetry decides it: never with NO_COLOR, on a terminal
+    (on Windows, a console that takes ANSI codes, switched to them where it can be)."""
     if "NO_COLOR" in os.environ:
         return False
     if os.getenv("TERM_PROGRAM") == "Hyper":
         return True
     if sys.platform == "win32":
-        return None
+        return _windows_console(stream)
     try:
         return os.isatty(stream.fileno())
     except (AttributeError, OSError, ValueError):
         return False
 
 
+if sys.platform == "win32":  # the type checker reads this only for Windows
+
+    def _windows_console(stream: TextIO) -> bool:
+        """A Windows terminal that shows ANSI codes, or a console switched to show them."""
+        if os.getenv("ANSICON") is not None or os.getenv("ConEmuANSI") == "ON":  # noqa: SIM112
+            return True
+        if os.getenv("TERM") == "xterm":
+            return True
+        if sys.getwindowsversion()[2] < 14393:  # before Windows 10 1607 no console takes them
+            return False
+        import ctypes
+        import ctypes.wintypes
+
+        try:
+            descriptor = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return False
+        if descriptor not in (1, 2):
+            return False
+        kernel32 = ctypes.windll.kernel32
+        handle = kernel32.GetStdHandle(-11 if descriptor == 1 else -12)
+        character_device, remote = 0x0002, 0x8000
+        if (kernel32.GetFileType(handle) & ~remote) != character_device:
+            return False
+        mode = ctypes.wintypes.DWORD()
+        if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+            return False
+        virtual_terminal = 0x0004  # ENABLE_VIRTUAL_TERMINAL_PROCESSING
+        if mode.value & virtual_terminal:
+            return True
+        return bool(kernel32.SetConsoleMode(handle, mode.value | virtual_terminal))
+
+
 def long_version(decorated: bool) -> str:
-    """cleo's `<b>poetry-cuda</b> (version <c1>0.1.0</c1>)`, rendered."""
+    """`poetry-cuda (version 0.1.0)`, its name in bold and its version in cyan (decorated)."""
     if decorated:
         return f"\033[39;1mpoetry-cuda\033[39;22m (version \033[36m{__version__}\033[39m)"
     return f"poetry-cuda (version {__version__})"

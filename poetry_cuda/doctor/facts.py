@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from poetry_cuda.cudaenv.decide import Contradiction
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
+    from poetry_cuda.host.nvml import EarlyWorker
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.targets import Target
 
@@ -149,12 +150,18 @@ def gather(
     environ: Mapping[str, str] | None = None,
     paths: HostPaths | None = None,
     timeout: float = 5.0,
+    early: EarlyWorker | None = None,
 ) -> Facts:
-    """Every fact doctor checks, for the project at or above `start` and this machine."""
+    """Every fact doctor checks, for the project at or above `start` and this machine
+    (`early`: the NVML worker started ahead, if one was)."""
     env = os.environ if environ is None else environ
     where = with_library_path(HostPaths() if paths is None else paths, env)
     profile = detect_host(
-        driver_override=env.get(DRIVER_ENV) or None, environ=env, timeout=timeout, paths=where
+        driver_override=env.get(DRIVER_ENV) or None,
+        environ=env,
+        timeout=timeout,
+        paths=where,
+        early=early,
     )
     target, _ = settle(profile, kb.nvidia)
     project = nearest_project(start)

@@ -52,6 +52,7 @@ from poetry_cuda.versions import DriverVersion
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from poetry_cuda.host.nvml import EarlyWorker
     from poetry_cuda.host.probe import GpuFacts
     from poetry_cuda.host.probe import ProbeResult
     from poetry_cuda.versions import CudaVersion
@@ -71,12 +72,14 @@ def detect_host(
     paths: HostPaths | None = None,
     platform_name: str | None = None,
     machine: str | None = None,
+    early: EarlyWorker | None = None,
 ) -> HostProfile:
     """Probe this machine (see the module docstring for the order).
 
     `timeout` bounds each external program (the NVML worker, nvidia-smi, nvcc,
     ldconfig). `paths`, `platform_name` and `machine` stand in for this machine's
-    file system and platform, to inspect a fake or mounted one.
+    file system and platform, to inspect a fake or mounted one. `early` is the NVML
+    worker started ahead (`nvml.start_early`), collected instead of starting one.
     """
     env = os.environ if environ is None else environ
     os_name = host_os(sys.platform if platform_name is None else platform_name)
@@ -93,7 +96,11 @@ def detect_host(
     override = _parse_override(driver_override)
     if override is not None:
         merged.override(override)
-    merged.add(probe_nvml(environ=env, os_name=os_name, wsl_lib=where.wsl_lib, timeout=timeout))
+    merged.add(
+        probe_nvml(
+            environ=env, os_name=os_name, wsl_lib=where.wsl_lib, timeout=timeout, early=early
+        )
+    )
     if merged.driver is not None:
         merged.skip("procfs", f"{merged.driver_source} gave the driver version")
     elif os_name != "linux":
@@ -269,6 +276,11 @@ class _Merged:
         return tuple(gpus), tuple(problems)
 
 
-def detect_this_machine(environ: Mapping[str, str]) -> HostProfile:
-    """This machine, with the driver version POETRY_CUDA_DRIVER_VERSION may impose."""
-    return detect_host(driver_override=environ.get(DRIVER_ENV) or None, environ=environ)
+def detect_this_machine(
+    environ: Mapping[str, str], *, early: EarlyWorker | None = None
+) -> HostProfile:
+    """This machine, with the driver version POETRY_CUDA_DRIVER_VERSION may impose; `early`
+    is the NVML worker started ahead, if one was."""
+    return detect_host(
+        driver_override=environ.get(DRIVER_ENV) or None, environ=environ, early=early
+    )

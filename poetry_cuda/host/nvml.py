@@ -6,7 +6,6 @@ it hang or crash, so it is only ever loaded in a child process with a time limit
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import subprocess
@@ -67,32 +66,46 @@ def worker_environment(environ: Mapping[str, str], *, wsl_lib: Path) -> dict[str
     return env
 
 
-# Workers started ahead of detection (`start_early`), by interpreter and environment.
-_EARLY: dict[tuple[object, ...], Running] = {}
+class EarlyWorker:
+    """A worker started ahead of detection (`start_early`), handed to it as `early=`.
+
+    Detection collects it when it asks NVML with the same interpreter and environment the
+    worker was started with; whoever started it stops it (`stop`) if nothing collected it.
+    """
+
+    def __init__(self, key: tuple[object, ...], running: Running) -> None:
+        self._key = key
+        self._running: Running | None = running
+
+    def take(self, key: tuple[object, ...]) -> Running | None:
+        """The worker, if it was started as `key` says and nothing took it yet."""
+        if key != self._key:
+            return None
+        running, self._running = self._running, None
+        return running
+
+    def stop(self) -> None:
+        """Kill the worker, unless detection took it."""
+        running, self._running = self._running, None
+        if running is not None:
+            running.stop()
 
 
-def start_early(environ: Mapping[str, str], *, python: str = sys.executable) -> None:
+def start_early(environ: Mapping[str, str], *, python: str = sys.executable) -> EarlyWorker | None:
     """Start the worker now, so that its answer is ready when detection asks for it.
 
     Its start-up (a Python process importing pynvml) then runs beside the command's own
-    imports and reading instead of after them. `probe_nvml` collects it, under the same
-    time limit; one that nothing collects is killed at exit.
+    imports and reading instead of after them. `probe_nvml(early=...)` collects it, under
+    the same time limit. None where no worker runs (macOS) or it cannot start (detection
+    then starts it again, and says why it cannot).
     """
+    if not python or sys.platform == "darwin":
+        return None
     env = worker_environment(environ, wsl_lib=HostPaths().wsl_lib)
-    key = _key(python, env)
-    if not python or sys.platform == "darwin" or key in _EARLY:
-        return
     try:
-        _EARLY[key] = start(_argv(python), env=env)
+        return EarlyWorker(_key(python, env), start(_argv(python), env=env))
     except OSError:
-        return  # detection starts it again, and says why it cannot
-    if len(_EARLY) == 1:
-        atexit.register(_stop_uncollected)
-
-
-def _stop_uncollected() -> None:
-    while _EARLY:
-        _EARLY.popitem()[1].stop()
+        return None
 
 
 def _key(python: str, env: Mapping[str, str]) -> tuple[object, ...]:
@@ -110,16 +123,17 @@ def probe_nvml(
     wsl_lib: Path,
     timeout: float,
     python: str = sys.executable,
+    early: EarlyWorker | None = None,
 ) -> ProbeResult:
-    """Run the worker with `python` (or collect the one started early) and decode what it
-    printed."""
+    """Run the worker with `python` (or collect `early`, where it was started so) and decode
+    what it printed."""
     if not python:
         return _error("no Python interpreter to run the NVML worker with")
     env = worker_environment(environ, wsl_lib=wsl_lib)
-    early = _EARLY.pop(_key(python, env), None)
+    running = early.take(_key(python, env)) if early is not None else None
     try:
-        if early is not None:
-            completed = early.collect(timeout)
+        if running is not None:
+            completed = running.collect(timeout)
         else:
             completed = run(_argv(python), env=env, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda import __version__
-from poetry_cuda.cli.commands import COMMANDS
-from poetry_cuda.cli.commands import load_command
+from poetry_cuda.cli.registry import COMMANDS
+from poetry_cuda.cli.registry import command
 
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def test_doctor_help_shows_its_json_as_written(cli: Cli, tmp_path: Path) -> None
 
 def _lists_every_command(text: str, prefix: str = "") -> None:
     for name in COMMANDS:
-        description = load_command(name).description
+        description = command(name).description
         assert re.search(
             rf"^ +{re.escape(prefix + name)} +{re.escape(description)}$", text, re.MULTILINE
         ), (
@@ -107,3 +107,21 @@ def test_the_script_prints_its_version(cli: Cli, tmp_path: Path) -> None:
     result = cli.run("--version", cwd=tmp_path)
     assert result.code == 0
     assert result.stdout.strip() == f"poetry-cuda (version {__version__})"
+
+
+@pytest.mark.parametrize("name", ["plan", "run"])
+def test_help_names_a_command_in_the_script_and_the_plugin_alike(
+    name: str, cli: Cli, tmp_path: Path
+) -> None:
+    script = cli.run("help", name, cwd=tmp_path)
+    plugin = cli.run("cuda", "help", name, cwd=tmp_path, program="poetry")
+    assert (script.code, plugin.code) == (0, 0), (script, plugin)
+    assert script.stdout.split("Help:")[1] == plugin.stdout.split("Help:")[1]
+    assert f"poetry-cuda {name}" in script.stdout  # the usage line names the program
+    assert f"cuda {name}" in plugin.stdout
+
+
+def test_the_plugins_list_says_how_to_run_a_command(cli: Cli, tmp_path: Path) -> None:
+    result = cli.run("cuda", cwd=tmp_path, program="poetry")
+    assert "  poetry cuda <command> [options] [arguments]\n" in result.stdout
+    assert "  command [options] [arguments]\n" not in result.stdout  # cleo's generic line

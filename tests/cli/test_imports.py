@@ -48,6 +48,9 @@ KNOWLEDGE_BASE = ("poetry_cuda.knowledge.packaged", "poetry_cuda.knowledge.compi
 NVML = ("pynvml",)  # only ever in the time-limited worker
 # Detection's probes: a plan for the example's own host profiles detects nothing.
 PROBES = ("poetry_cuda.host.detect", "poetry_cuda.host.nvml", "poetry_cuda.host.toolkits")
+# What the script's front end must not bring in: shutil (argparse asks it the terminal's
+# width, and it loads bz2 and lzma) and difflib (only a mistyped command's name needs it).
+FRONT_END = ("shutil", "difflib")
 
 
 def imported(project: Path, home: Path, *args: str) -> tuple[int, set[str]]:
@@ -110,7 +113,7 @@ def test_version_imports_nothing_but_its_own_answer(tmp_path: Path, poetry_proje
 
 # (command, project backend, forbidden prefixes, module budget)
 CASES = [
-    ("plan", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML + PROBES, 215),
+    ("plan", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML + PROBES + FRONT_END, 215),
     ("detect", "poetry", CLEO + TOML_EDITOR + POETRY_CORE + POETRY_APPLICATION + NVML, 205),
     ("doctor", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),
     ("doctor", "uv", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),
@@ -156,3 +159,14 @@ def test_a_poetry_project_never_loads_the_uv_backend(tmp_path: Path, poetry_proj
     code, modules = imported(poetry_project, tmp_path, "lock")
     assert code == 0
     assert under(modules, ("poetry_cuda.backends.uv", "poetry_cuda.backends.uv_config")) == []
+
+
+@pytest.mark.parametrize(
+    "args", [("--help",), ("plan", "--help"), ("help", "run"), ("lokc",), ("plan", "--bogus")]
+)
+def test_help_and_usage_errors_need_no_cleo(
+    args: tuple[str, ...], tmp_path: Path, poetry_project: Path
+) -> None:
+    code, modules = imported(poetry_project, tmp_path, *args)
+    assert code in (0, 2)
+    assert under(modules, CLEO + POETRY_APPLICATION + TOML_EDITOR) == []

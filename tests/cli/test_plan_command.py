@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -13,9 +15,8 @@ from tests.support.example import EXAMPLES
 
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from tests.support.cli import Cli
+    from tests.support.fake_nvml import FakeNvml
 
 
 @pytest.fixture
@@ -136,6 +137,30 @@ def test_bad_pyproject_is_exit_2(cli: Cli, torch_project: Path) -> None:
     )
     result = cli.run("plan", cwd=torch_project)
     assert result.code == 2
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_plan_stopped_before_detecting_leaves_no_nvml_worker(
+    cli: Cli, torch_project: Path, fake_nvml: FakeNvml
+) -> None:
+    """The NVML worker started ahead of detection, which this plan never reaches (a bad
+    setting stops it first), is stopped when the command ends, not left hanging."""
+    pyproject = torch_project / "pyproject.toml"
+    text = pyproject.read_text().replace('targets = ["hosts/*.json"]', "cuda = 5")
+    pyproject.write_text(text)
+    env = fake_nvml.scenario(init_sleep=3600)
+    result = cli.run("plan", cwd=torch_project, env=env)
+    assert result.code == 2, result
+    assert "cuda" in result.stderr
+    needle = env["FAKE_NVML_CONFIG"].encode()
+    left = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and needle in (entry / "environ").read_bytes():
+                left.append(entry.name)
+        except OSError:
+            continue
+    assert left == [], "the early NVML worker outlived the command"
 
 
 def test_no_project_is_exit_2(cli: Cli, tmp_path: Path) -> None:

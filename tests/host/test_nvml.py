@@ -4,6 +4,7 @@ import os
 import sys
 import time
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from poetry_cuda.host.nvml import VERSION_MISMATCH
 from poetry_cuda.host.nvml import decode
 from poetry_cuda.host.nvml import probe_nvml
+from poetry_cuda.host.nvml import start_early
 from poetry_cuda.host.nvml import worker_environment
 from poetry_cuda.host.probe import GpuFacts
 from poetry_cuda.versions import ComputeCapability
@@ -23,8 +25,6 @@ from tests.support.fake_nvml import real_nvml_present
 
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from poetry_cuda.host.probe import ProbeResult
     from tests.support.fake_nvml import FakeNvml
 
@@ -300,3 +300,71 @@ def test_crashing_init_is_reported(fake_nvml: FakeNvml, tmp_path: Path) -> None:
     findings = _probe(fake_nvml.scenario(init_crash=True), tmp_path)
     assert findings.report.result == "error"
     assert findings.report.detail == "the NVML worker died from SIGSEGV inside NVML"
+
+
+# The worker started ahead of detection (`start_early`), handed to the probe as `early=`.
+
+STUB = """#!/bin/sh
+# Stands in for the interpreter that runs the worker: counts its runs and answers at once,
+# or, with STUB_HANG (a file), writes its process id there and hangs.
+if [ -n "$STUB_HANG" ]; then echo $$ > "$STUB_HANG.tmp" && mv "$STUB_HANG.tmp" "$STUB_HANG"; exec sleep 3600; fi
+echo $$ >> "$STUB_RUNS"
+echo '{"driver": "999.1", "cuda": 12040, "gpus": []}'
+"""
+
+
+def _stub(tmp_path: Path) -> str:
+    stub = tmp_path / "python"
+    stub.write_text(STUB)
+    stub.chmod(0o755)
+    return str(stub)
+
+
+def _runs(env: dict[str, str]) -> list[int]:
+    return [int(line) for line in Path(env["STUB_RUNS"]).read_text().split()]
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="a POSIX shell; no NVML on macOS")
+def test_the_probe_collects_the_worker_started_early(tmp_path: Path) -> None:
+    python = _stub(tmp_path)
+    env = {"STUB_RUNS": str(tmp_path / "runs")}
+    early = start_early(env, python=python)
+    assert early is not None
+    findings = probe_nvml(
+        environ=env,
+        os_name="linux",
+        wsl_lib=tmp_path / "no-wsl",
+        timeout=20,
+        python=python,
+        early=early,
+    )
+    assert findings.driver == DriverVersion.parse("999.1")
+    assert len(_runs(env)) == 1  # the early worker's answer, not a second run
+    early.stop()  # nothing left to stop
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="a POSIX shell; no NVML on macOS")
+def test_a_worker_started_for_another_environment_is_left_to_its_owner(tmp_path: Path) -> None:
+    python = _stub(tmp_path)
+    runs, pid_file = str(tmp_path / "runs"), tmp_path / "hanging"
+    early = start_early({"STUB_RUNS": runs, "STUB_HANG": str(pid_file)}, python=python)
+    assert early is not None
+    findings = probe_nvml(
+        environ={"STUB_RUNS": runs},
+        os_name="linux",
+        wsl_lib=tmp_path / "no-wsl",
+        timeout=20,
+        python=python,
+        early=early,
+    )
+    assert findings.driver == DriverVersion.parse("999.1")  # its own worker answered
+    assert len(_runs({"STUB_RUNS": runs})) == 1
+    deadline = time.monotonic() + 60
+    while not pid_file.exists():
+        assert time.monotonic() < deadline, "the early worker never started"
+        time.sleep(0.05)
+    hanging = int(pid_file.read_text())
+    os.kill(hanging, 0)  # still there: the probe neither took nor stopped it
+    early.stop()
+    with pytest.raises(ProcessLookupError):  # killed and reaped
+        os.kill(hanging, 0)

@@ -10,8 +10,8 @@ saying which character and how to fix it), since a character written in its plac
 a different PATH. Where the stream writes undecodable bytes back as they were (Python's
 surrogateescape), `env` prints them so, and the shell gets the very path.
 
-The commands run as users run them: the console script (its quick path, and cleo's
-application for what the quick path leaves), and the Poetry plugin, in subprocesses whose
+The commands run as users run them: the console script (a command, a short option,
+--help, a usage error), and the Poetry plugin, in subprocesses whose
 output is read as bytes and decoded with the encoding under test.
 """
 
@@ -109,7 +109,7 @@ def gb18030_locale(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 # (arguments, program): every command that prints something about the project, through the
-# quick path, cleo's application (a short option, --help) and the plugin.
+# script (a command, a short option, --help, a usage error) and the plugin.
 HUMAN = [
     (["doctor"], "poetry-cuda"),
     (["doctor", "-v"], "poetry-cuda"),

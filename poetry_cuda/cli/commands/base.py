@@ -1,9 +1,10 @@
 """What every poetry-cuda command shares: its options, output, error rendering and exit codes.
 
 A command is written once, against `Port` (its options and arguments, and the output
-streams), and served two ways: by cleo (`cli.commands.cleo_command`), inside Poetry or the
-console script's application, and by the console script's quick path (`cli.quick`), which
-needs no cleo for the common invocations. Both print the same markup (`cli.markup`).
+streams), and served two ways: by the console script's front end (`cli.script`, argparse
+generated from the command's `Option` and `Argument` specs), and by cleo inside Poetry
+(`cli.commands.cleo_command`). Both print the same markup: cleo renders it in Poetry, and
+`cli.markup` for the script.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from typing import NamedTuple
 from typing import Protocol
 
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.cli.prefetch import Ahead
+from poetry_cuda.cli.prefetch import start_ahead
+from poetry_cuda.cli.registry import detect_this_machine
 from poetry_cuda.display import shown
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
@@ -32,6 +36,9 @@ from poetry_cuda.messages import language_of
 
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.messages import Language
 
 
@@ -44,21 +51,34 @@ EXIT_CODES_HELP = (
 
 
 class Option(NamedTuple):
-    """A `--name` option: a flag, or one that takes a value (several with `multiple`)."""
+    """A `--name` option: a flag, or one that takes a value (several with `multiple`);
+    `value` names the value in the script's help (`--target=FILE`), NAME by default."""
 
     name: str
     description: str
     flag: bool = True
     multiple: bool = False
+    value: str = ""
+
+    @property
+    def shown_value(self) -> str:
+        return self.value or self.name.upper()
 
 
 class Argument(NamedTuple):
-    """A positional argument (optional and repeatable ones only, so far)."""
+    """A positional argument (optional and repeatable ones only, so far). With `rest`,
+    it takes everything after its first word, options included (`run python -V`)."""
 
     name: str
     description: str
     optional: bool = True
     multiple: bool = False
+    rest: bool = False
+    value: str = ""
+
+    @property
+    def shown_value(self) -> str:
+        return self.value or self.name.upper()
 
 
 TARGET_OPTION = Option(
@@ -66,8 +86,11 @@ TARGET_OPTION = Option(
     "Plan for the host described by this profile (repeatable; see `detect --json`).",
     flag=False,
     multiple=True,
+    value="FILE",
 )
-CUDA_OPTION = Option("cuda", "auto, cpu, a variant (cu124), a version (12.4) or a range.", False)
+CUDA_OPTION = Option(
+    "cuda", "auto, cpu, a variant (cu124), a version (12.4) or a range.", False, value="SPEC"
+)
 POLICY_OPTION = Option("policy", "newest (default) or native.", flag=False)
 JSON_OPTION = Option("json", "Print JSON instead of the report.")
 
@@ -176,6 +199,16 @@ def _around(text: str, position: int) -> str:
     return f"{head!r}...{tail!r}" if at - 50 > 30 else repr(line[: at + 30]) + "..."
 
 
+def reader_gone() -> int:
+    """The reader of stdout went away (`plan | head -1`): stop quietly, with the code of a
+    pipeline member that SIGPIPE stopped, and send the rest of the output (and the flush
+    at exit) nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return BROKEN_PIPE_EXIT
+
+
 def user_language() -> Language:
     """The language of the user's locale, read here, at the interface edge, and passed on."""
     return language_of(os.environ)
@@ -197,6 +230,29 @@ def literal_help(text: str) -> str:
     return escape(text).replace("{", "{{").replace("}", "}}")
 
 
+def unknown_command(
+    name: str, known: list[str], program: str, lister: str, *, prefix: str = ""
+) -> UsageError:
+    """`name` is none of the `known` commands: say so once, with the nearest ones.
+
+    cleo's own suggestion counts a swap of two letters as two edits and misses `lokc`;
+    difflib's similarity ratio catches swaps and one-letter slips alike. `program` is how
+    the user runs them (`poetry cuda`, `poetry-cuda`), `lister` what lists them; `prefix`
+    is the namespace the names are shown in ("cuda ").
+    """
+    import difflib  # only for a mistyped name
+
+    close = [prefix + match for match in difflib.get_close_matches(name, known, n=3, cutoff=0.6)]
+    what = f'The command "{prefix}{name}" does not exist.'
+    if close:
+        first = ", ".join(close[:-1])
+        what += f" Did you mean {f'{first} or ' if first else ''}{close[-1]}?"
+    return UsageError(
+        what,
+        fix=f"`{lister}` shows the commands, `{program} <command> --help` their options",
+    )
+
+
 class CudaCommand:
     """A command whose expected failures print one message and return their exit code.
 
@@ -213,20 +269,21 @@ class CudaCommand:
     def __init__(self, port: Port, invoked_as: str) -> None:
         self.port = port
         self.invoked_as = invoked_as
+        self.ahead = Ahead()  # what `execute` starts for the command to collect
 
     def execute(self) -> int:
         """Run the command: its exit code, an error's, 130 when interrupted, 141 when the
-        reader of its output went away."""
+        reader of its output went away.
+
+        What the command will wait for starts first (`prefetch`), and what it did not
+        collect is stopped when it ends."""
+        self.ahead = start_ahead(self.name, self.option, os.environ, self.project_start())
         try:
             return self._execute()
         except BrokenPipeError:
-            # The reader went away (`plan | head -1`): stop quietly, with the code of a
-            # pipeline member that SIGPIPE stopped, and send the rest of the output (and
-            # the flush at exit) nowhere.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-            return BROKEN_PIPE_EXIT
+            return reader_gone()
+        finally:
+            self.ahead.stop()
 
     def _execute(self) -> int:
         try:
@@ -256,6 +313,11 @@ class CudaCommand:
     def report_error(self, error: PoetryCudaError) -> None:
         for line in error_lines(error, user_language()):
             self.port.write(line, error=True)
+
+    def detect_this_machine(self, environ: Mapping[str, str]) -> HostProfile:
+        """This machine's profile, from the NVML worker started ahead if there is one (what
+        planning takes as `detect`)."""
+        return detect_this_machine(environ, early=self.ahead.early)
 
     def project_start(self) -> Path:
         """Where to look for the project: Poetry's --project/--directory, else the cwd."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
@@ -18,8 +16,9 @@ from poetry_cuda.cli.commands.base import EXIT_CODES_HELP
 from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
+from poetry_cuda.cli.commands.base import literal_help
 from poetry_cuda.cli.commands.base import user_language
-from poetry_cuda.cli.prefetch import start_ahead
+from poetry_cuda.cli.registry import command
 from poetry_cuda.errors import UsageError
 
 
@@ -46,10 +45,7 @@ class CleoCommand(Command):
             return UsageError.exit_code
 
     def handle(self) -> int:
-        port = _CleoPort(self)
-        command = self.body(port, self.name or self.body.name)
-        start_ahead(self.body.name, self.option, os.environ, command.project_start())
-        return command.execute()
+        return self.body(_CleoPort(self), self.name or self.body.name).execute()
 
 
 class _CleoPort:
@@ -85,7 +81,7 @@ def cleo_command(body: type[CudaCommand], name: str) -> CleoCommand:
         "body": body,
         "name": name,
         "description": body.description,
-        "help": body.help,
+        "help": literal_help(body.help),
         "options": [
             option(o.name, None, o.description, flag=o.flag, multiple=o.multiple)
             for o in body.options
@@ -97,3 +93,8 @@ def cleo_command(body: type[CudaCommand], name: str) -> CleoCommand:
     }
     command_class: type[CleoCommand] = type(body.__name__, (CleoCommand,), attributes)
     return command_class()
+
+
+def cleo_command_named(name: str, *, prefix: str = "") -> CleoCommand:
+    """Command `name` for cleo, registered as `prefix + name` (e.g. "cuda plan")."""
+    return cleo_command(command(name), prefix + name)

@@ -58,7 +58,6 @@ class DetectCommand(CudaCommand):
             from poetry_cuda.cli.commands.detect_kubernetes import detect_cluster
 
             return detect_cluster(self)
-        from poetry_cuda.cli.machine import detect_this_machine
         from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
         from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.request.settings import Settings
@@ -71,7 +70,7 @@ class DetectCommand(CudaCommand):
             options,
             os.environ,
             nvidia,
-            detect=detect_this_machine,
+            detect=self.detect_this_machine,
             collapse=False,
         )
         profiles = [target.profile for target in targets]

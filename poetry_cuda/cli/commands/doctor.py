@@ -12,7 +12,6 @@ from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
-from poetry_cuda.cli.commands.base import literal_help
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import message
@@ -48,7 +47,7 @@ STATUS = {
 class DoctorCommand(CudaCommand):
     name = "doctor"
     description = "Check host, locks, installed environment and system libraries; hint each fix."
-    help = literal_help(JSON_HELP.strip()) + "\n\n" + EXIT_CODES_HELP
+    help = JSON_HELP.strip() + "\n\n" + EXIT_CODES_HELP
     options: ClassVar[tuple[Option, ...]] = (
         JSON_OPTION,
         Option("deep", "Also import the locked packages inside the environment."),
@@ -59,7 +58,7 @@ class DoctorCommand(CudaCommand):
         from poetry_cuda.knowledge.packaged import load
 
         kb = load()
-        facts = doctor.gather(self.project_start(), kb, environ=os.environ)
+        facts = doctor.gather(self.project_start(), kb, environ=os.environ, early=self.ahead.early)
         findings = doctor.run_checks(facts, kb)
         if self.option("deep"):
             findings += doctor.deep_checks(facts, os.environ)

@@ -46,6 +46,7 @@ class EnvCommand(CudaCommand):
             "shell",
             "sh (also bash, zsh), fish, powershell or json; default sh (powershell on Windows).",
             flag=False,
+            value="SHELL",
         ),
     )
 

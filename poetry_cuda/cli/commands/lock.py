@@ -8,12 +8,14 @@ import os
 from contextlib import nullcontext
 from typing import ClassVar
 
+from poetry_cuda.cli.commands.base import CUDA_OPTION
 from poetry_cuda.cli.commands.base import JSON_OPTION
+from poetry_cuda.cli.commands.base import POLICY_OPTION
+from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
-from poetry_cuda.cli.machine import detect_this_machine
 from poetry_cuda.cli.markup import escape
 
 
@@ -23,7 +25,9 @@ class LockCommand(PlanCommand):
         "Plan, write the choice as the package manager's configuration, lock, write cuda.lock."
     )
     options: ClassVar[tuple[Option, ...]] = (
-        *PlanCommand.options[:3],
+        TARGET_OPTION,
+        CUDA_OPTION,
+        POLICY_OPTION,
         Option("regenerate", "Ignore the existing lock and resolve anew."),
         Option("check", "Exit 1 when cuda.lock or the managed entries are stale."),
         Option("dry-run", "Print the plan and the pyproject.toml diff; write nothing."),
@@ -53,7 +57,9 @@ class LockCommand(PlanCommand):
             options = dataclasses.replace(
                 self.planning_options(), recorded=lock.recorded_targets(project)
             )
-            planned = plan_project(project, options, load(), os.environ, detect=detect_this_machine)
+            planned = plan_project(
+                project, options, load(), os.environ, detect=self.detect_this_machine
+            )
             settings = planned.settings
             backend = backends.for_project(
                 settings.backend, project, planned.pyproject, inside_poetry=inside_poetry

@@ -2,13 +2,12 @@
 
 Poetry answers a bare namespace (`poetry cuda`, `poetry cuda --help`) with "The requested
 command does not exist" and exit 1. The `cuda` command registered here lists the cuda
-commands instead, and turns a mistyped name (`poetry cuda lokc`) into one usage error with
-a suggestion; `unknown_command` words that error for the console script too.
+commands instead, shows a command's help for `poetry cuda help <command>` (as the script's
+`help <command>`), and turns a mistyped name (`poetry cuda lokc`) into one usage error with
+a suggestion (`base.unknown_command`, which words that error for the console script too).
 """
 
 from __future__ import annotations
-
-import difflib
 
 from typing import Any
 from typing import ClassVar
@@ -18,33 +17,13 @@ from cleo.descriptors.text_descriptor import TextDescriptor
 from cleo.helpers import argument
 
 from poetry_cuda.cli.commands.base import error_lines
+from poetry_cuda.cli.commands.base import unknown_command
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
-from poetry_cuda.errors import UsageError
 
 
 NAMESPACE = "cuda"
-
-
-def unknown_command(
-    name: str, known: list[str], program: str, lister: str, *, prefix: str = ""
-) -> UsageError:
-    """`name` is none of the `known` commands: say so once, with the nearest ones.
-
-    cleo's own suggestion counts a swap of two letters as two edits and misses `lokc`;
-    difflib's similarity ratio catches swaps and one-letter slips alike. `program` is how
-    the user runs them (`poetry cuda`, `poetry-cuda`), `lister` what lists them; `prefix`
-    is the namespace the names are shown in ("cuda ").
-    """
-    close = [prefix + match for match in difflib.get_close_matches(name, known, n=3, cutoff=0.6)]
-    what = f'The command "{prefix}{name}" does not exist.'
-    if close:
-        first = ", ".join(close[:-1])
-        what += f" Did you mean {f'{first} or ' if first else ''}{close[-1]}?"
-    return UsageError(
-        what,
-        fix=f"`{lister}` shows the commands, `{program} <command> --help` their options",
-    )
+HELP_HINT = "Run `poetry cuda <command> --help` (or `poetry cuda help <command>`) for its options."
 
 
 class NamespaceCommand(Command):
@@ -69,11 +48,18 @@ class NamespaceCommand(Command):
         width = max((len(name) for name in commands), default=0)
         for name, description in commands.items():
             lines.append(f"  <info>{name.ljust(width)}</info>  {escape(description)}")
-        lines += ["", "Run `poetry cuda <command> --help` for a command's options."]
+        lines += ["", HELP_HINT]
         return "\n".join(lines)
 
     def handle(self) -> int:
         words = self.argument("words")
+        if words[:1] == ["help"]:  # `poetry cuda help plan`, as the script's `help plan`
+            words = words[1:]
+            if " ".join(words) in self._commands() and self.application is not None:
+                self.line("")
+                found = self.application.find(f"{NAMESPACE} {' '.join(words)}")
+                TextDescriptor().describe(self.io, found)
+                return 0
         if words:
             error = unknown_command(
                 " ".join(words),
@@ -85,7 +71,17 @@ class NamespaceCommand(Command):
             for line in error_lines(error, user_language()):
                 self.io.write_error_line(line)
             return error.exit_code
-        TextDescriptor().describe(self.io, self.application, namespace=NAMESPACE)
+        commands = self._commands()
+        width = max((len(name) for name in commands), default=0) + len(NAMESPACE) + 1
+        self.line("<b>Usage:</b>")
+        self.line(f"  poetry {NAMESPACE} <command> [options] [arguments]")
+        self.line("")
+        self.line("<b>Available commands:</b>")
+        for name, description in commands.items():
+            shown = f"{NAMESPACE} {name}".ljust(width)
+            self.line(f"  <c1>{shown}</c1>  {escape(description)}")
+        self.line("")
+        self.line(HELP_HINT)
         return 0
 
     def _commands(self) -> dict[str, str]:

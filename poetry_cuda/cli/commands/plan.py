@@ -15,7 +15,6 @@ from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
-from poetry_cuda.cli.machine import detect_this_machine
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import message
 from poetry_cuda.request.dependencies import MANAGED_GROUP
@@ -61,7 +60,7 @@ class PlanCommand(CudaCommand):
         from poetry_cuda.planning.planner import plan_project
 
         return plan_project(
-            start, self.planning_options(), kb, os.environ, detect=detect_this_machine
+            start, self.planning_options(), kb, os.environ, detect=self.detect_this_machine
         )
 
     def run_command(self) -> int:

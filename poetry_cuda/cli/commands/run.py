@@ -1,4 +1,4 @@
-"""`run -- CMD [ARGS...]`: run a command with the project's CUDA environment."""
+"""`run CMD [ARGS...]`: run a command with the project's CUDA environment."""
 
 from __future__ import annotations
 
@@ -27,13 +27,16 @@ HELP = """\
 Runs CMD with the environment that `env` prints (CUDA_HOME, CUDA_PATH, PATH and the
 library path of this project), e.g.
 
-  poetry cuda run -- nvcc --version
-  poetry-cuda run -- python train.py --epochs 3
+  poetry cuda run nvcc --version
+  poetry-cuda run python train.py --epochs 3
 
-Put the command after `--`, so that its own options are not read as ours. On Linux and
-macOS poetry-cuda replaces itself with CMD (exec): CMD's exit code is the exit code, a
-signal that ends CMD ends the run the same way, and signals sent to the run reach CMD.
-On Windows CMD runs as a child and its exit code is passed on.
+Everything after CMD's name is CMD's, its options included; options for poetry-cuda (or
+Poetry) go before CMD. `--` before CMD is accepted too, and needed where CMD's name starts
+with `-`, or inside Poetry where CMD takes a -C or -P of its own, which Poetry reads as its
+--directory or --project wherever they stand. On Linux and macOS poetry-cuda replaces
+itself with CMD (exec): CMD's exit code is the exit code, a signal that ends CMD ends the
+run the same way, and signals sent to the run reach CMD. On Windows CMD runs as a child
+and its exit code is passed on.
 
 Exit codes: CMD's own; 1 a locked system requirement is not satisfied by any installed
 toolkit or cuDNN; 2 no command given, or bad configuration or cuda.lock; 126 CMD was
@@ -65,9 +68,17 @@ def execute(program: str, argv: Sequence[str], env: Mapping[str, str]) -> int:
 
 class RunCommand(CudaCommand):
     name = "run"
-    description = "Run a command with the project's CUDA environment: run -- CMD [ARGS...]."
+    description = "Run a command with the project's CUDA environment: run CMD [ARGS...]."
     help = HELP
-    arguments = (Argument("cmd", "The command and its arguments, after --.", multiple=True),)
+    arguments = (
+        Argument(
+            "cmd",
+            "The command to run and its arguments: all that follows its name is its own.",
+            multiple=True,
+            rest=True,
+            value="CMD [ARGS...]",
+        ),
+    )
 
     def run_command(self) -> int:
         from poetry_cuda.cudaenv.decide import apply
@@ -78,7 +89,7 @@ class RunCommand(CudaCommand):
             raise UsageError(
                 "run: no command given",
                 why="run executes a command with the project's CUDA environment",
-                fix="write the command after --, e.g. `poetry cuda run -- nvcc --version`",
+                fix=f"write the command after run, e.g. `{self.program} nvcc --version`",
             )
         env = apply(project_environment(self.project_start()), os.environ)
         program = find_program(argv[0], env.get("PATH", ""))
@@ -96,5 +107,14 @@ class RunCommand(CudaCommand):
                 f"run: cannot execute {program}: {error.strerror or error}",
                 why="the file exists but the system refused to run it",
                 fix="make it executable (chmod +x) or run it with its interpreter, e.g. "
-                "`run -- python script.py`",
+                f"`{self.program} python script.py`",
             ) from None
+
+    @property
+    def program(self) -> str:
+        """`run` as the user runs it: `poetry cuda run` or `poetry-cuda run`."""
+        return (
+            f"poetry {self.invoked_as}"
+            if self.invoked_as.startswith("cuda ")
+            else "poetry-cuda run"
+        )
