@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 KUBERNETES_OPTIONS = (
     Option(
         "kubernetes",
-        "Group the GPU nodes of `kubectl get nodes -o json` in FILE (--kubernetes=- reads stdin).",
+        "Group the GPU nodes of `kubectl get nodes -o json` in FILE (- reads stdin; "
+        "inside Poetry write --kubernetes=-).",
         flag=False,
     ),
     Option(
