@@ -10,8 +10,8 @@ comparing two of them byte for byte.
 
 from __future__ import annotations
 
-import hashlib
 import os
+import zipfile
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from tests.support.wheels import Metadata
 from tests.support.wheels import WheelSpec
 from tests.support.wheels import build_wheel
+from tests.support.wheels import record_hash
 
 
 if TYPE_CHECKING:
@@ -85,13 +86,57 @@ def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def venv_files(venv: Path, *, skip: Sequence[str] = ("pip",)) -> dict[str, tuple[str, int]]:
-    """Every file below `venv` (links as their targets) by relative path: (sha256, mode).
+def featured_wheel(
+    folder: Path,
+    name: str,
+    version: str,
+    files: Mapping[str, tuple[bytes, int]],
+    *,
+    tag: str = "py3-none-any",
+    purelib: bool = True,
+    entry_points: str = "",
+) -> Path:
+    """A wheel with what `WheelSpec` does not write: file modes (`files` maps a path to its
+    bytes and mode), ``.data`` folders, and ``entry_points.txt``; RECORD last, as real
+    wheels have it."""
+    stem = f"{name.replace('-', '_')}-{version}"
+    dist_info = f"{stem}.dist-info"
+    members = dict(files)
+    members[f"{dist_info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+        0o644,
+    )
+    members[f"{dist_info}/WHEEL"] = (
+        "Wheel-Version: 1.0\nGenerator: poetry-cuda-test-builder (1.0)\n"
+        f"Root-Is-Purelib: {'true' if purelib else 'false'}\nTag: {tag}\n".encode(),
+        0o644,
+    )
+    if entry_points:
+        members[f"{dist_info}/entry_points.txt"] = (entry_points.encode(), 0o644)
+    rows = [f"{path},{record_hash(data)},{len(data)}" for path, (data, _) in members.items()]
+    rows.append(f"{dist_info}/RECORD,,")
+    members[f"{dist_info}/RECORD"] = (("\n".join(rows) + "\n").encode(), 0o644)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{stem}-{tag}.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for member, (data, mode) in members.items():
+            info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (0o100000 | mode) << 16
+            archive.writestr(info, data)
+    return path
+
+
+def venv_files(venv: Path, *, skip: Sequence[str] = ("pip",)) -> dict[str, tuple[bytes, int]]:
+    """Every file below `venv` by relative path: its bytes (the venv's own path in them
+    written as ``<venv>``, so two environments compare) and its mode; a link as
+    ``link:<target>``.
 
     Distributions named in `skip` (virtualenv's seed packages) and `__pycache__` folders
     are left out; so is `pyvenv.cfg`, which names the interpreter that made the venv.
     """
-    found: dict[str, tuple[str, int]] = {}
+    own = str(venv).encode()
+    found: dict[str, tuple[bytes, int]] = {}
     for folder, names, files in os.walk(venv):
         names[:] = [n for n in names if n != "__pycache__" and not _skipped(n, skip)]
         for file in files:
@@ -100,10 +145,12 @@ def venv_files(venv: Path, *, skip: Sequence[str] = ("pip",)) -> dict[str, tuple
             if relative == "pyvenv.cfg" or _skipped(file, skip):
                 continue
             if path.is_symlink():
-                found[relative] = (f"link:{path.readlink()}", 0)
+                found[relative] = (f"link:{path.readlink()}".encode(), 0)
                 continue
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            found[relative] = (digest, path.stat().st_mode & 0o777)
+            found[relative] = (
+                path.read_bytes().replace(own, b"<venv>"),
+                path.stat().st_mode & 0o777,
+            )
     return found
 
 
