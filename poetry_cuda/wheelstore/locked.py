@@ -8,7 +8,7 @@ interpreter supports best. This reader does the same on the parsed lock and the
 interpreter's facts, so the store links exactly the files `poetry install` would install.
 What the store cannot install is listed with the reason, for Poetry's own installer: a
 package with no wheel for this interpreter (built from its sdist), a directory or VCS
-dependency. The reader moves to the Poetry backend's lock reader when `sync` uses it.
+dependency. A lock that installs two versions of one distribution here is refused. The reader moves to the Poetry backend's lock reader when `sync` uses it.
 """
 
 from __future__ import annotations
@@ -121,7 +121,24 @@ def select(
         filename, sha256 = chosen
         url = _direct_url(origin, filename, sha256)
         wheels.append(LockedWheel(name, version, Wheel(filename, sha256), origin, url))
+    _refuse_twice(wheels, project)
     return Selection(tuple(wheels), tuple(skipped))
+
+
+def _refuse_twice(wheels: list[LockedWheel], project: Path) -> None:
+    """A lock that installs two versions of one distribution here is refused: both would
+    be written into the same files (what Poetry's own installer does with such a lock)."""
+    seen: dict[str, LockedWheel] = {}
+    for item in wheels:
+        other = seen.setdefault(canonical_name(item.name), item)
+        if other is not item:
+            raise ConfigError(
+                f"{project / 'poetry.lock'} installs {item.name} twice on this machine: "
+                f"{other.version} and {item.version}",
+                why="two versions of one distribution share their files; installed together, "
+                "what is left matches neither",
+                fix="run `poetry cuda lock`, which pins the version meant for this platform",
+            )
 
 
 def _older(version: str, than: str) -> bool:

@@ -172,3 +172,30 @@ def test_a_lock_older_than_format_2_1_is_refused_with_a_fix() -> None:
     with pytest.raises(ConfigError, match=r"lock format 2\.0") as refused:
         select(old, LINUX_311, project=Path("/project"))
     assert "poetry lock" in refused.value.fix
+
+
+def test_a_lock_that_installs_one_distribution_twice_is_refused() -> None:
+    twice = parse_toml(
+        f"""
+[[package]]
+name = "nvidia-cublas"
+version = "13.4.1.3"
+groups = ["main"]
+markers = 'sys_platform == "linux"'
+files = [{{file = "nvidia_cublas-13.4.1.3-py3-none-manylinux_2_17_x86_64.whl", hash = "sha256:{SHA["a"]}"}}]
+
+[[package]]
+name = "nvidia-cublas"
+version = "13.10.0.20"
+groups = ["main"]
+markers = 'platform_system == "Linux"'
+files = [{{file = "nvidia_cublas-13.10.0.20-py3-none-manylinux_2_17_x86_64.whl", hash = "sha256:{SHA["b"]}"}}]
+
+[metadata]
+lock-version = "2.1"
+"""
+    )
+    with pytest.raises(ConfigError, match="installs nvidia-cublas twice") as refused:
+        select(twice, LINUX_311, project=Path("/project"))
+    assert refused.value.what.endswith("13.4.1.3 and 13.10.0.20")
+    assert "poetry cuda lock" in refused.value.fix
