@@ -22,8 +22,8 @@ Nothing read from the store is trusted further than it checks. On every use (`en
 `ensure`, `entries`) the marker's fields must be of their types and name the folder it
 lies in; the entry's folder and ``files`` must be real folders, not links; and the tree,
 walked without following links, must hold exactly the recorded files, regular files of
-the recorded sizes and modification times: one ``lstat`` per file, some 20 ms for the
-15,000 files of a torch wheel. A file changed in place keeps neither its modification time
+the recorded sizes and modification times: one ``lstat`` per file (90 ms for the 20
+entries and 6,400 files of the benchmark's CUDA stack, their markers read included). A file changed in place keeps neither its modification time
 nor, mostly, its size; `check` with ``deep`` reads every byte against the recorded sha256
 (doctor ``--deep``). An entry that fails is not used: the next run that holds its lock
 replaces it. The store is a folder of its user: whoever can write it can change a file and
