@@ -146,7 +146,7 @@ def interpreter(environment: Path) -> Interpreter:
             why="the shared store installs into the project's own virtual environment",
             fix="let Poetry create it (`poetry env use python3`), then run again",
         )
-    python = scripts / names[0].removesuffix(".exe")
+    python = scripts / names[0]
     folder = Path(packaging.__file__).parent
     try:
         done = subprocess.run(
@@ -298,12 +298,6 @@ def _write_direct_url(dist_info: Path, text: str) -> None:
     url.write_text(text, encoding="utf-8")
     with (dist_info / "RECORD").open(mode="a", encoding="utf-8", newline="") as record:
         csv.writer(record).writerow([str(url.relative_to(dist_info.parent)), "", ""])
-
-
-def direct_url(url: str, sha256: str) -> str:
-    """The ``direct_url.json`` Poetry writes for a wheel installed from `url` (a URL, or a
-    local file's ``file:`` URL) with that sha256."""
-    return json.dumps({"url": url, "archive_info": {"hashes": {"sha256": sha256}}})
 
 
 def _destination(where: Interpreter, source: _StoredWheel, linker: Linker) -> _Linking:

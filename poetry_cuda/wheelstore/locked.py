@@ -13,6 +13,8 @@ dependency. A lock that installs two versions of one distribution here is refuse
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -26,7 +28,6 @@ from poetry_cuda.locking.duplicates import Environment
 from poetry_cuda.locking.duplicates import holds
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
-from poetry_cuda.wheelstore.install import direct_url
 from poetry_cuda.wheelstore.store import Wheel
 
 
@@ -119,7 +120,7 @@ def select(
             )
             continue
         filename, sha256 = chosen
-        url = _direct_url(origin, filename, sha256)
+        url = _direct_url(origin, sha256)
         wheels.append(LockedWheel(name, version, Wheel(filename, sha256), origin, url))
     _refuse_twice(wheels, project)
     return Selection(tuple(wheels), tuple(skipped))
@@ -211,7 +212,13 @@ def _best_wheel(files: object, ranks: Mapping[str, int]) -> tuple[str, str] | No
     return None if best is None else (best[1], best[2])
 
 
-def _direct_url(origin: Origin, filename: str, sha256: str) -> str | None:
+def direct_url(url: str, sha256: str) -> str:
+    """The ``direct_url.json`` Poetry writes for a wheel installed from `url` (a URL, or a
+    local file's ``file:`` URL) with that sha256."""
+    return json.dumps({"url": url, "archive_info": {"hashes": {"sha256": sha256}}})
+
+
+def _direct_url(origin: Origin, sha256: str) -> str | None:
     if origin.kind == "url":
         return direct_url(origin.url, sha256)
     if origin.kind == "file":
