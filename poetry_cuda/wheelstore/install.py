@@ -29,6 +29,7 @@ import json
 import os
 import posixpath
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -450,9 +451,12 @@ class _Linking(SchemeDictionaryDestination):
             self._folders.add(parent)
         try:
             self.linker.place(stream.path, target)
-        except FileExistsError:  # Poetry's installer writes over it
-            os.unlink(target)  # noqa: PTH108
-            self.linker.place(stream.path, target)
+        except FileExistsError:
+            # Poetry's installer writes over it; so does this, by a rename, as another
+            # wheel linked at once may hold the same file (nvidia/__init__.py).
+            beside = f"{target}.{secrets.token_hex(4)}.tmp"
+            self.linker.place(stream.path, beside)
+            os.replace(beside, target)  # noqa: PTH105
         self.written.append(target)
         stored = self.entry.files[stream.key]
         return RecordEntry(relative, Hash.parse(stored.hash), stored.size)

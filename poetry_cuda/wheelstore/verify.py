@@ -88,7 +88,7 @@ class Checked:
 
 
 @frozen
-class Installed:
+class EnvironmentCheck:
     """What `check_installed` found in one site-packages folder."""
 
     checked: tuple[Checked, ...]
@@ -187,7 +187,7 @@ def check_installed(
     root: Path,
     wanted: Callable[[str], bool] = lambda _: True,
     deep: bool = False,
-) -> Installed:
+) -> EnvironmentCheck:
     """Every distribution in `site_packages` whose canonical name `wanted` accepts."""
     by_name: dict[str, list[Path]] = {}
     for folder in _dist_infos(site_packages):
@@ -200,7 +200,7 @@ def check_installed(
         for folder in by_name[name]
     )
     twice = tuple((name, tuple(found)) for name, found in sorted(by_name.items()) if len(found) > 1)
-    return Installed(checked, twice)
+    return EnvironmentCheck(checked, twice)
 
 
 def _dist_infos(site_packages: Path) -> Iterable[Path]:

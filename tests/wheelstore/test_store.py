@@ -6,7 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import threading
+import venv
 import zipfile
 
 from typing import TYPE_CHECKING
@@ -16,6 +18,9 @@ import pytest
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.wheelstore.install import Wanted
+from poetry_cuda.wheelstore.install import install
+from poetry_cuda.wheelstore.install import interpreter
 from poetry_cuda.wheelstore.store import MARKER
 from poetry_cuda.wheelstore.store import Store
 from poetry_cuda.wheelstore.store import Wheel
@@ -235,3 +240,30 @@ def test_the_store_lives_beside_the_redist_store_or_in_poetry_cuda_store(tmp_pat
     assert chosen == tmp_path / "shared" / ".wheels"
     with pytest.raises(ConfigError, match="not an absolute path"):
         default_root({"POETRY_CUDA_STORE": "relative"}, "posix", home)
+
+
+def test_wheels_that_share_a_file_install_side_by_side(tmp_path: Path) -> None:
+    """The nvidia-* wheels each hold nvidia/__init__.py; linked at once, each writes over
+    the other's, as Poetry's installer does, and both are installed."""
+    venv.create(tmp_path / "venv", with_pip=False)
+    store = Store(tmp_path / "store")
+    wanted = []
+    for number in range(12):
+        path = featured_wheel(
+            tmp_path / "wheels",
+            f"nvidia-lib{number}",
+            "1.0",
+            {
+                "nvidia/__init__.py": (b"", 0o644),
+                f"nvidia/lib{number}/lib/liblib{number}.so.1": (bytes([number]) * 512, 0o755),
+            },
+        )
+        wheel = Wheel(path.name, hashlib.sha256(path.read_bytes()).hexdigest())
+        wanted.append(Wanted(store.add_file(wheel, path)))
+    where = interpreter(tmp_path / "venv")
+    done = install(where, wanted, installer=f"Python {sys.version_info[0]}")
+    assert len(done.installed) == 12
+    [site] = where.site_packages
+    assert (site / "nvidia" / "__init__.py").read_bytes() == b""
+    assert len(list(site.glob("nvidia_lib*.dist-info/RECORD"))) == 12
+    assert not list(site.glob("nvidia/*.tmp"))
