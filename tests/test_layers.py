@@ -31,6 +31,7 @@ ALLOWED = {
         "redist",
     },
     "redist": {"request.settings", "knowledge._loader"},
+    "wheelstore": {"request.settings", "redist.store", "locking.duplicates"},
 }
 
 

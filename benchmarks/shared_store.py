@@ -1,0 +1,362 @@
+"""Shared wheel store: two Poetry projects with one locked CUDA stack, side by side.
+
+A padded, real-shaped CUDA stack (tests/support/padded_stack.py: torch, triton, 15 nvidia-*
+libraries and three pure-Python dependencies, 20 wheels of 20 to 200 MiB unpacked, with
+many shared libraries, modules and headers each) is served on 127.0.0.1, locked once by
+Poetry, and installed into two projects A and B with the same poetry.lock, three ways:
+
+- `poetry install`: Poetry's own installer (copies; the wheels kept in its cache);
+- the store: poetry-cuda's shared store (`poetry_cuda.wheelstore`): each wheel unpacked
+  once per user, its files linked into Poetry's own virtual environment with the
+  dist-info Poetry writes;
+- uv: `uv pip sync --require-hashes` into Poetry's virtual environment, with a requirements
+  list made from poetry.lock and uv's cache as the store (uv links from its cache).
+
+For each: a cold install of A (empty cache or store, new environment), the second project B
+from the warm cache or store, and B's environment deleted and made again; the environment
+is made by Poetry (its EnvManager, in the installing process, as `poetry install` makes it)
+and that time is counted. Real disk is measured as `du` does, each hard-linked file counted once: one
+environment, and both environments with the cache or store. After the store and uv, a
+plain `poetry install` in B must find nothing to do; its time is shown too.
+
+Targets: both environments and the store on at most 1.1x the real disk of one environment;
+the second project and a recreated environment in at most 1/10 of `poetry install`'s time;
+a cold install no slower than `poetry install`.
+
+    .venv/bin/python benchmarks/shared_store.py [--runs 3] [--scale 1.0] [--stack DIR]
+        [--work DIR] [--only poetry store uv]
+
+`--stack` keeps the built stack between runs (half a minute to build; 750 MiB of wheels
+at scale 1); `--work` is where the projects, caches and stores go (some 9 GiB at scale 1;
+a temporary folder by default, removed afterwards). `--pypi torch==2.9.1` measures the real
+stack from PyPI instead (3 GB downloaded per cold install, some 25 GiB of disk). Not part
+of `tools/dev.py bench`: it takes minutes and gigabytes, so it runs alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import BIN
+from benchmarks.common import Check
+from benchmarks.common import Table
+from benchmarks.common import load
+from benchmarks.common import show
+from benchmarks.common import size
+from benchmarks.common import timed
+from benchmarks.common import tool_env
+from poetry_cuda.files import read_toml
+from tests.support.index import IndexServer
+from tests.support.padded_stack import STACK
+from tests.support.padded_stack import build_stack
+from tests.support.padded_stack import unpacked_bytes
+from tests.support.store_worlds import poetry_project
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from collections.abc import Sequence
+
+
+RUNS = 3
+QUICK_RUNS = 1
+POETRY = str(BIN / "poetry")
+UV = str(BIN / "uv")
+CANDIDATES = ("poetry", "store", "uv")
+PYPI = "https://pypi.org/simple/"
+NOTHING_TO_DO = "No dependencies to install or update"
+
+
+def real_disk(paths: Sequence[Path]) -> int:
+    """Bytes these folders take on disk, as `du` counts them: each inode once (hard links
+    shared between the folders count once), by its allocated blocks."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for root in paths:
+        if not root.exists():
+            continue
+        for folder, names, files in os.walk(root):
+            for name in [*names, *files]:
+                info = os.lstat(Path(folder) / name)
+                key = (info.st_dev, info.st_ino)
+                if key not in seen:
+                    seen.add(key)
+                    total += info.st_blocks * 512
+    return total
+
+
+class Case:
+    """One way of installing: how it installs project A and B, and what it keeps on disk."""
+
+    def __init__(self, name: str, base: Path, index: str) -> None:
+        self.name = name
+        self.home = base / f"{name}-home"
+        self.store = base / f"{name}-store"
+        self.index = index
+        self.env = tool_env(
+            self.home,
+            POETRY_VIRTUALENVS_IN_PROJECT="true",
+            POETRY_NO_INTERACTION="1",
+            POETRY_VIRTUALENVS_USE_POETRY_PYTHON="true",
+            UV_CACHE_DIR=str(self.store),
+            UV_NO_PROGRESS="1",
+        )
+        self.projects = [base / f"{name}-A", base / f"{name}-B"]
+
+    def kept(self) -> list[Path]:
+        """What the case keeps besides the environments: Poetry's cache, the store."""
+        return [self.home / "poetry-cache"] if self.name == "poetry" else [self.store]
+
+    def install(self, project: Path) -> float:
+        """Seconds to install `project`, its environment made as `poetry install` makes it."""
+        if self.name == "poetry":
+            return timed([POETRY, "--no-plugins", "install"], project, self.env)[0]
+        command = [sys.executable, __file__, "--install", self.name, str(project), str(self.store)]
+        return timed([*command, self.index], project, self.env)[0]
+
+    def later_poetry_install(self, project: Path) -> float:
+        """Seconds of a plain `poetry install` after the case's install; it must find
+        nothing to do."""
+        import subprocess
+
+        started = time.perf_counter()
+        done = subprocess.run(
+            [POETRY, "--no-plugins", "install"],
+            cwd=project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        elapsed = time.perf_counter() - started
+        if NOTHING_TO_DO not in done.stdout:
+            raise RuntimeError(f"{self.name}: `poetry install` after it did work:\n{done.stdout}")
+        return elapsed
+
+
+def requirements(lock: Path) -> str:
+    """poetry.lock as a hash-pinned requirements list, for uv."""
+    lines = []
+    for package in read_toml(lock)["package"]:
+        hashes = " ".join(f"--hash={item['hash']}" for item in package["files"])
+        marker = package.get("markers")
+        where = f" ; {marker}" if isinstance(marker, str) else ""
+        lines.append(f"{package['name']}=={package['version']}{where} {hashes}")
+    return "\n".join(lines) + "\n"
+
+
+@contextlib.contextmanager
+def folder(path: str | None) -> Iterator[Path]:
+    if path:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        yield Path(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="poetry-cuda-shared-store-") as temporary:
+        yield Path(temporary)
+
+
+def measure(
+    runs: int,
+    *,
+    scale: float = 1.0,
+    stack: str | None = None,
+    work: str | None = None,
+    only: Sequence[str] = CANDIDATES,
+    pypi: str | None = None,
+) -> list[Table]:
+    """The tables; with `pypi` (a requirement such as ``torch==2.9.1``) the real stack from
+    PyPI instead of the padded one (a download of gigabytes per cold install)."""
+    before = load()
+    with folder(work) as base, contextlib.ExitStack() as stack_of:
+        if pypi:
+            index, dependencies = PYPI, [pypi]
+        else:
+            stack_root = stack_of.enter_context(folder(stack))
+            build_stack(stack_root, scale=scale)
+            index = stack_of.enter_context(IndexServer(stack_root)).url("/simple/")
+            dependencies = ["torch==2.9.1"]
+        template = poetry_project(base / "template", index, dependencies)
+        if pypi:
+            _without_sources(template / "pyproject.toml")
+        timed([POETRY, "--no-plugins", "lock"], template, Case("lock", base, index).env)
+        cases = [Case(name, base, index) for name in CANDIDATES if name in only]
+        found: dict[str, list[dict[str, float]]] = {case.name: [] for case in cases}
+        for run in range(runs):  # the ways in turn, so the machine's load falls on all
+            for case in cases:
+                found[case.name].append(_cycle(case, template, measure_disk=run == 0))
+    results = {
+        name: {key: statistics.median(c[key] for c in cycles if key in c) for key in cycles[0]}
+        for name, cycles in found.items()
+    }
+    what = (
+        f"{pypi} from PyPI"
+        if pypi
+        else f"{len(STACK)} wheels, {size(unpacked_bytes(scale))} unpacked"
+    )
+    where = "the indexes of PyPI" if pypi else "every index on 127.0.0.1"
+    return _tables(results, what, runs, f"{where}; {before}")
+
+
+def _without_sources(pyproject: Path) -> None:
+    """The project on PyPI alone."""
+    text = pyproject.read_text()
+    pyproject.write_text(text[: text.index("[[tool.poetry.source]]")])
+
+
+def _cycle(case: Case, template: Path, *, measure_disk: bool) -> dict[str, float]:
+    """One cold install of A, B from the warm cache or store, B's environment recreated,
+    and a plain `poetry install` in B; the disk the first time. Starts from nothing."""
+    for path in [*case.projects, *case.kept(), case.home]:
+        shutil.rmtree(path, ignore_errors=True)
+    for project in case.projects:
+        project.mkdir(parents=True)
+        shutil.copy(template / "pyproject.toml", project / "pyproject.toml")
+        shutil.copy(template / "poetry.lock", project / "poetry.lock")
+        (project / "requirements.txt").write_text(requirements(template / "poetry.lock"))
+    a, b = case.projects
+    found = {"cold": case.install(a), "second": case.install(b)}
+    shutil.rmtree(b / ".venv")
+    found["recreate"] = case.install(b)
+    found["later"] = case.later_poetry_install(b)
+    if measure_disk:
+        found["one"] = real_disk([a / ".venv"])
+        found["all"] = real_disk([a / ".venv", b / ".venv", *case.kept()])
+    print(f"   {case.name}: {found}", flush=True)
+    return found
+
+
+def _tables(
+    results: dict[str, dict[str, float]], stack: str, runs: int, context: str
+) -> list[Table]:
+    disk = Table(
+        f"Two Poetry projects with one locked CUDA stack ({stack}): real disk",
+        ("install", "one environment", "A + B + cache or store", "x one environment"),
+        target="A + B + store <= 1.1 x one environment",
+    )
+    speed = Table(
+        f"Two Poetry projects with one locked CUDA stack ({stack}): time",
+        ("install", "cold (A)", "second project (B)", "recreate B", "later `poetry install`"),
+        target="second and recreate <= 1/10 of `poetry install`; cold no slower",
+    )
+    base = results.get("poetry")
+    for name, found in results.items():
+        label = {"poetry": "`poetry install`", "store": "shared store", "uv": "`uv pip sync`"}[name]
+        disk.add(
+            label,
+            size(int(found["one"])),
+            size(int(found["all"])),
+            f"{found['all'] / found['one']:.2f}",
+        )
+
+        cells = [
+            f"{found[key]:.1f} s"
+            + (f" ({found[key] / base[key]:.2f}x)" if base and name != "poetry" else "")
+            for key in ("cold", "second", "recreate")
+        ]
+        speed.add(label, *cells, f"{found['later']:.1f} s")
+    store = results.get("store")
+    if store:
+        share = store["all"] / store["one"]
+        disk.checks.append(
+            Check(
+                "shared store: A + B + store",
+                f"{share:.2f} x one environment",
+                "<= 1.1",
+                share <= 1.1,
+            )
+        )
+    if store and base:
+        for key, what, limit in (
+            ("second", "second project", 0.1),
+            ("recreate", "recreated environment", 0.1),
+            ("cold", "cold install", 1.0),
+        ):
+            share = store[key] / base[key]
+            speed.checks.append(
+                Check(
+                    f"shared store: {what}",
+                    f"{share:.2f} x `poetry install`",
+                    f"<= {limit:g}",
+                    share <= limit,
+                )
+            )
+    speed.notes.append(
+        "each environment is made by Poetry's EnvManager, as `poetry install` makes it, and "
+        f"counted; medians of {runs} run{'s' if runs > 1 else ''}, the ways in turn; "
+        f"{context} before, {load()} after"
+    )
+    disk.notes.append("counted as `du` does: allocated blocks, each hard-linked file once")
+    return [disk, speed]
+
+
+def _install(kind: str, project: Path, store: Path, index: str) -> int:
+    """One install of `project` the way `poetry cuda sync` would run it: Poetry's own
+    environment made in-process where it is missing (Poetry's EnvManager, as `poetry install`
+    makes it), then the store's install, or uv's."""
+    import subprocess
+
+    from poetry.factory import Factory
+    from poetry.utils.env import EnvManager
+
+    environment = EnvManager(Factory().create_poetry(project)).create_venv().path
+    if kind == "uv":
+        python = environment / "bin" / "python"
+        command = [UV, "pip", "sync", "--require-hashes", "--link-mode", "hardlink"]
+        command += ["--index-url", index, "--python", str(python), "requirements.txt"]
+        return subprocess.run(command, cwd=project, check=False).returncode
+    from poetry_cuda.wheelstore.fetch import Fetcher
+    from poetry_cuda.wheelstore.store import Store
+    from poetry_cuda.wheelstore.sync import sync_shared
+
+    report = sync_shared(
+        project,
+        environment,
+        read_toml(project / "poetry.lock"),
+        store=Store(store),
+        fetcher=Fetcher(),
+        installer=f"Poetry {version('poetry')}",
+    )
+    print(report.installed, report.notes)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--stack", default=None)
+    parser.add_argument("--work", default=None)
+    parser.add_argument("--only", nargs="+", choices=CANDIDATES, default=list(CANDIDATES))
+    parser.add_argument("--pypi", metavar="REQUIREMENT", help="the real stack from PyPI")
+    parser.add_argument("--install", nargs=4, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.install:
+        kind, project, store, index = options.install
+        return _install(kind, Path(project), Path(store), index)
+    tables = measure(
+        options.runs,
+        scale=options.scale,
+        stack=options.stack,
+        work=options.work,
+        only=options.only,
+        pypi=options.pypi,
+    )
+    return show(tables)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
