@@ -17,7 +17,7 @@ from typing import Any
 
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
-from poetry_cuda.host._run import run
+from poetry_cuda.host.run import run
 
 
 if TYPE_CHECKING:

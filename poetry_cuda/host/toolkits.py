@@ -17,9 +17,9 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.host._run import run
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Toolkit
+from poetry_cuda.host.run import run
 from poetry_cuda.records import frozen
 
 
