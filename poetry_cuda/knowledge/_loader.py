@@ -38,8 +38,8 @@ from poetry_cuda.knowledge.model import Mechanism
 from poetry_cuda.knowledge.model import Nvidia
 from poetry_cuda.knowledge.model import PlatformArches
 from poetry_cuda.knowledge.model import Release
-from poetry_cuda.knowledge.model import Requirement
 from poetry_cuda.knowledge.model import RequirementKind
+from poetry_cuda.knowledge.model import SystemNeed
 from poetry_cuda.knowledge.model import ToolkitDriver
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.knowledge.model import VersionForm
@@ -139,9 +139,9 @@ def _platform(text: str) -> str:
 
 def _requirement(
     row: Table, inherited: Provenance | None, kind: RequirementKind | None
-) -> Requirement:
+) -> SystemNeed:
     source, confidence = provenance(row, inherited)
-    requirement = Requirement(
+    requirement = SystemNeed(
         kind=row.choice("kind", REQUIREMENT_KINDS) if kind is None else kind,
         spec=row.parsed("spec", _spec) if kind is None else row.parsed("spec", _spec, ""),
         reason=row.text("reason"),
@@ -363,7 +363,7 @@ def _companions(
     return tuple(rows)
 
 
-def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requirement], ...]]:
+def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, SystemNeed], ...]]:
     flavours = []
     for row in top.tables("flavour", by("package")):
         package = row.parsed("package", _name)

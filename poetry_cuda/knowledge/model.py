@@ -101,7 +101,7 @@ class Nvidia:
 
 
 @frozen
-class Requirement:
+class SystemNeed:
     """A library or tool a package needs that no resolver installs."""
 
     kind: RequirementKind
@@ -140,7 +140,7 @@ class Variant:
     sass: tuple[ComputeCapability, ...] = ()
     ptx: tuple[ComputeCapability, ...] = ()
     platforms: tuple[str, ...] = ()  # "linux-x86_64", "windows-x86_64", "linux-aarch64"
-    requirements: tuple[Requirement, ...] = ()
+    requirements: tuple[SystemNeed, ...] = ()
     source: str = ""
     confidence: Confidence = "verified"
     platform_arches: tuple[PlatformArches, ...] = ()
@@ -308,7 +308,7 @@ class FixedFlavour:
     versions: str  # PEP 440 specifier of the package versions this row covers
     cuda: str  # PEP 440 specifier on the CUDA version it runs with: ">=12.0,<13"
     oldest_arch: ComputeCapability | None
-    requirements: tuple[Requirement, ...]
+    requirements: tuple[SystemNeed, ...]
     source: str
     confidence: Confidence
 
@@ -319,7 +319,7 @@ class KnowledgeBase:
     families: tuple[Family, ...]
     fixed: tuple[FixedFlavour, ...]
     # Packages that compile CUDA code at install time and so need nvcc (name -> requirement).
-    builds_with_nvcc: tuple[tuple[str, Requirement], ...] = ()
+    builds_with_nvcc: tuple[tuple[str, SystemNeed], ...] = ()
 
     def family_of(self, package: str) -> Family | None:
         for family in self.families:
