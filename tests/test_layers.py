@@ -15,7 +15,7 @@ ROOT_MODULES = {"errors", "messages", "versions", "names", "schema", "files", "d
 ALLOWED = {
     "host": set(),
     "knowledge": {"host.profiles"},
-    "request": {"knowledge.model", "knowledge.mirrors"},
+    "request": {"knowledge.model", "knowledge.packaged"},
     "planning": {"request", "host", "knowledge"},
     "backends": {"request", "planning.plan", "locking.managed"},
     "locking": {"request", "host", "knowledge", "planning", "backends", "redist"},
@@ -30,7 +30,7 @@ ALLOWED = {
         "cudaenv",
         "redist",
     },
-    "redist": {"request.settings", "knowledge._loader"},
+    "redist": {"request.settings", "knowledge.model", "knowledge.packaged"},
 }
 
 

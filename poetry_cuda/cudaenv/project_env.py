@@ -39,6 +39,7 @@ from poetry_cuda.host.profiles import host_os
 from poetry_cuda.host.toolkits import find_toolkits
 from poetry_cuda.host.toolkits import looks_like_toolkit
 from poetry_cuda.host.toolkits import toolkit_version
+from poetry_cuda.knowledge.packaged import toolkit_wheels
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.toolkit_wheels import for_major
 from poetry_cuda.redist import assemble as redist
@@ -191,7 +192,7 @@ def _wheel_tree(
     venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str, *, build: bool
 ) -> Tree | None:
 
-    row = for_major(cuda.major)
+    row = for_major(toolkit_wheels(), cuda.major)
     if row is None or os_name == "windows":
         return None
     for site in sites:

@@ -163,7 +163,7 @@ def _choose(
             "no target has an NVIDIA driver, so this plan serves no GPU (CPU builds only); "
             "lock on a GPU machine, or pass --target FILE with a GPU host's profile"
         )
-    added, toolkit_warnings = toolkit_additions(plan, settings)
+    added, toolkit_warnings = toolkit_additions(plan, settings, kb)
     warnings.extend(toolkit_warnings)
     if added:
         plan = dataclasses.replace(plan, additions=(*plan.additions, *added))
