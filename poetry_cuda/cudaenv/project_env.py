@@ -39,6 +39,7 @@ from poetry_cuda.host.profiles import host_os
 from poetry_cuda.host.toolkits import find_toolkits
 from poetry_cuda.host.toolkits import looks_like_toolkit
 from poetry_cuda.host.toolkits import toolkit_version
+from poetry_cuda.knowledge.packaged import preferred
 from poetry_cuda.knowledge.packaged import toolkit_wheels
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.toolkit_wheels import for_major
@@ -144,7 +145,7 @@ def project_environment(
     venv = backend.environment(project, environ)
     sites = [] if venv is None else site_packages(venv, os_name)
     wheel_libraries = [folder for site in sites for folder in library_folders(site, os_name)]
-    cuda = cuda_lock.project_cuda()
+    cuda = cuda_lock.project_cuda(preferred())
     wheels = None
     if settings.toolkit == "wheels" and venv is not None and cuda is not None:
         wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)

@@ -416,9 +416,14 @@ class KnowledgeBase:
         own = tuple(f.installed for f in self.families if f.installed is not None)
         return own + self.fixed_installed
 
+    @property
+    def preferred(self) -> frozenset[str]:
+        """The packages whose CUDA is the project's when they have a CUDA build."""
+        return preferred_packages(self.installed)
+
 
 def installed_of(rows: Sequence[Installed], package: str) -> Installed | None:
-    """The row of the distribution `package` (a normalized name), if any."""
+    """The first row naming the distribution `package` (a normalized name), if any."""
     return next((row for row in rows if package in row.packages), None)
 
 

@@ -423,21 +423,6 @@ def _installed(row: Table, lead: str | None) -> Installed:
     return installed
 
 
-def _one_row_per_package(rows: tuple[Installed, ...]) -> tuple[Installed, ...]:
-    seen: dict[str, Installed] = {}
-    for row in rows:
-        for package in row.packages:
-            if package in seen:
-                raise InputFileError(
-                    f"{package} has two rows of what doctor reads of its installed build "
-                    f"(modules {seen[package].module} and {row.module})",
-                    fix="keep one: a family's [family.installed] or a row of fixed.toml's "
-                    "[[installed]]",
-                )
-            seen[package] = row
-    return rows
-
-
 def _mirrors(top: Table) -> tuple[KnownMirror, ...]:
     rows: list[KnownMirror] = []
     for row in top.tables("mirror", lambda r, i: f"{r.get('family', i)}.{r.get('name', i)}"):
@@ -524,7 +509,7 @@ def validate(documents: Documents) -> KnowledgeBase:
     installed = tuple(_installed(row, None) for row in fixed.tables("installed", by("module")))
     fixed.done()
     families = tuple(_family(_top(name, documents[name])) for name in family_files(documents))
-    base = KnowledgeBase(
+    return KnowledgeBase(
         nvidia,
         families,
         flavours,
@@ -534,8 +519,6 @@ def validate(documents: Documents) -> KnowledgeBase:
         toolkit_wheels=validate_toolkit_wheels(documents),
         nvcc_parts=validate_nvcc_parts(documents),
     )
-    _one_row_per_package(base.installed)
-    return base
 
 
 # One table of the documents, checked alone: what a command that needs only it reads from
@@ -573,4 +556,4 @@ def validate_installed(documents: Documents) -> tuple[Installed, ...]:
             rows.append(_installed(row, head.parsed("lead", _name)))
     fixed = _top(FIXED_FILE, documents[FIXED_FILE])
     rows += [_installed(row, None) for row in fixed.tables("installed", by("module"))]
-    return _one_row_per_package(tuple(rows))
+    return tuple(rows)

@@ -38,7 +38,7 @@ def additions(
     """
     if settings.toolkit == "system":
         return (), ()
-    cuda = project_cuda(((c.name, c.cuda) for c in plan.packages), settings.cuda)
+    cuda = project_cuda(((c.name, c.cuda) for c in plan.packages), settings.cuda, kb.preferred)
     if settings.toolkit == "redist":
         if cuda is None:
             said = (

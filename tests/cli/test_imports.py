@@ -113,7 +113,7 @@ CASES = [
     ("doctor", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),
     ("doctor", "uv", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),
     # `env` reads cuda.lock and, of the knowledge base, only the single tables it needs
-    # (the mirrors known by name, the toolkit wheels), each checked alone from the compiled
+    # (the mirrors known by name, the preferred package), each checked alone from the compiled
     # form (tests/knowledge/test_compiled.py): no package family's releases.
     ("env", "uv", CLEO + TOML_EDITOR + POETRY_CORE + POETRY_APPLICATION + NVML, 220),
 ]

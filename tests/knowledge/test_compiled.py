@@ -31,6 +31,7 @@ from poetry_cuda.knowledge.packaged import DATA
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import load_directory
 from poetry_cuda.knowledge.packaged import nvidia
+from poetry_cuda.knowledge.tables import validate_installed
 from poetry_cuda.knowledge.tables import validate_mirrors
 from poetry_cuda.knowledge.tables import validate_toolkit_wheels
 
@@ -93,12 +94,14 @@ def test_the_compiled_file_is_what_is_read(data: Path) -> None:
 
 
 def test_a_single_table_is_read_alone_from_the_compiled_form(data: Path) -> None:
-    # A command that needs one table (`env` the mirrors known by name) checks only its rows:
+    # A command that needs one table (`env` the mirrors known by name, the preferred package)
+    # checks only its rows:
     # a family row that does not validate stops the whole base, which reads the TOML.
     def edit(documents: dict[str, object]) -> None:
         documents["torch.toml"]["release"][0]["series"] = "not a series"  # type: ignore[index]
         for file, table in (("mirrors.toml", "mirror"), ("toolkit_wheels.toml", "major")):
             documents[file][table][0]["source"] = "read from the compiled file"  # type: ignore[index]
+        documents["torch.toml"]["family"]["installed"]["module"] = "read_from_compiled"  # type: ignore[index]
 
     def never() -> tuple[Any, ...]:
         raise AssertionError("read from the TOML")
@@ -108,6 +111,7 @@ def test_a_single_table_is_read_alone_from_the_compiled_form(data: Path) -> None
     for validate_table in (validate_mirrors, validate_toolkit_wheels):
         rows = read_part(documents, validate_table, never)
         assert rows[0].source == "read from the compiled file"
+    assert read_part(documents, validate_installed, never)[1].module == "read_from_compiled"
     assert load_compiled(data) == load_directory(data)
 
 
