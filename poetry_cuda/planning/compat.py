@@ -56,6 +56,13 @@ def arch_list(variant: Variant) -> str:
     return arch_names(variant.sass, variant.ptx)
 
 
+def arches_of(variant: Variant) -> tuple[str, ...]:
+    """``("sm_80", "sm_90", "compute_90")``: SASS as the compiler spells it, then PTX."""
+    return tuple(cc.sm for cc in variant.sass) + tuple(
+        f"compute_{cc.major}{cc.minor}" for cc in variant.ptx
+    )
+
+
 def kernels_for(
     sass: Sequence[ComputeCapability], ptx: Sequence[ComputeCapability], cc: ComputeCapability
 ) -> tuple[Kernels, ComputeCapability] | None:

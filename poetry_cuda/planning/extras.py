@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from poetry_cuda.names import canonical_name
+from poetry_cuda.planning.compat import arches_of
 from poetry_cuda.planning.compat import best_fit
 from poetry_cuda.planning.plan import ExtraChoice
 from poetry_cuda.records import frozen
@@ -104,7 +105,7 @@ def plan_extras(
                 family=family.name,
                 variant=variant,
                 cuda=build.cuda if build is not None else None,
-                arches=_arches(build),
+                arches=arches_of(build) if build is not None else (),
                 serves=tuple(best[extra]),
                 reason=reason,
             )
@@ -161,11 +162,3 @@ def _fit(
     runs = [n for n, v in zip(names, fit.verdicts, strict=True) if v.ok and v.fit != "cpu"]
     detail = f"{driver}; {fit.verdicts[fit.best].detail}"
     return _TargetFit(extra, detail, tuple(n for n in runs if n != extra))
-
-
-def _arches(build: Variant | None) -> tuple[str, ...]:
-    if build is None:
-        return ()
-    return tuple(cc.sm for cc in build.sass) + tuple(
-        f"compute_{cc.major}{cc.minor}" for cc in build.ptx
-    )

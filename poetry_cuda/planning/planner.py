@@ -1,4 +1,4 @@
-"""From a project folder and command-line options to a plan: the I/O around `select`."""
+"""From a project folder and command-line options to a plan: the I/O around `assemble.make_plan`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.adoption import Adoption
 from poetry_cuda.planning.adoption import review
-from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.targets import DETECTED
 from poetry_cuda.planning.targets import RECORDED
 from poetry_cuda.planning.targets import load_targets

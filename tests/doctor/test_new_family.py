@@ -26,7 +26,7 @@ from poetry_cuda.knowledge.packaged import DATA
 from poetry_cuda.knowledge.packaged import load_directory
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
-from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.dependencies import Dependency
 from poetry_cuda.request.settings import Settings
