@@ -16,7 +16,8 @@ ALLOWED = {
     "host": set(),
     "knowledge": {"host.profiles"},
     "request": {"knowledge.model", "knowledge.packaged"},
-    "planning": {"request", "host", "knowledge"},
+    # Planning is given the knowledge base (and this machine's detection) as arguments.
+    "planning": {"request", "host.profiles", "knowledge.model"},
     "backends": {"request", "planning.plan", "locking.managed"},
     "locking": {"request", "host", "knowledge", "planning", "backends", "redist"},
     "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends", "redist"},
