@@ -1,7 +1,7 @@
 """Planning at scale: `make_plan` for 1, 10 and 100 targets and 1, 20 and 50 CUDA packages.
 
 Pure and in-process: the settings, targets and dependencies are built in memory and
-only `poetry_cuda.planning.families.make_plan` (choosing every family's variant, checking fixed
+only `poetry_cuda.planning.assemble.make_plan` (choosing every family's variant, checking fixed
 flavours, collecting system requirements) is timed, with the knowledge base loaded
 once beforehand. The packages:
 
@@ -45,7 +45,7 @@ from benchmarks.common import load
 from benchmarks.common import show
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load as load_knowledge
-from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.targets import Target
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.dependencies import read_dependencies

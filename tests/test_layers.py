@@ -15,8 +15,9 @@ ROOT_MODULES = {"errors", "messages", "versions", "names", "schema", "files", "d
 ALLOWED = {
     "host": set(),
     "knowledge": {"host.profiles"},
-    "request": {"knowledge.model", "knowledge.mirrors"},
-    "planning": {"request", "host", "knowledge"},
+    "request": {"knowledge.model", "knowledge.packaged"},
+    # Planning is given the knowledge base (and this machine's detection) as arguments.
+    "planning": {"request", "host.profiles", "knowledge.model"},
     "backends": {"request", "planning.plan", "locking.managed"},
     "locking": {"request", "host", "knowledge", "planning", "backends", "redist"},
     "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends", "redist"},
@@ -30,7 +31,7 @@ ALLOWED = {
         "cudaenv",
         "redist",
     },
-    "redist": {"request.settings", "knowledge._loader"},
+    "redist": {"request.settings", "knowledge.model", "knowledge.packaged"},
     "wheelstore": {"request.settings", "redist.store", "locking.duplicates"},
 }
 

@@ -23,7 +23,7 @@ from poetry_cuda.messages import placeholders
 PACKAGE = Path(__file__).resolve().parents[1] / "poetry_cuda"
 # Where the translated messages are built, and a message id each must use.
 SITES = {
-    "planning/families.py": "no-variant.first-line",
+    "planning/refusals.py": "no-variant.first-line",
     "backends/poetry.py": "resolution.poetry-failed",
     "backends/uv.py": "resolution.uv-failed",
     "doctor/checks.py": "driver.none",

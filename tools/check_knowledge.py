@@ -36,7 +36,7 @@ from packaging.version import Version
 
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import load_directory
-from poetry_cuda.planning.families import version_label
+from poetry_cuda.planning.candidates import version_label
 
 
 if TYPE_CHECKING:

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import replace_bytes
-from poetry_cuda.knowledge._loader import read_data
 from poetry_cuda.knowledge.compiled import FILE
 from poetry_cuda.knowledge.compiled import compile_data
+from poetry_cuda.knowledge.loader import read_data
 from poetry_cuda.knowledge.packaged import DATA
 
 

@@ -39,6 +39,8 @@ from poetry_cuda.host.profiles import host_os
 from poetry_cuda.host.toolkits import find_toolkits
 from poetry_cuda.host.toolkits import looks_like_toolkit
 from poetry_cuda.host.toolkits import toolkit_version
+from poetry_cuda.knowledge.packaged import preferred
+from poetry_cuda.knowledge.packaged import toolkit_wheels
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.toolkit_wheels import for_major
 from poetry_cuda.redist import assemble as redist
@@ -143,7 +145,7 @@ def project_environment(
     venv = backend.environment(project, environ)
     sites = [] if venv is None else site_packages(venv, os_name)
     wheel_libraries = [folder for site in sites for folder in library_folders(site, os_name)]
-    cuda = cuda_lock.project_cuda()
+    cuda = cuda_lock.project_cuda(preferred())
     wheels = None
     if settings.toolkit == "wheels" and venv is not None and cuda is not None:
         wheels = _wheel_tree(venv, sites, cuda, os_name, build=build_tree)
@@ -191,7 +193,7 @@ def _wheel_tree(
     venv: Path, sites: list[Path], cuda: CudaVersion, os_name: str, *, build: bool
 ) -> Tree | None:
 
-    row = for_major(cuda.major)
+    row = for_major(toolkit_wheels(), cuda.major)
     if row is None or os_name == "windows":
         return None
     for site in sites:

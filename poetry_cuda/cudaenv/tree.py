@@ -28,7 +28,7 @@ from poetry_cuda.files import replace_folder
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from poetry_cuda.planning.toolkit_wheels import ToolkitWheels
+    from poetry_cuda.knowledge.model import ToolkitWheels
 
 
 FOLDER = "cuda"

@@ -97,10 +97,12 @@ def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
     python = environment.python() if environment is not None else None
     if cuda_lock is None or environment is None or python is None:
         return []
-    names = modules(cuda_lock.packages)
+    rows = facts.installed_rows
+    names = modules(cuda_lock.packages, rows)
     report = probe(python, names, environ=environ) if names else {}
     install = install_command(facts.locks.backend)
-    findings = deep_findings(report, cuda_lock.packages, install)
+    findings = deep_findings(report, cuda_lock.packages, install, rows)
     cuda_packages = [p for p in cuda_lock.packages if p.cuda]
-    builds = read_builds(report if isinstance(report, dict) else {}, cuda_packages, environment)
+    read = report if isinstance(report, dict) else {}
+    builds = read_builds(read, cuda_packages, environment, rows)
     return findings + check_builds(cuda_packages, builds, facts.target, install)

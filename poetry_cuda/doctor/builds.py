@@ -1,8 +1,9 @@
 """`doctor --deep`: does each GPU have kernels in the installed build itself?
 
 The host check judges the locked variant by the knowledge base's row; this one reads
-the architectures the installed build carries: torch's own list (from the child that
-imports it), or else the fat binary of the package's CUDA library, scanned here. Each
+the architectures the installed build carries: the framework's own list (torch's, from
+the child that imports it), or else the fat binary of the package's CUDA library (the
+`kernels` of its knowledge base row), scanned here. Each
 GPU the host reports is judged by the planner's rule (`compat.kernels_for`), and the
 list is compared with the one cuda.lock recorded from the knowledge base.
 """
@@ -36,22 +37,11 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.host.profiles import Gpu
+    from poetry_cuda.knowledge.model import Installed
     from poetry_cuda.locking.lockfile import LockedPackage
     from poetry_cuda.planning.targets import Target
 
 
-# Where each package keeps its kernels, relative to site-packages, in the order tried:
-# paddle 3.x splits them into libphi_gpu.so, 2.5 and 2.6 keep them in libphi.so.
-LIBRARIES: dict[str, tuple[str, ...]] = {
-    "torch": ("torch/lib/libtorch_cuda.so",),
-    "paddle": (
-        "paddle/libs/libphi_gpu.so",
-        "paddle/libs/libphi.so",
-        "paddle/base/libpaddle.so",
-        "paddle/fluid/libpaddle.so",
-    ),
-    "onnxruntime": ("onnxruntime/capi/libonnxruntime_providers_cuda.so",),
-}
 # cuda.lock records the knowledge base's Linux x86_64 row; other platforms' builds may
 # carry fewer architectures, so the lists are compared there only.
 TABLE_PLATFORM = "linux-x86_64"
@@ -91,16 +81,20 @@ def parse_arches(
 
 
 def read_builds(
-    report: Mapping[str, Any], packages: Sequence[LockedPackage], environment: Environment
+    report: Mapping[str, Any],
+    packages: Sequence[LockedPackage],
+    environment: Environment,
+    rows: Sequence[Installed],
 ) -> dict[str, Build | str]:
     """Each package's build, by its name, or why its architectures are unknown.
 
-    torch's list comes from the child's `report` where it has one; the others are
-    scanned from the package's library.
+    The framework's own list (torch's) comes from the child's `report` where it has one;
+    the others are scanned from the libraries the package's row (of `rows`) names.
     """
     found: dict[str, Build | str] = {}
     for package in packages:
-        module = module_of(package.name)
+        module = module_of(package.name, rows)
+        kernels = next((r.kernels for r in rows if r.module == module), ())
         installed = environment.get(package.name)
         version = installed.version if installed else None
         row = report.get(module)
@@ -110,10 +104,10 @@ def read_builds(
         parsed = None
         if isinstance(listed, list) and listed and all(isinstance(n, str) for n in listed):
             parsed = parse_arches(listed)
-        if module == "torch" and parsed is not None:
-            found[package.name] = Build(*parsed, "torch's own list", version)
-        elif module in LIBRARIES:
-            found[package.name] = _scan(LIBRARIES[module], environment, version)
+        if parsed is not None:
+            found[package.name] = Build(*parsed, f"{module}'s own list", version)
+        elif kernels:
+            found[package.name] = _scan(kernels, environment, version)
     return found
 
 

@@ -1,7 +1,8 @@
 """`doctor --deep`: a short check inside the project's environment, with a time limit.
 
-The environment's own Python imports each locked CUDA package and reports what the
-framework itself sees: ``torch.cuda.is_available()``, each device's capability and the
+The environment's own Python imports each locked CUDA package (by the module the
+knowledge base's `Installed` row names) and runs the framework's own check where the row
+names one (`probe`): ``torch.cuda.is_available()``, each device's capability and the
 architectures the build carries, ``paddle.utils.run_check()``. The child prints one
 JSON object; turning it into findings is a pure function (the architectures are
 judged in `builds`).
@@ -17,7 +18,8 @@ from typing import Any
 
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
-from poetry_cuda.host._run import run
+from poetry_cuda.host.run import run
+from poetry_cuda.knowledge.model import installed_of
 
 
 if TYPE_CHECKING:
@@ -26,17 +28,18 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.doctor.findings import Finding
+    from poetry_cuda.knowledge.model import Installed
+    from poetry_cuda.knowledge.model import Probe
     from poetry_cuda.locking.lockfile import LockedPackage
 
 
 TIMEOUT = 120.0
-# Distribution -> the module it installs, where the names differ.
-MODULES = {"paddlepaddle-gpu": "paddle", "paddlepaddle": "paddle", "onnxruntime-gpu": "onnxruntime"}
 
 SCRIPT = r"""
 import contextlib, importlib, io, json, sys
 out = {}
-for module in sys.argv[1:]:
+for argument in sys.argv[1:]:
+    module, _, check = argument.partition("=")
     row = out.setdefault(module, {})
     try:
         imported = importlib.import_module(module)
@@ -45,7 +48,7 @@ for module in sys.argv[1:]:
         continue
     row["version"] = str(getattr(imported, "__version__", ""))
     try:
-        if module == "torch":
+        if check == "torch":
             row["cuda"] = imported.version.cuda
             row["available"] = bool(imported.cuda.is_available())
             count = imported.cuda.device_count() if row["available"] else 0
@@ -56,7 +59,7 @@ for module in sys.argv[1:]:
                 if not arches and hasattr(getattr(imported, "_C", None), "_cuda_getArchFlags"):
                     arches = (imported._C._cuda_getArchFlags() or "").split()
                 row["arches"] = arches
-        elif module == "paddle":
+        elif check == "paddle":
             row["compiled_with_cuda"] = bool(imported.device.is_compiled_with_cuda())
             buffer = io.StringIO()
             with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
@@ -68,12 +71,22 @@ print(json.dumps(out))
 """
 
 
-def module_of(package: str) -> str:
-    return MODULES.get(package, package.replace("-", "_"))
+def module_of(package: str, rows: Sequence[Installed]) -> str:
+    """The module the distribution `package` installs: its row's, else its own name."""
+    row = installed_of(rows, package)
+    return row.module if row is not None else package.replace("-", "_")
 
 
-def modules(packages: Sequence[LockedPackage]) -> list[str]:
-    return list(dict.fromkeys(module_of(p.name) for p in packages if p.cuda))
+def probe_of(module: str, rows: Sequence[Installed]) -> Probe | None:
+    """The framework's own check for `module`, if its row names one."""
+    return next((row.probe for row in rows if row.module == module), None)
+
+
+def modules(packages: Sequence[LockedPackage], rows: Sequence[Installed]) -> list[str]:
+    """The child's arguments: each locked CUDA package's module with its framework's
+    check (``torch=torch``; ``cupy=`` when there is none)."""
+    names = dict.fromkeys(module_of(p.name, rows) for p in packages if p.cuda)
+    return [f"{name}={probe_of(name, rows) or ''}" for name in names]
 
 
 def probe(
@@ -97,7 +110,10 @@ def probe(
 
 
 def deep_findings(
-    report: dict[str, Any] | str, packages: Sequence[LockedPackage], install: str
+    report: dict[str, Any] | str,
+    packages: Sequence[LockedPackage],
+    install: str,
+    rows: Sequence[Installed],
 ) -> list[Finding]:
     if isinstance(report, str):
         return [
@@ -112,16 +128,16 @@ def deep_findings(
     for package in packages:
         if not package.cuda:
             continue
-        module = module_of(package.name)
+        module = module_of(package.name, rows)
         row = report.get(module)
         if not isinstance(row, dict):
             continue
-        found.extend(_package(package, module, row, install))
+        found.extend(_package(package, module, row, install, probe_of(module, rows)))
     return found
 
 
 def _package(
-    package: LockedPackage, module: str, row: dict[str, Any], install: str
+    package: LockedPackage, module: str, row: dict[str, Any], install: str, check: Probe | None
 ) -> list[Finding]:
     name = package.name
     if "error" in row:
@@ -145,9 +161,9 @@ def _package(
                 subject=name,
             )
         )
-    if module == "torch":
+    if check == "torch":
         found.extend(_torch(package, row, install))
-    if module == "paddle" and "run_check" in row:
+    if check == "paddle" and "run_check" in row:
         found.append(ok("deep", "framework", f"paddle.utils.run_check(): {row['run_check']}"))
     return found
 

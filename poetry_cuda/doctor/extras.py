@@ -1,11 +1,12 @@
 """Which of cuda.lock's extras fits a host: what `sync` installs and what doctor checks.
 
-A multi-variant project offers each build as an extra (or group). On a host with an
-NVIDIA driver the extra to install is, per family, the highest-CUDA one whose build runs
-there (native or minor-compatible, every GPU served, judged by `planning.compat.judge` on
-the build cuda.lock records); on a host without one it is the CPU build. As in planning, policy `native` leaves out what runs only through
-minor-version compatibility, and a GPU host gets the CPU build only with
-`allow-cpu-fallback`.
+A multi-variant project offers each build as an extra (or group). The extra to install
+is, per family, the one `planning.compat.best_fit` names for this host, judged on the
+build cuda.lock records: the rule the plan named each target's extra by. On a host with
+an NVIDIA driver, the highest-CUDA one whose build runs there (native or
+minor-compatible, every GPU served; policy `native` leaves out what runs only through
+minor-version compatibility), the CPU build only with `allow-cpu-fallback`; on a host
+without one, the CPU build.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.doctor.installed import CPU
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.planning.compat import NO_CUDA
 from poetry_cuda.planning.compat import Verdict
-from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.compat import best_fit
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -40,7 +42,6 @@ if TYPE_CHECKING:
 
 
 SYNC_FIX = "run `poetry cuda sync` (or `poetry-cuda sync`)"
-NO_CUDA = CudaVersion(0, 0)  # what a CPU build counts as where builds are ranked by CUDA
 FALLBACK = "allow-cpu-fallback = true in [tool.poetry-cuda]"
 
 
@@ -91,32 +92,30 @@ def _pick(
     allow_cpu_fallback: bool,
 ) -> Pick:
     family = extras[0].family
-    judged = tuple(Judged(e, _judge(e, target, nvidia, policy)) for e in extras)
-    cpu = next((j.extra for j in judged if j.verdict.fit == "cpu"), None)
+    fit = best_fit(
+        [e.build() for e in extras],
+        target,
+        nvidia,
+        policy=policy,
+        allow_cpu_fallback=allow_cpu_fallback,
+    )
+    judged = tuple(Judged(e, verdict) for e, verdict in zip(extras, fit.verdicts, strict=True))
+    chosen = None if fit.best is None else judged[fit.best]
+    driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
     if not target.runs_cuda:
         host = "macOS has no CUDA" if target.os == "macos" else "this machine has no NVIDIA driver"
-        if cpu is None:
+        if chosen is None:
             return Pick(family, None, f"{host}, and no extra of {family} is a CPU build", judged)
-        return Pick(family, cpu, f"{host}: {cpu.name} is the CPU build", judged)
-    runs = [j for j in judged if j.verdict.ok and j.verdict.fit != "cpu"]
-    driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
-    if not runs:
-        if cpu is not None and allow_cpu_fallback:
-            reason = f"no CUDA extra runs here ({driver}); {FALLBACK}"
-            return Pick(family, cpu, reason, judged)
+        return Pick(family, chosen.extra, f"{host}: {chosen.extra.name} is the CPU build", judged)
+    if chosen is None:
         return Pick(family, None, f"no CUDA extra of {family} runs here ({driver})", judged)
-    best = max(runs, key=_cuda)
-    passed = [j for j in judged if not j.verdict.ok and _cuda(j) > _cuda(best)]
-    reason = f"the highest-CUDA extra that runs here: {driver}; {best.verdict.detail}"
+    if fit.how == "fallback":
+        reason = f"no CUDA extra runs here ({driver}); {FALLBACK}"
+        return Pick(family, chosen.extra, reason, judged)
+    passed = [j for j in judged if not j.verdict.ok and _cuda(j) > _cuda(chosen)]
+    reason = f"the highest-CUDA extra that runs here: {driver}; {chosen.verdict.detail}"
     reason += "".join(f"; not {j.extra.name}: {j.verdict.detail}" for j in passed)
-    return Pick(family, best.extra, reason, judged)
-
-
-def _judge(extra: LockedExtra, target: Target, nvidia: Nvidia, policy: Policy) -> Verdict:
-    verdict = judge(extra.build(), target, nvidia)
-    if policy == "native" and verdict.fit == "minor-compatible":
-        return Verdict("no", f"{verdict.detail}, which policy native does not rely on")
-    return verdict
+    return Pick(family, chosen.extra, reason, judged)
 
 
 def _cuda(judged: Judged) -> CudaVersion:

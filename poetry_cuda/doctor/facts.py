@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
     from poetry_cuda.host.nvml import EarlyWorker
+    from poetry_cuda.knowledge.model import Installed
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.targets import Target
 
@@ -68,6 +69,9 @@ class Facts:
     allow_cpu_fallback: bool = False
     # `toolkit = "redist"`: the project's toolkit in the store and in `<venv>/cuda`.
     toolkit: ToolkitState | None = None
+    # The knowledge base's rows of what installed builds show (module, the file recording
+    # their CUDA, the kernel libraries, the framework's own check), read and checked with.
+    installed_rows: tuple[Installed, ...] = ()
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -132,7 +136,10 @@ def cpu_fallback(project: Path | None) -> bool:
 
 
 def find_environment(
-    project: Path | None, backend: tuple[str, str] | None, environ: Mapping[str, str]
+    project: Path | None,
+    backend: tuple[str, str] | None,
+    environ: Mapping[str, str],
+    rows: tuple[Installed, ...],
 ) -> Environment | None:
     if project is None or backend is None:
         return None
@@ -140,7 +147,7 @@ def find_environment(
         root = backends.load(backend[0]).environment(project, environ)
     except PoetryCudaError:
         return None
-    return read_environment(root) if root is not None else None
+    return read_environment(root, rows) if root is not None else None
 
 
 def gather(
@@ -167,7 +174,7 @@ def gather(
     project = nearest_project(start)
     locks = read_locks(project)
     backend = choose_backend(project, locks.backend)
-    environment = find_environment(project, backend, env)
+    environment = find_environment(project, backend, env, kb.installed)
     recorded = locks.cuda_lock.system_requirements if locks.cuda_lock else ()
     requirements = [r for r in recorded if not r.satisfied_by]
     kinds = sorted({r.kind for r in requirements} & set(LIBRARY_KINDS))
@@ -196,9 +203,12 @@ def gather(
         shell_contradictions(project, env),
         backend,
         cpu_fallback(project),
-        gather_toolkit(locks.cuda_lock, environment.root if environment else None, target.os)
+        gather_toolkit(
+            locks.cuda_lock, environment.root if environment else None, target.os, kb.preferred
+        )
         if locks.cuda_lock
         else None,
+        kb.installed,
     )
 
 

@@ -1,8 +1,9 @@
 """What is installed: the project's virtual environment, read from its files.
 
 Every distribution is read from ``site-packages/*.dist-info/METADATA`` (name and
-version only), so no interpreter is started. For the CUDA builds whose module
-records the CUDA version it was built with (torch, paddle), that is read too; for
+version only), so no interpreter is started. For the CUDA builds that record the CUDA
+version they were built with (the knowledge base's `Installed` rows: torch in
+torch/version.py, paddle in paddle/version/__init__.py), that is read too; for
 ``nvidia-*`` wheels, the shared libraries their RECORD lists are checked to exist.
 """
 
@@ -15,29 +16,18 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poetry_cuda.knowledge.model import installed_of
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Installed
 
 
-# Where a build says which CUDA it was made for; `None`/`False` there means CPU.
-BUILD_CUDA = {
-    "torch": (
-        "torch/version.py",
-        re.compile(r"^cuda\s*(?::[^=]*)?=\s*(.+?)\s*$", re.MULTILINE),
-    ),
-    "paddlepaddle-gpu": (
-        "paddle/version/__init__.py",
-        re.compile(r"^cuda_version\s*=\s*(.+?)\s*$", re.MULTILINE),
-    ),
-    "paddlepaddle": (
-        "paddle/version/__init__.py",
-        re.compile(r"^cuda_version\s*=\s*(.+?)\s*$", re.MULTILINE),
-    ),
-}
 _LIBRARY = re.compile(r"\.so(\.\d+)*$|\.dll$")
 CPU = "cpu"
 
@@ -96,9 +86,10 @@ def parse_metadata(text: str) -> tuple[str, str] | None:
     return (name, version) if name and version else None
 
 
-def parse_build_cuda(text: str, pattern: re.Pattern[str]) -> str | None:
-    """``12.4`` from ``cuda = '12.4'``; CPU for ``None``/``False``; None when absent."""
-    match = pattern.search(text)
+def parse_build_cuda(text: str, pattern: str) -> str | None:
+    """``12.4`` from ``cuda = '12.4'`` (the first group of `pattern`); CPU for
+    ``None``/``False``; None when absent."""
+    match = re.search(pattern, text)
     if not match:
         return None
     value = match.group(1).strip().strip("'\"")
@@ -116,7 +107,7 @@ def _record_libraries(dist_info: Path) -> Iterator[str]:
             yield path
 
 
-def _distribution(folder: Path, dist_info: Path) -> Distribution | None:
+def _distribution(folder: Path, dist_info: Path, rows: Sequence[Installed]) -> Distribution | None:
     try:
         parsed = parse_metadata(
             (dist_info / "METADATA").read_text(encoding="utf-8", errors="replace")
@@ -127,10 +118,11 @@ def _distribution(folder: Path, dist_info: Path) -> Distribution | None:
         return None
     name, version = canonical_name(parsed[0]), parsed[1]
     build_cuda = None
-    if name in BUILD_CUDA:
-        relative, pattern = BUILD_CUDA[name]
+    row = installed_of(rows, name)
+    if row is not None and row.version_file is not None and row.cuda_pattern is not None:
         with contextlib.suppress(OSError):
-            build_cuda = parse_build_cuda((folder / relative).read_text(encoding="utf-8"), pattern)
+            text = (folder / row.version_file).read_text(encoding="utf-8")
+            build_cuda = parse_build_cuda(text, row.cuda_pattern)
     missing: tuple[str, ...] = ()
     if name.startswith("nvidia-"):
         missing = tuple(p for p in _record_libraries(dist_info) if not (folder / p).exists())
@@ -146,14 +138,15 @@ def folder_size(folder: Path) -> int:
     return total
 
 
-def read_environment(root: Path) -> Environment:
-    """Every distribution installed in the virtual environment at `root`."""
+def read_environment(root: Path, rows: Sequence[Installed]) -> Environment:
+    """Every distribution installed in the virtual environment at `root`, with the CUDA
+    its build records for the packages `rows` describe (the knowledge base's `installed`)."""
     folders = site_packages(root)
     distributions: dict[str, Distribution] = {}
     nvidia = 0
     for folder in folders:
         for dist_info in sorted(folder.glob("*.dist-info")):
-            found = _distribution(folder, dist_info)
+            found = _distribution(folder, dist_info, rows)
             if found is not None:
                 distributions.setdefault(found.name, found)
         if (folder / "nvidia").is_dir():

@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.host._run import run
 from poetry_cuda.host.paths import ldconfig_libraries
+from poetry_cuda.host.run import run
 from poetry_cuda.records import frozen
 
 

@@ -38,7 +38,7 @@ TENSORRT_WHEELS = ("tensorrt", "tensorrt-cu11", "tensorrt-cu12", "tensorrt-cu13"
 
 
 @frozen
-class Candidate:
+class LibraryFound:
     """Something on this machine that may meet a requirement."""
 
     version: str
@@ -50,56 +50,58 @@ class Candidate:
         return f"{version} {self.where}"
 
 
-def admits(spec: str, candidate: Candidate) -> Match:
-    """Whether `candidate`'s version satisfies `spec` ("maybe": only its major is known)."""
+def admits(spec: str, found: LibraryFound) -> Match:
+    """Whether `found`'s version satisfies `spec` ("maybe": only its major is known)."""
     if not spec.strip():
         return "yes"
     try:
         specifier = SpecifierSet(spec)
-        if not candidate.major_only:
-            return "yes" if specifier.contains(candidate.version, prereleases=True) else "no"
-        major = int(candidate.version.split(".")[0])
+        if not found.major_only:
+            return "yes" if specifier.contains(found.version, prereleases=True) else "no"
+        major = int(found.version.split(".")[0])
     except (InvalidSpecifier, InvalidVersion, ValueError):
         return "no"
     minors = (f"{major}.{minor}.{patch}" for minor in range(100) for patch in (0, 99))
     return "maybe" if any(specifier.contains(v, prereleases=True) for v in minors) else "no"
 
 
-def _library(lib: Library) -> Candidate:
+def _library(lib: Library) -> LibraryFound:
     version = lib.version
     parts = version.split(".")
     # libcudart.so.11.0 is the soname of every CUDA 11.x runtime, not of 11.0 alone.
     major_only = len(parts) == 1 or (lib.kind == "cuda-runtime" and parts[1:] == ["0"])
-    return Candidate(
+    return LibraryFound(
         parts[0] if major_only else version, f"at {lib.path} ({lib.source})", major_only
     )
 
 
 def candidates(
     kind: str, target: Target, libraries: Sequence[Library], environment: Environment | None
-) -> list[Candidate]:
+) -> list[LibraryFound]:
     """Everything of `kind` found here, best evidence first."""
     profile = target.profile
-    found: list[Candidate] = []
+    found: list[LibraryFound] = []
     if kind == "cuda-runtime":
-        found += [Candidate(t.version, f"(CUDA toolkit at {t.root})") for t in profile.toolkits]
+        found += [LibraryFound(t.version, f"(CUDA toolkit at {t.root})") for t in profile.toolkits]
     elif kind == "nvcc":
-        found += [Candidate(t.version, f"at {t.nvcc}") for t in profile.toolkits if t.nvcc]
+        found += [LibraryFound(t.version, f"at {t.nvcc}") for t in profile.toolkits if t.nvcc]
         for name in NVCC_WHEELS:
             dist = environment.get(name) if environment else None
             if dist is not None:
-                found.append(Candidate(dist.version, f"({dist.name} wheel in the environment)"))
+                found.append(LibraryFound(dist.version, f"({dist.name} wheel in the environment)"))
     elif kind == "cudnn":
         for cudnn in profile.cudnn:
             major_only = "." not in cudnn.version
-            found.append(Candidate(cudnn.version, f"at {cudnn.path} ({cudnn.source})", major_only))
+            found.append(
+                LibraryFound(cudnn.version, f"at {cudnn.path} ({cudnn.source})", major_only)
+            )
     elif kind == "tensorrt":
         for name in TENSORRT_WHEELS:
             dist = environment.get(name) if environment else None
             if dist is not None:
-                found.append(Candidate(dist.version, f"({dist.name} wheel in the environment)"))
+                found.append(LibraryFound(dist.version, f"({dist.name} wheel in the environment)"))
     elif kind == "driver" and target.driver is not None:
-        found.append(Candidate(str(target.driver), "(the NVIDIA driver)"))
+        found.append(LibraryFound(str(target.driver), "(the NVIDIA driver)"))
     found += [_library(lib) for lib in libraries if lib.kind == kind]
     return found
 
@@ -130,7 +132,7 @@ def _needs(req: SystemRequirement) -> Message:
     return message("system.needs", package=req.package, kind=req.kind, spec=spec)
 
 
-def _check(req: SystemRequirement, seen: Sequence[Candidate]) -> Finding:
+def _check(req: SystemRequirement, seen: Sequence[LibraryFound]) -> Finding:
     spec = f" {req.spec}" if req.spec else ""
     wanted = _needs(req)
     verdicts = [(admits(req.spec, c), c) for c in seen]

@@ -31,6 +31,8 @@ from poetry_cuda.redist.store import Store
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.locking.lockfile import CudaLock
@@ -53,8 +55,11 @@ class ToolkitState:
     recorded: tuple[str, ...] = ()  # the platforms cuda.lock records archives for
 
 
-def gather(cuda_lock: CudaLock, venv: Path | None, os_name: OperatingSystem) -> ToolkitState | None:
-    """What is on disk for a `toolkit = "redist"` lock; None for any other lock."""
+def gather(
+    cuda_lock: CudaLock, venv: Path | None, os_name: OperatingSystem, preferred: Collection[str]
+) -> ToolkitState | None:
+    """What is on disk for a `toolkit = "redist"` lock; None for any other lock. `preferred`
+    are the packages whose CUDA is the project's (the knowledge base's)."""
     if cuda_lock.toolkit is None:
         return None
     machine = host_machine(machine_info.machine(), os_name)
@@ -79,7 +84,7 @@ def gather(cuda_lock: CudaLock, venv: Path | None, os_name: OperatingSystem) -> 
         missing=missing,
         expected=tuple(str(store.folder(a)) for a in archives),
         assembled=assembled,
-        project_cuda=cuda_lock.project_cuda(),
+        project_cuda=cuda_lock.project_cuda(preferred),
         nvcc=nvcc,
         platform=here or f"{os_name} {machine}",
         recorded=tuple(sorted({a.platform for a in cuda_lock.toolkit.archives})),

@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.host._run import run
 from poetry_cuda.host.paths import ldconfig_libraries
 from poetry_cuda.host.profiles import Cudnn
 from poetry_cuda.host.profiles import ProbeReport
+from poetry_cuda.host.run import run
 
 
 if TYPE_CHECKING:

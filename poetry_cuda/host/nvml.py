@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.host._run import Running
-from poetry_cuda.host._run import run
-from poetry_cuda.host._run import signal_name
-from poetry_cuda.host._run import start
 from poetry_cuda.host.paths import HostPaths
 from poetry_cuda.host.probe import GpuFacts
 from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Problem
+from poetry_cuda.host.run import Running
+from poetry_cuda.host.run import run
+from poetry_cuda.host.run import signal_name
+from poetry_cuda.host.run import start
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion

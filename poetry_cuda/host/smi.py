@@ -15,10 +15,10 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.host._run import run
 from poetry_cuda.host.probe import GpuFacts
 from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
+from poetry_cuda.host.run import run
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -27,8 +27,8 @@ from poetry_cuda.versions import DriverVersion
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from poetry_cuda.host._run import Completed
     from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.host.run import Completed
 
 
 PROBE = "nvidia-smi"

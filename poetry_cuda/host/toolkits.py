@@ -17,9 +17,9 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.host._run import run
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Toolkit
+from poetry_cuda.host.run import run
 from poetry_cuda.records import frozen
 
 
@@ -79,7 +79,7 @@ def parse_nvcc_version(text: str) -> str | None:
 
 
 @frozen
-class Candidate:
+class ToolkitFolder:
     path: Path
     source: str
     # The nvcc on PATH that pointed here; it may be a wrapper script elsewhere.
@@ -93,25 +93,25 @@ def looks_like_toolkit(root: Path) -> bool:
 
 def candidates(
     environ: Mapping[str, str], *, os_name: OperatingSystem, usr_local: Path, opt: Path
-) -> Iterator[Candidate]:
+) -> Iterator[ToolkitFolder]:
     """Every place a toolkit may be, in order of precedence."""
     for variable in ("CUDA_HOME", "CUDA_PATH"):
         if environ.get(variable):
-            yield Candidate(Path(environ[variable]), variable)
+            yield ToolkitFolder(Path(environ[variable]), variable)
     nvcc_name = "nvcc.exe" if os_name == "windows" else "nvcc"
     nvcc = shutil.which(nvcc_name, path=environ.get("PATH", ""))
     if nvcc:
-        yield Candidate(Path(nvcc).resolve().parent.parent, "PATH", nvcc=Path(nvcc))
+        yield ToolkitFolder(Path(nvcc).resolve().parent.parent, "PATH", nvcc=Path(nvcc))
     if os_name == "windows":
         program_files = Path(environ.get("ProgramFiles", r"C:\Program Files"))
         base = program_files / "NVIDIA GPU Computing Toolkit" / "CUDA"
         for path in _sorted_glob(base, "v*"):
-            yield Candidate(path, "Program Files")
+            yield ToolkitFolder(path, "Program Files")
         return
-    yield Candidate(usr_local / "cuda", "/usr/local/cuda")
+    yield ToolkitFolder(usr_local / "cuda", "/usr/local/cuda")
     for path in _sorted_glob(usr_local, "cuda-*"):
-        yield Candidate(path, "/usr/local/cuda-*")
-    yield Candidate(opt / "cuda", "/opt/cuda")
+        yield ToolkitFolder(path, "/usr/local/cuda-*")
+    yield ToolkitFolder(opt / "cuda", "/opt/cuda")
 
 
 def _sorted_glob(base: Path, pattern: str) -> list[Path]:

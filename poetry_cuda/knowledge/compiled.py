@@ -17,7 +17,7 @@ not a digest: the key and the check guard against drift and damage, not against 
 can write the package (they can change the code too), and hashlib's OpenSSL costs each
 command a twentieth of its start-up. A compiled file that is missing, damaged, of
 another shape, or whose rows do not validate is passed over: the TOML is read, and its
-error, if any, is the one raised.
+error, if any, is the one raised (`loader` decides which to read).
 """
 
 from __future__ import annotations
@@ -31,18 +31,13 @@ from typing import Any
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import MiB
 from poetry_cuda.files import read_bounded
-from poetry_cuda.knowledge._loader import parse_data
-from poetry_cuda.knowledge._loader import read_data
-from poetry_cuda.knowledge._loader import validate
-from poetry_cuda.knowledge._loader import validate_nvidia
+from poetry_cuda.knowledge.tables import parse_data
+from poetry_cuda.knowledge.tables import validate
 
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
-
-    from poetry_cuda.knowledge.model import KnowledgeBase
-    from poetry_cuda.knowledge.model import Nvidia
 
 
 FILE = "compiled.json"
@@ -52,41 +47,8 @@ LIMIT = 16 * MiB  # the packaged documents are about 0.1 MiB as JSON
 Documents = dict[str, dict[str, Any]]
 
 
-def load_compiled(directory: Path) -> KnowledgeBase:
-    """The knowledge base of the TOML files in `directory`, from their compiled form when
-    it is theirs and sound, else from the TOML."""
-    data = read_data(directory)
-    documents = read(directory / FILE, content_key(data), list(data))
-    if documents is not None:
-        try:
-            return validate(documents)
-        except PoetryCudaError:
-            pass  # the TOML says what is wrong, if anything is: read it
-    return _from_toml(data)
-
-
-def load_compiled_nvidia(directory: Path) -> Nvidia:
-    """Only NVIDIA's driver tables, read as `load_compiled` reads (`detect`, `sync`).
-
-    From the compiled form only the driver tables are checked: the tool validated every
-    row when it compiled them. From the TOML every row is checked, as `load_compiled` does.
-    """
-    data = read_data(directory)
-    documents = read(directory / FILE, content_key(data), list(data))
-    if documents is not None:
-        try:
-            return validate_nvidia(documents)
-        except PoetryCudaError:
-            pass
-    return _from_toml(data).nvidia
-
-
-def _from_toml(data: Mapping[str, bytes]) -> KnowledgeBase:
-    return validate({name: parse_data(name, raw) for name, raw in data.items()})
-
-
 def compile_data(data: Mapping[str, bytes]) -> bytes:
-    """The compiled file of the TOML files `data` (by name, as `read_data` gives them).
+    """The compiled file of the TOML files `data` (by name, as `loader.read_data` gives them).
 
     Raises InputFileError for a file that does not validate.
     """

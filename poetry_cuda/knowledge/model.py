@@ -1,8 +1,8 @@
 """The knowledge base as typed, immutable values.
 
 The rows themselves live in ``data/*.toml``, each with the source it was taken from
-and how sure we are of it (`Confidence`). `poetry_cuda.knowledge.load` reads and
-validates them; the selection code only ever sees these types.
+and how sure we are of it (`Confidence`). `poetry_cuda.knowledge.loader` reads and
+validates them; the code that uses them only ever sees these types.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.versions import ComputeCapability
     from poetry_cuda.versions import CudaVersion
@@ -101,7 +103,7 @@ class Nvidia:
 
 
 @frozen
-class Requirement:
+class SystemNeed:
     """A library or tool a package needs that no resolver installs."""
 
     kind: RequirementKind
@@ -140,7 +142,7 @@ class Variant:
     sass: tuple[ComputeCapability, ...] = ()
     ptx: tuple[ComputeCapability, ...] = ()
     platforms: tuple[str, ...] = ()  # "linux-x86_64", "windows-x86_64", "linux-aarch64"
-    requirements: tuple[Requirement, ...] = ()
+    requirements: tuple[SystemNeed, ...] = ()
     source: str = ""
     confidence: Confidence = "verified"
     platform_arches: tuple[PlatformArches, ...] = ()
@@ -227,6 +229,36 @@ class Companion:
     confidence: Confidence
 
 
+Probe = Literal["torch", "paddle"]
+"""torch: `torch.cuda.is_available()`, the devices and the build's architecture list;
+paddle: `paddle.utils.run_check()`."""
+PROBES: tuple[Probe, ...] = get_args(Probe)
+
+
+@frozen
+class Installed:
+    """How an installed build of a package shows itself: what doctor reads in site-packages.
+
+    `packages` are the distributions that install `module` (paddlepaddle-gpu and the CPU
+    package paddlepaddle both install `paddle`).
+    """
+
+    packages: tuple[str, ...]
+    module: str  # what `import` names
+    # Where the build records the CUDA it was made for, relative to site-packages, and the
+    # pattern whose first group is that version ("None"/"False" in a CPU build).
+    version_file: str | None
+    cuda_pattern: str | None
+    # The libraries that hold the CUDA kernels, relative to site-packages, in the order tried.
+    kernels: tuple[str, ...]
+    # The framework's own check `doctor --deep` runs beside the import, if any.
+    probe: Probe | None
+    # Extensions are built against this package's CUDA: the project's CUDA is its.
+    preferred: bool
+    source: str
+    confidence: Confidence
+
+
 Mechanism = Literal["index", "fixed"]
 """index: builds live on per-variant indexes and poetry-cuda picks one (torch, paddle 3).
 fixed: the project names the flavour (cupy-cuda12x, jax[cuda12]) and poetry-cuda checks it."""
@@ -249,6 +281,7 @@ class Family:
     # Packages served from the family's index that follow it without version pairing.
     companion_rows: tuple[Companion, ...] = ()
     confidence: Confidence = "verified"
+    installed: Installed | None = None  # what doctor reads of its installed build
 
     @property
     def companions(self) -> tuple[str, ...]:
@@ -308,7 +341,52 @@ class FixedFlavour:
     versions: str  # PEP 440 specifier of the package versions this row covers
     cuda: str  # PEP 440 specifier on the CUDA version it runs with: ">=12.0,<13"
     oldest_arch: ComputeCapability | None
-    requirements: tuple[Requirement, ...]
+    requirements: tuple[SystemNeed, ...]
+    source: str
+    confidence: Confidence
+
+
+Layout = Literal["simple", "flat"]
+"""simple: a PEP 503 index (a page per project); flat: one listing of files (find-links)."""
+LAYOUTS: tuple[Layout, ...] = get_args(Layout)
+
+
+@frozen
+class KnownMirror:
+    """A mirror known by name (`pytorch = "sjtu"`): its URL template and layout."""
+
+    family: str  # the key in [tool.poetry-cuda.mirrors]: "pytorch"
+    name: str
+    url: str  # a template with "{variant}"
+    layout: Layout
+    source: str
+    confidence: Confidence
+
+
+ToolkitRoot = Literal["nvidia/*", "nvidia/cu13"]
+TOOLKIT_ROOTS: tuple[ToolkitRoot, ...] = get_args(ToolkitRoot)
+
+
+@frozen
+class ToolkitWheels:
+    """The PyPI wheels that make up one CUDA major's per-project toolkit (`toolkit = "wheels"`)."""
+
+    cuda: int  # the major
+    packages: tuple[str, ...]
+    minors: tuple[CudaVersion, ...]
+    nvcc: bool  # the set contains the nvcc compiler driver
+    root: ToolkitRoot  # "nvidia/*" (a folder per wheel) or "nvidia/cu13" (one shared folder)
+    source: str
+    confidence: Confidence
+
+
+@frozen
+class NvccParts:
+    """The components of NVIDIA's redistributables nvcc needs, from CUDA `first` until the
+    next row's (`toolkit = "redist"`)."""
+
+    first: CudaVersion
+    components: tuple[str, ...]
     source: str
     confidence: Confidence
 
@@ -319,10 +397,36 @@ class KnowledgeBase:
     families: tuple[Family, ...]
     fixed: tuple[FixedFlavour, ...]
     # Packages that compile CUDA code at install time and so need nvcc (name -> requirement).
-    builds_with_nvcc: tuple[tuple[str, Requirement], ...] = ()
+    builds_with_nvcc: tuple[tuple[str, SystemNeed], ...] = ()
+    # What doctor reads of the installed builds of packages that are no family's (fixed.toml).
+    fixed_installed: tuple[Installed, ...] = ()
+    mirrors: tuple[KnownMirror, ...] = ()
+    toolkit_wheels: tuple[ToolkitWheels, ...] = ()
+    nvcc_parts: tuple[NvccParts, ...] = ()  # sorted by `first`, ascending
 
     def family_of(self, package: str) -> Family | None:
         for family in self.families:
             if package in family.members or package in family.companions:
                 return family
         return None
+
+    @property
+    def installed(self) -> tuple[Installed, ...]:
+        """What doctor reads of installed builds: the families' rows, then fixed.toml's."""
+        own = tuple(f.installed for f in self.families if f.installed is not None)
+        return own + self.fixed_installed
+
+    @property
+    def preferred(self) -> frozenset[str]:
+        """The packages whose CUDA is the project's when they have a CUDA build."""
+        return preferred_packages(self.installed)
+
+
+def installed_of(rows: Sequence[Installed], package: str) -> Installed | None:
+    """The first row naming the distribution `package` (a normalized name), if any."""
+    return next((row for row in rows if package in row.packages), None)
+
+
+def preferred_packages(rows: Sequence[Installed]) -> frozenset[str]:
+    """The packages whose CUDA is the project's when they have a CUDA build (`project_cuda`)."""
+    return frozenset(name for row in rows if row.preferred for name in row.packages)

@@ -121,7 +121,8 @@ def _redist_cuda(planned: Planned) -> CudaVersion | None:
     """The CUDA version whose redist archives cuda.lock records; None: none are recorded."""
     if planned.settings.toolkit != "redist":
         return None
-    return project_cuda(((c.name, c.cuda) for c in planned.plan.packages), planned.settings.cuda)
+    cudas = ((c.name, c.cuda) for c in planned.plan.packages)
+    return project_cuda(cudas, planned.settings.cuda, planned.kb.preferred)
 
 
 def redist_platforms(planned: Planned) -> tuple[str, ...]:

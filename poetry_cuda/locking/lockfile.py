@@ -58,6 +58,7 @@ from poetry_cuda.versions import DriverVersion
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Collection
     from pathlib import Path
 
     from poetry_cuda.planning.targets import Target
@@ -180,9 +181,10 @@ class CudaLock:
     extras: tuple[LockedExtra, ...] = ()  # multi-variant projects only
     toolkit: LockedToolkit | None = None  # toolkit = "redist" only
 
-    def project_cuda(self) -> CudaVersion | None:
+    def project_cuda(self, preferred: Collection[str]) -> CudaVersion | None:
         """The project's CUDA version (see `project_cuda`), as this lock records it."""
-        return project_cuda(((p.name, p.cuda) for p in self.packages), CudaRequest.parse(self.cuda))
+        cudas = ((p.name, p.cuda) for p in self.packages)
+        return project_cuda(cudas, CudaRequest.parse(self.cuda), preferred)
 
     def package(self, name: str) -> LockedPackage | None:
         return next((p for p in self.packages if p.name == name), None)

@@ -5,6 +5,9 @@ is *native* (c_V <= c_D) or *minor-compatible* (same major, and the driver is at
 that major's minor-version-compatibility floor). It serves a GPU of compute capability
 X.Y when it ships SASS for some X.y with y <= Y, or PTX for an architecture <= X.Y and
 is native: PTX produced by a newer toolkit cannot be JIT-compiled by an older driver.
+
+`best_fit` is the one rule for which of a family's builds (a multi-variant project's
+extras) fits a host: the plan names it per target, `sync` installs it, doctor checks it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import TYPE_CHECKING
 from typing import Literal
 
 from poetry_cuda.records import frozen
+from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
@@ -21,10 +25,12 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.planning.targets import Target
+    from poetry_cuda.request.settings import Policy
     from poetry_cuda.versions import ComputeCapability
 
 
 Fit = Literal["native", "minor-compatible", "cpu", "no"]
+NO_CUDA = CudaVersion(0, 0)  # what a CPU build counts as where builds are ranked by CUDA
 
 
 @frozen
@@ -48,6 +54,13 @@ def arch_names(sass: Sequence[ComputeCapability], ptx: Sequence[ComputeCapabilit
 
 def arch_list(variant: Variant) -> str:
     return arch_names(variant.sass, variant.ptx)
+
+
+def arches_of(variant: Variant) -> tuple[str, ...]:
+    """``("sm_80", "sm_90", "compute_90")``: SASS as the compiler spells it, then PTX."""
+    return tuple(cc.sm for cc in variant.sass) + tuple(
+        f"compute_{cc.major}{cc.minor}" for cc in variant.ptx
+    )
 
 
 def kernels_for(
@@ -118,3 +131,49 @@ def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
     if fit == "minor-compatible":
         facts.append(f"{name} runs through CUDA {c_v.major}.x minor-version compatibility")
     return Verdict(fit, "; ".join(facts) or f"{name} runs natively")
+
+
+How = Literal["cuda", "cpu", "fallback"]
+"""cuda: the highest CUDA build that runs; cpu: the CPU build, on a host without an NVIDIA
+driver; fallback: the CPU build on a GPU host no CUDA build runs on (allow-cpu-fallback)."""
+
+
+@frozen
+class BestFit:
+    """Which of several builds fits one target best (an index into them, None: none does),
+    how it was chosen, and every build's verdict under the policy."""
+
+    best: int | None
+    how: How | None
+    verdicts: tuple[Verdict, ...]
+
+
+def judge_under(policy: Policy, variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
+    """`judge`, where policy native refuses what runs only through minor-version compatibility."""
+    verdict = judge(variant, target, nvidia)
+    if policy == "native" and verdict.fit == "minor-compatible":
+        return Verdict("no", f"{verdict.detail}, which policy native does not rely on")
+    return verdict
+
+
+def best_fit(
+    builds: Sequence[Variant],
+    target: Target,
+    nvidia: Nvidia,
+    *,
+    policy: Policy,
+    allow_cpu_fallback: bool,
+) -> BestFit:
+    """The build that fits `target` best: on a host with an NVIDIA driver the highest-CUDA
+    one that runs there (the first of equals), else the CPU build only with
+    `allow_cpu_fallback`; on a host without one, the (first) CPU build."""
+    verdicts = tuple(judge_under(policy, build, target, nvidia) for build in builds)
+    cpu = next((i for i, verdict in enumerate(verdicts) if verdict.fit == "cpu"), None)
+    if not target.runs_cuda:
+        return BestFit(cpu, None if cpu is None else "cpu", verdicts)
+    runs = [i for i, verdict in enumerate(verdicts) if verdict.ok and verdict.fit != "cpu"]
+    if runs:
+        return BestFit(max(runs, key=lambda i: builds[i].cuda or NO_CUDA), "cuda", verdicts)
+    if cpu is not None and allow_cpu_fallback:
+        return BestFit(cpu, "fallback", verdicts)
+    return BestFit(None, None, verdicts)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import FixedFlavour
     from poetry_cuda.knowledge.model import KnowledgeBase
-    from poetry_cuda.knowledge.model import Requirement
+    from poetry_cuda.knowledge.model import SystemNeed
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.dependencies import Dependency
     from poetry_cuda.request.settings import Settings
@@ -65,7 +65,7 @@ def _flavour_for(dep: Dependency, kb: KnowledgeBase) -> FixedFlavour | None:
     return rows[-1] if rows else None
 
 
-def from_data(package: str, requirement: Requirement) -> SystemRequirement:
+def from_data(package: str, requirement: SystemNeed) -> SystemRequirement:
     return SystemRequirement(
         package=package,
         kind=requirement.kind,

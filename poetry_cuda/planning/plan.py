@@ -15,6 +15,7 @@ from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from collections.abc import Iterable
 
     from poetry_cuda.request.settings import CudaRequest
@@ -163,24 +164,24 @@ class Plan:
         }
 
 
-PREFERRED = "torch"  # extensions must match torch's CUDA: its version wins
-
-
 def project_cuda(
-    cudas: Iterable[tuple[str, CudaVersion | None]], request: CudaRequest
+    cudas: Iterable[tuple[str, CudaVersion | None]],
+    request: CudaRequest,
+    preferred: Collection[str],
 ) -> CudaVersion | None:
     """The CUDA version of the project: what its own toolkit (`toolkit = "wheels"`) matches.
 
-    torch's when torch has a CUDA build (extensions built with `torch.utils.cpp_extension`
-    must match it), else the newest chosen CUDA build's, else that of an exact `cuda`
-    setting ("13.2", "cu132"). `cudas` are the chosen packages' names and CUDA versions:
-    the plan's before locking, the lock's after.
+    A `preferred` package's when it has a CUDA build (the knowledge base's: torch, whose
+    extensions built with `torch.utils.cpp_extension` must match it), else the newest
+    chosen CUDA build's, else that of an exact `cuda` setting ("13.2", "cu132"). `cudas`
+    are the chosen packages' names and CUDA versions: the plan's before locking, the
+    lock's after.
     """
     versions = []
     for name, cuda in cudas:
         if cuda is None:
             continue
-        if name == PREFERRED:
+        if name in preferred:
             return cuda
         versions.append(cuda)
     if versions:

@@ -1,4 +1,4 @@
-"""From a project folder and command-line options to a plan: the I/O around `select`."""
+"""From a project folder and command-line options to a plan: the I/O around `assemble.make_plan`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.adoption import Adoption
 from poetry_cuda.planning.adoption import review
-from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.targets import DETECTED
 from poetry_cuda.planning.targets import RECORDED
 from poetry_cuda.planning.targets import load_targets
@@ -163,7 +163,7 @@ def _choose(
             "no target has an NVIDIA driver, so this plan serves no GPU (CPU builds only); "
             "lock on a GPU machine, or pass --target FILE with a GPU host's profile"
         )
-    added, toolkit_warnings = toolkit_additions(plan, settings)
+    added, toolkit_warnings = toolkit_additions(plan, settings, kb)
     warnings.extend(toolkit_warnings)
     if added:
         plan = dataclasses.replace(plan, additions=(*plan.additions, *added))

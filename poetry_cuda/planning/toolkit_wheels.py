@@ -1,7 +1,7 @@
 """`toolkit = "wheels"`: the PyPI wheels that give a project its own nvcc, headers and runtime.
 
-The table (``toolkit_wheels.toml`` beside this module, one row per CUDA major, each
-with its source) says which wheels to add and whether they contain the nvcc driver:
+The knowledge base's table (``knowledge/data/toolkit_wheels.toml``, one row per CUDA
+major, each with its source) says which wheels to add and whether they contain the nvcc driver:
 NVIDIA publishes nvcc itself only for CUDA 13 (`nvidia-cuda-nvcc`); the CUDA 11 and 12
 wheels hold ptxas, libnvvm and the headers. `additions` turns a plan into the managed
 group's extra pins; it is pure and offline.
@@ -9,87 +9,36 @@ group's extra pins; it is pure and offline.
 
 from __future__ import annotations
 
-import functools
-
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.knowledge._loader import data_table
-from poetry_cuda.knowledge._loader import provenance
 from poetry_cuda.planning.plan import Addition
 from poetry_cuda.planning.plan import project_cuda
-from poetry_cuda.records import frozen
-from poetry_cuda.schema import by
-from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import ToolkitWheels
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.request.settings import Settings
 
 
-FILE = "toolkit_wheels.toml"
-SCHEMA = 1
+def for_major(rows: Sequence[ToolkitWheels], major: int) -> ToolkitWheels | None:
+    """The row of CUDA `major`, if NVIDIA publishes its toolkit as wheels."""
+    return next((row for row in rows if row.cuda == major), None)
 
 
-@frozen
-class ToolkitWheels:
-    """The wheels that make up one CUDA major's per-project toolkit."""
-
-    cuda: int  # the major
-    packages: tuple[str, ...]
-    minors: tuple[CudaVersion, ...]
-    nvcc: bool  # the set contains the nvcc compiler driver
-    root: str  # "nvidia/*" (a folder per wheel) or "nvidia/cu13" (one shared folder)
-    source: str
-    confidence: str
-
-
-def parse(text: str, file: str = FILE) -> tuple[ToolkitWheels, ...]:
-    """Read and validate the table; errors name the file and the row."""
-    top = data_table(text, file, SCHEMA)
-    rows = []
-    for row in top.tables("major", by("cuda")):
-        major = row.value("cuda", int, "a CUDA major such as 12")
-        minors = row.parsed_list("minors", CudaVersion.parse)
-        if any(minor.major != major for minor in minors):
-            raise row.error("minors", f"every minor must be {major}.x")
-        source, confidence = provenance(row)
-        rows.append(
-            ToolkitWheels(
-                cuda=major,
-                packages=row.texts("packages"),
-                minors=minors,
-                nvcc=row.value("nvcc", bool, "true or false"),
-                root=row.choice("root", ("nvidia/*", "nvidia/cu13")),
-                source=source,
-                confidence=confidence,
-            )
-        )
-        row.text("note", None)
-        row.done()
-    top.done()
-    return tuple(rows)
-
-
-@functools.cache
-def table() -> tuple[ToolkitWheels, ...]:
-    """The packaged table, read once per process."""
-    return parse(Path(__file__).with_name(FILE).read_text(encoding="utf-8"))
-
-
-def for_major(major: int) -> ToolkitWheels | None:
-    return next((row for row in table() if row.cuda == major), None)
-
-
-def additions(plan: Plan, settings: Settings) -> tuple[tuple[Addition, ...], tuple[str, ...]]:
-    """The wheels `toolkit = "wheels"` adds to the managed group, and warnings.
+def additions(
+    plan: Plan, settings: Settings, kb: KnowledgeBase
+) -> tuple[tuple[Addition, ...], tuple[str, ...]]:
+    """The wheels `toolkit = "wheels"` adds to the managed group (by `kb`'s table), and warnings.
 
     `toolkit = "redist"` adds no wheels; its line says what `lock` records instead.
     """
     if settings.toolkit == "system":
         return (), ()
-    cuda = project_cuda(((c.name, c.cuda) for c in plan.packages), settings.cuda)
+    cuda = project_cuda(((c.name, c.cuda) for c in plan.packages), settings.cuda, kb.preferred)
     if settings.toolkit == "redist":
         if cuda is None:
             said = (
@@ -109,7 +58,7 @@ def additions(plan: Plan, settings: Settings) -> tuple[tuple[Addition, ...], tup
             'added; set cuda = "12.4" (for example) in [tool.poetry-cuda]'
         )
         return (), (warning,)
-    row = for_major(cuda.major)
+    row = for_major(kb.toolkit_wheels, cuda.major)
     if row is None or cuda not in row.minors:
         published = ", ".join(str(m) for m in row.minors) if row else "none"
         warning = (

@@ -1,4 +1,5 @@
-"""Which components of a CUDA release nvcc needs: the table ``components.toml``.
+"""Which components of a CUDA release nvcc needs: the knowledge base's table
+``redist_components.toml``.
 
 Each row names the manifest keys nvcc needs to compile and link, from its `first` CUDA
 minor until the next row's; CUDA 13 split cuda_crt and libnvvm out of cuda_nvcc, and
@@ -7,62 +8,23 @@ minor until the next row's; CUDA 13 split cuda_crt and libnvvm out of cuda_nvcc,
 
 from __future__ import annotations
 
-import functools
-
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.knowledge._loader import data_table
-from poetry_cuda.knowledge._loader import provenance
-from poetry_cuda.records import frozen
-from poetry_cuda.schema import by
-from poetry_cuda.versions import CudaVersion
+from poetry_cuda.knowledge.packaged import nvcc_parts
 
 
-FILE = "components.toml"
-SCHEMA = 1
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import NvccParts
+    from poetry_cuda.versions import CudaVersion
 
 
-@frozen
-class NvccParts:
-    """The components nvcc needs, from CUDA `first` until the next row's."""
-
-    first: CudaVersion
-    components: tuple[str, ...]
-    source: str
-    confidence: str
-
-
-def parse(text: str, file: str = FILE) -> tuple[NvccParts, ...]:
-    """Read and validate the table; errors name the file and the row."""
-    top = data_table(text, file, SCHEMA)
-    rows: list[NvccParts] = []
-    for row in top.tables("release", by("first")):
-        first = row.parsed("first", CudaVersion.parse)
-        if rows and first <= rows[-1].first:
-            raise row.error("first", "rows must be in increasing order of `first`")
-        names = row.texts("components")
-        if "cuda_nvcc" not in names:
-            raise row.error("components", "must include cuda_nvcc")
-        source, confidence = provenance(row)
-        rows.append(NvccParts(first, names, source, confidence))
-        row.text("note", None)
-        row.done()
-    top.done()
-    if not rows:
-        raise top.error("release", "the table has no rows")
-    return tuple(rows)
-
-
-@functools.cache
-def table() -> tuple[NvccParts, ...]:
-    """The packaged table, read once per process."""
-    return parse(Path(__file__).with_name(FILE).read_text(encoding="utf-8"))
-
-
-def nvcc_components(cuda: CudaVersion, rows: tuple[NvccParts, ...] | None = None) -> NvccParts:
-    """The row for `cuda`: the last whose `first` is not above it."""
-    rows = table() if rows is None else rows
+def nvcc_components(cuda: CudaVersion, rows: Sequence[NvccParts] | None = None) -> NvccParts:
+    """The row for `cuda`: the last whose `first` is not above it (of the packaged table
+    unless `rows` are given)."""
+    rows = nvcc_parts() if rows is None else rows
     found = [row for row in rows if row.first <= cuda]
     if not found:
         raise ConfigError(

@@ -85,7 +85,7 @@ class Component:
 
 
 @frozen
-class Release:
+class RedistRelease:
     """One ``redistrib_<version>.json``."""
 
     version: str  # "12.4.1"
@@ -169,8 +169,8 @@ def _voice(name: str) -> Voice:
     )
 
 
-def parse_manifest(document: object, name: str) -> Release:
-    """A parsed manifest (JSON values) as a Release; `name` is its file name.
+def parse_manifest(document: object, name: str) -> RedistRelease:
+    """A parsed manifest (JSON values) as a RedistRelease; `name` is its file name.
 
     The release is the file name's (``redistrib_12.4.1.json``); ``release_label``, which
     manifests before 12.x lack, must agree where present.
@@ -191,7 +191,7 @@ def parse_manifest(document: object, name: str) -> Release:
     for key, value in document.items():
         if isinstance(value, dict) and key not in {"release_label", "release_date"}:
             components[key] = _component(top, key)
-    return Release(release, date, components)
+    return RedistRelease(release, date, components)
 
 
 def _component(top: Table, name: str) -> Component:
@@ -234,13 +234,13 @@ def _size(table: Table) -> int:
     return size
 
 
-def read_manifest(path: Path) -> Release:
+def read_manifest(path: Path) -> RedistRelease:
     """A manifest file on disk (a download or a test's copy)."""
     return load_manifest(read_bounded(path, limit=MANIFEST_LIMIT, name=path.name), path.name)
 
 
-def load_manifest(data: bytes, name: str) -> Release:
-    """A manifest's bytes (a download, a file's) as a Release; `name` is its file name."""
+def load_manifest(data: bytes, name: str) -> RedistRelease:
+    """A manifest's bytes (a download, a file's) as a RedistRelease; `name` is its file name."""
     try:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
@@ -248,7 +248,7 @@ def load_manifest(data: bytes, name: str) -> Release:
     return parse_manifest(document, name)
 
 
-def nvcc_archives(release: Release, platform: str) -> tuple[Archive, ...]:
+def nvcc_archives(release: RedistRelease, platform: str) -> tuple[Archive, ...]:
     """The archives nvcc needs on `platform` to compile and link, in the table's order."""
     parts = nvcc_components(release.cuda)
     name = manifest_name(release.version)

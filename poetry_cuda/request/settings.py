@@ -20,10 +20,10 @@ from packaging.specifiers import SpecifierSet
 
 from poetry_cuda.display import redact_url
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.knowledge.mirrors import LAYOUTS
-from poetry_cuda.knowledge.mirrors import Layout
-from poetry_cuda.knowledge.mirrors import of_family
+from poetry_cuda.knowledge.model import LAYOUTS
 from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
+from poetry_cuda.knowledge.model import Layout
+from poetry_cuda.knowledge.packaged import mirrors_of
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Sequence
 
-    from poetry_cuda.knowledge.mirrors import KnownMirror
+    from poetry_cuda.knowledge.model import KnownMirror
 
 
 Policy = Literal["newest", "native"]
@@ -178,7 +178,7 @@ def template_pattern(template: str) -> re.Pattern[str]:
 
 def known_names(family: str, layout: Layout | None = None) -> tuple[str, ...]:
     """The names a mirror setting of `family` may use (of one layout, if given)."""
-    return tuple(row.name for row in of_family(family) if layout in (None, row.layout))
+    return tuple(row.name for row in mirrors_of(family) if layout in (None, row.layout))
 
 
 def mirrors_said(settings: Settings) -> str:
@@ -191,10 +191,10 @@ def mirrors_said(settings: Settings) -> str:
         f"{family} = "
         + ", ".join(
             f'"{row.name}"' + (" (flat: uv only)" if row.layout == "flat" else "")
-            for row in of_family(family)
+            for row in mirrors_of(family)
         )
         for family in MIRROR_KEYS
-        if of_family(family)
+        if mirrors_of(family)
     ]
     return f"{used}; mirrors known by name: {'; '.join(known)}"
 
@@ -525,7 +525,7 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
                 fix=f"use one of {', '.join(MIRROR_KEYS)}, or {REDIST_KEY}",
             )
         chosen[key] = resolve_mirror(
-            mirrors.data[key], f"{TABLE} {mirrors.where(key)}", of_family(key)
+            mirrors.data[key], f"{TABLE} {mirrors.where(key)}", mirrors_of(key)
         )
 
     return Settings(

@@ -13,8 +13,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.knowledge.mirrors import of_family
 from poetry_cuda.knowledge.model import MIRROR_INFIX
+from poetry_cuda.knowledge.packaged import mirrors_of
 from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import MIRROR_KEYS
 from poetry_cuda.request.settings import check_index_url
@@ -96,7 +96,7 @@ def template(name: str, value: str, key: str) -> str:
     Any text is read without an exception: a malformed value is a ConfigError naming the
     variable and quoting the value, redacted and cut short."""
     if "://" not in value:  # a known mirror's name
-        mirror = resolve_mirror(value, name, of_family(key))
+        mirror = resolve_mirror(value, name, mirrors_of(key))
         if mirror.layout != "simple":
             raise ConfigError(
                 f"{name}: {value!r} is a {mirror.layout} listing of wheels, which Poetry cannot "
@@ -104,7 +104,7 @@ def template(name: str, value: str, key: str) -> str:
                 why="a per-user mirror redirects Poetry's sources, and Poetry reads only "
                 "simple (PEP 503) indexes",
                 fix="use a simple mirror: "
-                + ", ".join(f'"{m.name}"' for m in of_family(key) if m.layout == "simple"),
+                + ", ".join(f'"{m.name}"' for m in mirrors_of(key) if m.layout == "simple"),
             )
         return mirror.template
     problem = url_problem(value)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def installed_torch(project: Path) -> str | None:
-    torch = read_environment(project / ".venv").get("torch")
+    torch = read_environment(project / ".venv", ()).get("torch")
     return torch.version if torch else None
 
 

@@ -163,19 +163,24 @@ def test_read_builds_scans_libraries_and_takes_torch_s_own_list(tmp_path: Path) 
                 Dist("onnxruntime-gpu", "1.20.1", {ORT_LIBRARY: elf(sass_and_ptx([60, 80], [90]))}),
                 Dist("torch", "2.5.1+cu124"),
             ],
-        )
+        ),
+        KB.installed,
     )
     report = {"torch": {"cuda": "12.4", "arches": ["sm_80", "compute_80"]}, "onnxruntime": {}}
-    builds = read_builds(report, [ort_package(), torch_package()], environment)
+    builds = read_builds(report, [ort_package(), torch_package()], environment, KB.installed)
     ort = builds["onnxruntime-gpu"]
     assert isinstance(ort, Build)
     assert (ort.arches, ort.version) == ("sm_60, sm_80, compute_90", "1.20.1")
     assert ort.source.endswith(ORT_LIBRARY)
     assert builds["torch"] == Build((CC("8.0"),), (CC("8.0"),), "torch's own list", "2.5.1+cu124")
     # Without a list from torch, its library is scanned; a CPU build is not judged here.
-    builds = read_builds({"torch": {"cuda": "12.4", "arches": []}}, [torch_package()], environment)
+    builds = read_builds(
+        {"torch": {"cuda": "12.4", "arches": []}}, [torch_package()], environment, KB.installed
+    )
     assert builds == {"torch": "torch/lib/libtorch_cuda.so is not installed"}
-    assert read_builds({"torch": {"cuda": None}}, [torch_package()], environment) == {}
+    assert (
+        read_builds({"torch": {"cuda": None}}, [torch_package()], environment, KB.installed) == {}
+    )
 
 
 def test_paddle_s_kernel_library_is_the_first_with_kernels(tmp_path: Path) -> None:
@@ -188,15 +193,15 @@ def test_paddle_s_kernel_library_is_the_first_with_kernels(tmp_path: Path) -> No
         "paddle/libs/libphi.so": elf(sass_and_ptx([61, 70, 75, 80, 86])),
     }
     environment = read_environment(
-        make_venv(tmp_path / "venv", [Dist("paddlepaddle-gpu", "2.6.2", files)])
+        make_venv(tmp_path / "venv", [Dist("paddlepaddle-gpu", "2.6.2", files)]), KB.installed
     )
-    (paddle,) = read_builds({}, [package], environment).values()
+    (paddle,) = read_builds({}, [package], environment, KB.installed).values()
     assert isinstance(paddle, Build)
     assert paddle.source.endswith("paddle/libs/libphi.so")
     assert paddle.arches == "sm_61, sm_70, sm_75, sm_80, sm_86"
     broken = {"paddle/libs/libphi.so": b"not a library"}
     environment = read_environment(
-        make_venv(tmp_path / "broken", [Dist("paddlepaddle-gpu", "2.6.2", broken)])
+        make_venv(tmp_path / "broken", [Dist("paddlepaddle-gpu", "2.6.2", broken)]), KB.installed
     )
-    (why,) = read_builds({}, [package], environment).values()
+    (why,) = read_builds({}, [package], environment, KB.installed).values()
     assert isinstance(why, str) and why.endswith("libphi.so: not an ELF file")

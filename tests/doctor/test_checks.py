@@ -162,15 +162,21 @@ def test_lockfiles_agree_or_not() -> None:
     assert "2.5.1+cu124 from pytorch-cu124" in agree.message
 
 
+ROWS = KB.installed
+
+
 def test_deep_findings() -> None:
     packages = [torch_package()]
     cpu = deep_findings(
-        {"torch": {"version": "2.5.1+cpu", "cuda": None}}, packages, "poetry install"
+        {"torch": {"version": "2.5.1+cpu", "cuda": None}}, packages, "poetry install", ROWS
     )
     assert [f.status for f in cpu] == ["ok", "fail"]
     assert "CPU build" in cpu[1].message
     unavailable = deep_findings(
-        {"torch": {"version": "2.5.1+cu124", "cuda": "12.4", "available": False}}, packages, "x"
+        {"torch": {"version": "2.5.1+cu124", "cuda": "12.4", "available": False}},
+        packages,
+        "x",
+        ROWS,
     )
     assert "is_available() is False" in unavailable[1].message
     working = deep_findings(
@@ -185,12 +191,13 @@ def test_deep_findings() -> None:
         },
         packages,
         "x",
+        ROWS,
     )
     # The architectures are judged by `builds`, against the host's GPUs.
     assert [(f.check, f.status) for f in working] == [("import", "ok"), ("device", "ok")]
-    broken = deep_findings({"torch": {"error": "OSError: libcudnn.so.9"}}, packages, "x")
+    broken = deep_findings({"torch": {"error": "OSError: libcudnn.so.9"}}, packages, "x", ROWS)
     assert broken[0].status == "fail" and "libcudnn.so.9" in broken[0].message
-    (timeout,) = deep_findings("the check did not finish within 120 s", packages, "x")
+    (timeout,) = deep_findings("the check did not finish within 120 s", packages, "x", ROWS)
     assert timeout.status == "fail"
 
 

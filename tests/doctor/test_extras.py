@@ -97,7 +97,9 @@ def test_a_gpu_no_cuda_extra_serves_is_refused_unless_cpu_fallback() -> None:
 
 
 def environment(tmp_path: Path, version: str, cuda: str | None) -> Environment:
-    return read_environment(make_venv(tmp_path / ".venv", [torch_dist(version, cuda)]))
+    return read_environment(
+        make_venv(tmp_path / ".venv", [torch_dist(version, cuda)]), KB.installed
+    )
 
 
 @pytest.mark.parametrize(
@@ -131,7 +133,7 @@ def test_the_installed_build_against_the_fitting_extra(
 
 def test_nothing_installed_fails_and_names_sync(tmp_path: Path) -> None:
     machine = target(*DRIVER_570)
-    empty = read_environment(make_venv(tmp_path / ".venv", []))
+    empty = read_environment(make_venv(tmp_path / ".venv", []), KB.installed)
     (_, installed) = check_extras(picks(machine), empty, KB, machine)
     assert installed.status == "fail"
     assert "sync" in installed.fix and "cu128" in installed.fix

@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.knowledge.test_loader import FIXED
-from tests.knowledge.test_loader import NVIDIA
-from tests.knowledge.test_loader import TORCH
+from tests.knowledge.test_loader import write_minimal
 
 
 if TYPE_CHECKING:
@@ -94,9 +92,7 @@ def index() -> Iterator[tuple[Index, str]]:
 
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
-    for name, text in (("nvidia.toml", NVIDIA), ("fixed.toml", FIXED), ("torch.toml", TORCH)):
-        (tmp_path / name).write_text(text)
-    return tmp_path
+    return write_minimal(tmp_path)
 
 
 def run(data: Path, base: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:

@@ -14,20 +14,26 @@ import zipfile
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.knowledge._loader import read_data
 from poetry_cuda.knowledge.compiled import FILE
 from poetry_cuda.knowledge.compiled import checksum
 from poetry_cuda.knowledge.compiled import compile_data
-from poetry_cuda.knowledge.compiled import load_compiled
-from poetry_cuda.knowledge.compiled import load_compiled_nvidia
+from poetry_cuda.knowledge.loader import compiled_documents
+from poetry_cuda.knowledge.loader import load_compiled
+from poetry_cuda.knowledge.loader import load_compiled_nvidia
+from poetry_cuda.knowledge.loader import read_data
+from poetry_cuda.knowledge.loader import read_part
 from poetry_cuda.knowledge.packaged import DATA
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import load_directory
 from poetry_cuda.knowledge.packaged import nvidia
+from poetry_cuda.knowledge.tables import validate_installed
+from poetry_cuda.knowledge.tables import validate_mirrors
+from poetry_cuda.knowledge.tables import validate_toolkit_wheels
 
 
 if TYPE_CHECKING:
@@ -85,6 +91,28 @@ def test_the_compiled_file_is_what_is_read(data: Path) -> None:
     _rewrite(data / FILE, edit)
     assert load_compiled(data).nvidia.toolkits[0].source == "read from the compiled file"
     assert load_compiled_nvidia(data).toolkits[0].source == "read from the compiled file"
+
+
+def test_a_single_table_is_read_alone_from_the_compiled_form(data: Path) -> None:
+    # A command that needs one table (`env` the mirrors known by name, the preferred package)
+    # checks only its rows:
+    # a family row that does not validate stops the whole base, which reads the TOML.
+    def edit(documents: dict[str, object]) -> None:
+        documents["torch.toml"]["release"][0]["series"] = "not a series"  # type: ignore[index]
+        for file, table in (("mirrors.toml", "mirror"), ("toolkit_wheels.toml", "major")):
+            documents[file][table][0]["source"] = "read from the compiled file"  # type: ignore[index]
+        documents["torch.toml"]["family"]["installed"]["module"] = "read_from_compiled"  # type: ignore[index]
+
+    def never() -> tuple[Any, ...]:
+        raise AssertionError("read from the TOML")
+
+    _rewrite(data / FILE, edit)
+    documents = compiled_documents(data, read_data(data))
+    for validate_table in (validate_mirrors, validate_toolkit_wheels):
+        rows = read_part(documents, validate_table, never)
+        assert rows[0].source == "read from the compiled file"
+    assert read_part(documents, validate_installed, never)[1].module == "read_from_compiled"
+    assert load_compiled(data) == load_directory(data)
 
 
 def test_a_stale_compiled_file_gives_way_to_the_toml(data: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 
 from typing import TYPE_CHECKING
@@ -15,6 +16,9 @@ from poetry_cuda.knowledge.model import LeadRange
 from poetry_cuda.knowledge.packaged import DATA
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import load_directory
+from poetry_cuda.knowledge.tables import MIRRORS_FILE
+from poetry_cuda.knowledge.tables import REDIST_COMPONENTS_FILE
+from poetry_cuda.knowledge.tables import TOOLKIT_WHEELS_FILE
 from poetry_cuda.versions import CudaVersion
 
 
@@ -110,11 +114,18 @@ sass = ["8.0", "9.0"]
 """
 
 
+def write_minimal(directory: Path) -> Path:
+    """A data folder of one family, with the packaged copies of the tables beside them."""
+    for name, text in (("nvidia.toml", NVIDIA), ("fixed.toml", FIXED), ("torch.toml", TORCH)):
+        (directory / name).write_text(text)
+    for name in (MIRRORS_FILE, TOOLKIT_WHEELS_FILE, REDIST_COMPONENTS_FILE):
+        shutil.copyfile(DATA / name, directory / name)
+    return directory
+
+
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
-    for name, text in (("nvidia.toml", NVIDIA), ("fixed.toml", FIXED), ("torch.toml", TORCH)):
-        (tmp_path / name).write_text(text)
-    return tmp_path
+    return write_minimal(tmp_path)
 
 
 def edit(directory: Path, name: str, old: str, new: str) -> None:

@@ -12,7 +12,7 @@ from poetry_cuda.errors import ResolutionError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.verify import verify
-from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source

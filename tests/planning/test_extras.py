@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Any
 
+import pytest
+
+from poetry_cuda.doctor.extras import pick_extras
+from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.managed import Managed
+from tests.support.plans import KB
 from tests.support.plans import linux_host
 from tests.support.plans import plan_text
 
@@ -13,6 +18,7 @@ from tests.support.plans import plan_text
 if TYPE_CHECKING:
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.targets import Target
+    from poetry_cuda.request.settings import Policy
 
 
 UV_GUIDE = """
@@ -122,3 +128,34 @@ priority = "explicit"
     plan = planned.plan
     assert {e.name: e.serves for e in plan.extras} == {"cpu": ("ci.json",), "cuda": ("gpu.json",)}
     assert plan.choice("torch") is None
+
+
+HOSTS = (
+    linux_host("new.json", "570.124.06", "8.9"),  # CUDA 12.8: cu128
+    linux_host("old.json", "520.61.05", "7.5"),  # CUDA 11.8: cu118
+    linux_host("laptop.json", None),  # no driver: cpu
+    linux_host("kepler.json", "470.57.02", "3.5"),  # no extra's build has sm_35
+    linux_host("minor.json", "525.60.13", "8.6"),  # CUDA 12.0: cu128 only minor-compatible
+)
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["no-fallback", "allow-cpu-fallback"])
+@pytest.mark.parametrize("policy", ["newest", "native"])
+def test_the_plan_names_the_extra_sync_installs(policy: Policy, fallback: bool) -> None:
+    """One rule: on each target, `sync` (`pick_extras`, judging the builds cuda.lock
+    records) installs the extra the plan says serves it, or refuses where the plan warns."""
+    plan = _plan(*HOSTS, policy=policy, allow_cpu_fallback=fallback)
+    recorded = [
+        LockedExtra(e.name, e.kind, e.family, e.variant, e.cuda, e.arches, e.serves, e.reason)
+        for e in plan.extras
+    ]
+    for target in HOSTS:
+        (pick,) = pick_extras(
+            recorded, target, KB.nvidia, policy=policy, allow_cpu_fallback=fallback
+        )
+        served = [e.name for e in plan.extras if target.label in e.serves]
+        assert served == ([pick.extra.name] if pick.extra else []), target.label
+        refused = any(f"runs on {target.label}" in w and "refuse" in w for w in plan.warnings)
+        assert refused == (pick.extra is None), target.label
+    kepler = {e.name: e.serves for e in plan.extras}["cpu"]
+    assert ("kepler.json" in kepler) == fallback  # the CPU extra, only with the fallback

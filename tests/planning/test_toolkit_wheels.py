@@ -13,16 +13,19 @@ import pytest
 
 from poetry_cuda.cudaenv.tree import assemble
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import parse_toml
 from poetry_cuda.host.detect import detect_this_machine
+from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.knowledge.packaged import toolkit_wheels
+from poetry_cuda.knowledge.tables import TOOLKIT_WHEELS_FILE
+from poetry_cuda.knowledge.tables import validate_toolkit_wheels
 from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.managed import Pin
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
-from poetry_cuda.planning.toolkit_wheels import additions
-from poetry_cuda.planning.toolkit_wheels import for_major
-from poetry_cuda.planning.toolkit_wheels import parse
-from poetry_cuda.planning.toolkit_wheels import table
+from poetry_cuda.planning.toolkit_wheels import additions as additions_of
+from poetry_cuda.planning.toolkit_wheels import for_major as row_of
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.versions import CudaVersion
 from tests.support.projects import APP
@@ -32,8 +35,26 @@ from tests.support.projects import write_project
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from poetry_cuda.knowledge.model import ToolkitWheels
+    from poetry_cuda.planning.plan import Addition
     from poetry_cuda.request.settings import Settings
     from tests.support.cli import Cli
+
+
+def table() -> tuple[ToolkitWheels, ...]:
+    return toolkit_wheels()
+
+
+def for_major(major: int) -> ToolkitWheels | None:
+    return row_of(toolkit_wheels(), major)
+
+
+def parse(text: str) -> tuple[ToolkitWheels, ...]:
+    return validate_toolkit_wheels({TOOLKIT_WHEELS_FILE: parse_toml(text)})
+
+
+def additions(plan: Plan, settings: Settings) -> tuple[tuple[Addition, ...], tuple[str, ...]]:
+    return additions_of(plan, settings, load())
 
 
 def plan_with(*cudas: tuple[str, str, str | None]) -> Plan:
@@ -98,7 +119,6 @@ def test_nothing_added_for_system_mode_or_unpublished_versions() -> None:
 
 
 def test_plan_project_adds_them(tmp_path: Path) -> None:
-    from poetry_cuda.knowledge.packaged import load
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import plan_project
 

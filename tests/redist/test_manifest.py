@@ -12,6 +12,10 @@ import pytest
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge.packaged import nvcc_parts
+from poetry_cuda.knowledge.tables import REDIST_COMPONENTS_FILE
+from poetry_cuda.knowledge.tables import validate_nvcc_parts
 from poetry_cuda.redist import components
 from poetry_cuda.redist.manifest import REDIST_PLATFORMS
 from poetry_cuda.redist.manifest import check_component
@@ -210,7 +214,7 @@ def test_the_newest_patch_release_of_a_minor_wins() -> None:
 
 
 def test_the_packaged_components_table_reads() -> None:
-    rows = components.table()
+    rows = nvcc_parts()
     assert rows[0].first == CudaVersion(11, 4)
     assert all(row.source for row in rows)
     pick = components.nvcc_components
@@ -241,5 +245,5 @@ def _row(first: str, names: str = '"cuda_nvcc"', source: str = 'source = "s"\n')
 )
 def test_a_bad_components_table_is_named(text: str, problem: str) -> None:
     with pytest.raises(InputFileError) as raised:
-        components.parse(text, "t.toml")
+        validate_nvcc_parts({REDIST_COMPONENTS_FILE: parse_toml(text)})
     assert problem in str(raised.value)

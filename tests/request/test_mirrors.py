@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.knowledge.mirrors import of_family
-from poetry_cuda.knowledge.mirrors import parse
-from poetry_cuda.knowledge.mirrors import table
+from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge.packaged import known_mirrors
+from poetry_cuda.knowledge.packaged import mirrors_of
+from poetry_cuda.knowledge.tables import MIRRORS_FILE
+from poetry_cuda.knowledge.tables import validate_mirrors
 from poetry_cuda.request.settings import Mirror
 from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.settings import resolve_mirror
 
 
+if TYPE_CHECKING:
+    from poetry_cuda.knowledge.model import KnownMirror
+
+
 KEY = "[tool.poetry-cuda] mirrors.pytorch"
+
+
+def parse(text: str) -> tuple[KnownMirror, ...]:
+    return validate_mirrors({MIRRORS_FILE: parse_toml(text)})
 
 
 def mirror_of(value: Any) -> Mirror:
@@ -104,7 +115,7 @@ def test_an_unknown_name_lists_the_known_ones() -> None:
 
 
 def test_paddle_has_no_known_mirror_its_own_index_is_served_in_china() -> None:
-    assert of_family("paddle") == ()
+    assert mirrors_of("paddle") == ()
     with pytest.raises(ConfigError, match=r"mirrors\.paddle: 'sjtu' is neither") as caught:
         parse_settings({"tool": {"poetry-cuda": {"mirrors": {"paddle": "sjtu"}}}})
     assert "none" in caught.value.why
@@ -112,14 +123,14 @@ def test_paddle_has_no_known_mirror_its_own_index_is_served_in_china() -> None:
 
 def test_resolution_is_pure_and_names_the_given_key() -> None:
     """The per-user setting reads through the same function, with its own key."""
-    mirror = resolve_mirror("aliyun", "POETRY_CUDA_MIRROR_PYTORCH", of_family("pytorch"))
+    mirror = resolve_mirror("aliyun", "POETRY_CUDA_MIRROR_PYTORCH", mirrors_of("pytorch"))
     assert mirror.layout == "flat"
     with pytest.raises(ConfigError, match=r"^POETRY_CUDA_MIRROR_PYTORCH: "):
         resolve_mirror("http://mirror.example/{variant}", "POETRY_CUDA_MIRROR_PYTORCH", ())
 
 
 def test_every_row_has_a_source_and_an_https_template() -> None:
-    for row in table():
+    for row in known_mirrors():
         assert row.source
         assert row.url.startswith("https://")
         assert "{variant}" in row.url

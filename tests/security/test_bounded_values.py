@@ -24,7 +24,10 @@ from hypothesis import strategies as st
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.knowledge import mirrors
+from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge.packaged import known_mirrors
+from poetry_cuda.knowledge.tables import MIRRORS_FILE
+from poetry_cuda.knowledge.tables import validate_mirrors
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
@@ -50,6 +53,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from poetry_cuda.knowledge.model import KnownMirror
     from tests.support.cli import Cli
 
 
@@ -191,8 +195,12 @@ def test_any_mirror_value_is_a_mirror_or_one_config_error(value: str) -> None:
             assert error.what.startswith(("POETRY_CUDA_MIRROR_", "[tool.poetry-cuda] mirrors"))
 
 
+def parse_mirrors(text: str) -> tuple[KnownMirror, ...]:
+    return validate_mirrors({MIRRORS_FILE: parse_toml(text)})
+
+
 def test_every_known_mirror_passes_the_index_url_rule() -> None:
-    for row in mirrors.table():
+    for row in known_mirrors():
         assert check_index_url(row.url, row.name) == row.url
 
 
@@ -215,7 +223,7 @@ def test_the_known_mirrors_table_refuses_a_malformed_template(url: str) -> None:
         'layout = "simple"\nsource = "https://m.example/help"\nconfidence = "verified"\n'
     )
     with pytest.raises(InputFileError, match=r"mirror\[pytorch\.m\]\.url"):
-        mirrors.parse(text)
+        parse_mirrors(text)
 
 
 @pytest.mark.parametrize("name", ["SJTU", "a b", "x" * 100, "n\x1b"])
@@ -226,7 +234,7 @@ def test_the_known_mirrors_table_refuses_a_name_users_cannot_write(name: str) ->
         'source = "https://m.example/help"\nconfidence = "verified"\n'
     )
     with pytest.raises(InputFileError, match=r"\.name"):
-        mirrors.parse(text)
+        parse_mirrors(text)
 
 
 # cuda.lock and [tool.poetry-cuda]: a value longer than any real one names its key.

@@ -23,12 +23,12 @@ import pytest
 
 import poetry_cuda
 
-from poetry_cuda.knowledge._loader import parse_data
-from poetry_cuda.knowledge._loader import read_data
 from poetry_cuda.knowledge.compiled import FILE
 from poetry_cuda.knowledge.compiled import compile_data
-from poetry_cuda.knowledge.compiled import load_compiled
+from poetry_cuda.knowledge.loader import load_compiled
+from poetry_cuda.knowledge.loader import read_data
 from poetry_cuda.knowledge.packaged import DATA
+from poetry_cuda.knowledge.tables import parse_data
 from tests.support.isolation import hermetic_env
 from tests.support.projects import APP
 from tests.support.projects import write_project

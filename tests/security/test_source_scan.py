@@ -32,7 +32,7 @@ ALLOWED = {
     ("cli/commands/run.py", "os.execve"): "run hands the process over to the user's command",
     ("cli/commands/run.py", "subprocess.call"): "run waits for the user's command on Windows",
     # The one wrapper behind every probe; its limit is `communicate(timeout=...)`, checked below.
-    ("host/_run.py", "subprocess.Popen"): "probes' runner, bounded by communicate(timeout=)",
+    ("host/run.py", "subprocess.Popen"): "probes' runner, bounded by communicate(timeout=)",
     # `sync`: the package manager's install runs as long as the download takes, in the
     # user's terminal, and Ctrl-C stops it as it stops a plain install.
     ("backends/__init__.py", "subprocess.call"): "sync runs the package manager's install",
@@ -115,7 +115,7 @@ def test_every_program_is_a_resolved_path_not_a_bare_name() -> None:
 
 
 def test_the_probe_runner_bounds_every_wait() -> None:
-    runner = next(p for p in SOURCES if p.relative_to(PACKAGE).as_posix() == "host/_run.py")
+    runner = next(p for p in SOURCES if p.relative_to(PACKAGE).as_posix() == "host/run.py")
     tree = ast.parse(runner.read_text(encoding="utf-8"))
     [run] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run"]
     timeout = next(a for a in run.args.kwonlyargs if a.arg == "timeout")
@@ -138,9 +138,9 @@ def test_the_probe_runner_bounds_every_wait() -> None:
 
 def test_every_probe_runner_call_passes_a_timeout() -> None:
     for relative, call in CALLS:
-        if _name(call.func) == "run" and relative != "host/_run.py":
+        if _name(call.func) == "run" and relative != "host/run.py":
             source = (PACKAGE / relative).read_text(encoding="utf-8")
-            if "from poetry_cuda.host._run import run" in source:
+            if "from poetry_cuda.host.run import run" in source:
                 assert any(k.arg == "timeout" for k in call.keywords), f"{relative}:{call.lineno}"
 
 

@@ -42,7 +42,7 @@ def add_numpy(project: Path) -> None:
 
 def installed(project: Path) -> bool:
     """Whether torch is installed in the project's environment."""
-    return read_environment(project / ".venv").get("torch") is not None
+    return read_environment(project / ".venv", ()).get("torch") is not None
 
 
 def doctor_rows(cli: Cli, project: Path) -> list[dict[str, str]]:

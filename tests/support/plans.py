@@ -12,7 +12,7 @@ from typing import Any
 from poetry_cuda.files import parse_toml
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load
-from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.handwritten import HandWritten

@@ -1,20 +1,24 @@
-"""Reading and validating the knowledge base's TOML files.
+"""The knowledge base's tables: every row of ``data/*.toml`` checked and typed.
 
-A data directory holds ``nvidia.toml`` (driver tables), ``fixed.toml`` (flavours named
-by the project, packages that build with nvcc) and one file per package family. Every
+A data folder holds ``nvidia.toml`` (driver tables), ``fixed.toml`` (flavours named by
+the project, packages that build with nvcc, what doctor reads of their installed builds),
+``mirrors.toml`` (mirrors known by name), ``toolkit_wheels.toml`` (`toolkit = "wheels"`),
+``redist_components.toml`` (`toolkit = "redist"`) and one file per package family. Every
 key is checked while reading: an unknown key, a malformed version or a row without a
 source is an `InputFileError` that names the file and the key.
 
 Every row carries `source` and `confidence`; nested rows (a release's variants, a
 variant's requirements) inherit them unless they give their own. A row whose own
 confidence is ``uncertain`` must say what is unconfirmed in `note`, which is for
-maintainers and not loaded.
+maintainers and not loaded. Which files a folder holds and how they are read is `loader`'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import get_args
@@ -24,23 +28,30 @@ from packaging.version import Version
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge.model import LAYOUTS
 from poetry_cuda.knowledge.model import PLATFORMS
+from poetry_cuda.knowledge.model import PROBES
 from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
+from poetry_cuda.knowledge.model import TOOLKIT_ROOTS
 from poetry_cuda.knowledge.model import ArchRange
 from poetry_cuda.knowledge.model import Companion
 from poetry_cuda.knowledge.model import CompatFloor
 from poetry_cuda.knowledge.model import Confidence
 from poetry_cuda.knowledge.model import Family
 from poetry_cuda.knowledge.model import FixedFlavour
+from poetry_cuda.knowledge.model import Installed
 from poetry_cuda.knowledge.model import KnowledgeBase
+from poetry_cuda.knowledge.model import KnownMirror
 from poetry_cuda.knowledge.model import LeadRange
 from poetry_cuda.knowledge.model import Mechanism
+from poetry_cuda.knowledge.model import NvccParts
 from poetry_cuda.knowledge.model import Nvidia
 from poetry_cuda.knowledge.model import PlatformArches
 from poetry_cuda.knowledge.model import Release
-from poetry_cuda.knowledge.model import Requirement
 from poetry_cuda.knowledge.model import RequirementKind
+from poetry_cuda.knowledge.model import SystemNeed
 from poetry_cuda.knowledge.model import ToolkitDriver
+from poetry_cuda.knowledge.model import ToolkitWheels
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.knowledge.model import VersionForm
 from poetry_cuda.names import canonical_name
@@ -53,8 +64,7 @@ from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from pathlib import Path
+    from collections.abc import Iterator
 
 
 Provenance = tuple[str, Confidence]
@@ -62,6 +72,12 @@ Provenance = tuple[str, Confidence]
 SCHEMA = 1
 NVIDIA_FILE = "nvidia.toml"
 FIXED_FILE = "fixed.toml"
+MIRRORS_FILE = "mirrors.toml"
+TOOLKIT_WHEELS_FILE = "toolkit_wheels.toml"
+REDIST_COMPONENTS_FILE = "redist_components.toml"
+# The tables of a data folder that are no package family, in the order they are read.
+TABLE_FILES = (NVIDIA_FILE, FIXED_FILE, MIRRORS_FILE, TOOLKIT_WHEELS_FILE, REDIST_COMPONENTS_FILE)
+Documents = Mapping[str, dict[str, Any]]
 CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
 MECHANISMS: tuple[Mechanism, ...] = get_args(Mechanism)
 VERSION_FORMS: tuple[VersionForm, ...] = get_args(VersionForm)
@@ -78,18 +94,6 @@ def voice(file: str) -> Voice:
             "modified: reinstall poetry-cuda)"
         ),
     )
-
-
-def data_table(text: str, file: str, schema: int) -> Table:
-    """A packaged data file's top table, once it parses and declares the `schema` read here."""
-    try:
-        data = parse_toml(text)
-    except ValueError as error:
-        raise InputFileError(f"{file}: not valid TOML ({error})") from None
-    top = Table(data, voice(file))
-    if top.value("schema", int, "an integer") != schema:
-        raise top.error("schema", f"this poetry-cuda reads schema {schema}")
-    return top
 
 
 def provenance(row: Table, inherited: Provenance | None = None) -> Provenance:
@@ -139,9 +143,9 @@ def _platform(text: str) -> str:
 
 def _requirement(
     row: Table, inherited: Provenance | None, kind: RequirementKind | None
-) -> Requirement:
+) -> SystemNeed:
     source, confidence = provenance(row, inherited)
-    requirement = Requirement(
+    requirement = SystemNeed(
         kind=row.choice("kind", REQUIREMENT_KINDS) if kind is None else kind,
         spec=row.parsed("spec", _spec) if kind is None else row.parsed("spec", _spec, ""),
         reason=row.text("reason"),
@@ -151,27 +155,6 @@ def _requirement(
     )
     row.done()
     return requirement
-
-
-def _read(directory: Path, name: str) -> bytes:
-    try:
-        return (directory / name).read_bytes()
-    except OSError as error:
-        raise InputFileError(
-            f"{name}: cannot be read ({error.strerror or error})",
-            fix="reinstall poetry-cuda, whose knowledge base ships this file",
-        ) from None
-
-
-def read_data(directory: Path) -> dict[str, bytes]:
-    """The bytes of every data file in `directory` by name: nvidia.toml, fixed.toml, then
-    the families' files in name order."""
-    families = sorted(
-        entry.name
-        for entry in directory.iterdir()
-        if entry.name.endswith(".toml") and entry.name not in (NVIDIA_FILE, FIXED_FILE)
-    )
-    return {name: _read(directory, name) for name in (NVIDIA_FILE, FIXED_FILE, *families)}
 
 
 def parse_data(name: str, data: bytes) -> dict[str, Any]:
@@ -330,6 +313,7 @@ def _family(top: Table) -> Family:
     source_prefix = head.text("source_prefix")
     source, confidence = provenance(head)
     companions = _companions(head, members, (source, confidence))
+    installed = head.table("installed", None)
     head.done()
     releases = tuple(_release(r, lead, members) for r in top.tables("release", by("series")))
     top.done()
@@ -346,6 +330,7 @@ def _family(top: Table) -> Family:
         source=source,
         companion_rows=companions,
         confidence=confidence,
+        installed=None if installed is None else _installed(installed, lead),
     )
 
 
@@ -363,7 +348,7 @@ def _companions(
     return tuple(rows)
 
 
-def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requirement], ...]]:
+def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, SystemNeed], ...]]:
     flavours = []
     for row in top.tables("flavour", by("package")):
         package = row.parsed("package", _name)
@@ -386,28 +371,189 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Requi
         at_run_time = row.value("at-run-time", bool, "true or false", False)
         requirement = _requirement(row, None, "nvcc")
         nvcc.append((package, dataclasses.replace(requirement, at_run_time=at_run_time)))
-    top.done()
     return tuple(flavours), tuple(nvcc)
 
 
-def validate(documents: Mapping[str, dict[str, Any]]) -> KnowledgeBase:
-    """The knowledge base of `documents` (as `read_data` names them, parsed), every row checked."""
-    nvidia = _nvidia(_top(NVIDIA_FILE, documents[NVIDIA_FILE]))
-    fixed, nvcc = _fixed(_top(FIXED_FILE, documents[FIXED_FILE]))
-    families = tuple(
-        _family(_top(name, document))
-        for name, document in documents.items()
-        if name not in (NVIDIA_FILE, FIXED_FILE)
+def _relative(text: str) -> str:
+    """A path below site-packages, as a wheel's RECORD writes one."""
+    parts = text.split("/")
+    if not text or text.startswith("/") or "\\" in text or ".." in parts or "" in parts:
+        raise ValueError(f"{text!r} is not a relative path such as 'torch/version.py'")
+    return text
+
+
+def _module(text: str) -> str:
+    if not all(part.isidentifier() for part in text.split(".")):
+        raise ValueError(f"{text!r} is not a module name")
+    return text
+
+
+def _pattern(text: str) -> str:
+    try:
+        groups = re.compile(text).groups
+    except re.error as error:
+        raise ValueError(f"{text!r} is not a regular expression ({error})") from None
+    if groups != 1:
+        raise ValueError(f"{text!r} must have one group, the CUDA version")
+    return text
+
+
+def _installed(row: Table, lead: str | None) -> Installed:
+    """What doctor reads of a package's installed build; a family's row defaults to its lead."""
+    if lead is None or row.has("packages"):
+        packages = row.parsed_list("packages", _name)
+    else:
+        packages = (lead,)
+    version_file = row.parsed("version_file", _relative) if row.has("version_file") else None
+    pattern = row.parsed("cuda_pattern", _pattern) if row.has("cuda_pattern") else None
+    if (version_file is None) != (pattern is None):
+        raise row.error("cuda_pattern", "version_file and cuda_pattern go together")
+    installed = Installed(
+        packages=packages,
+        module=row.parsed("module", _module),
+        version_file=version_file,
+        cuda_pattern=pattern,
+        kernels=row.parsed_list("kernels", _relative),
+        probe=row.choice("probe", PROBES) if row.has("probe") else None,
+        preferred=row.value("preferred", bool, "true or false", False),
+        source=row.text("source"),
+        confidence=provenance(row)[1],
     )
-    return KnowledgeBase(nvidia, families, fixed, nvcc)
+    row.done()
+    return installed
 
 
-def validate_nvidia(documents: Mapping[str, dict[str, Any]]) -> Nvidia:
+def _mirrors(top: Table) -> tuple[KnownMirror, ...]:
+    rows: list[KnownMirror] = []
+    for row in top.tables("mirror", lambda r, i: f"{r.get('family', i)}.{r.get('name', i)}"):
+        family, name = row.text("family"), row.text("name")
+        if any(known.family == family and known.name == name for known in rows):
+            raise row.error("name", f"{family}.{name} is listed twice")
+        if not _MIRROR_NAME.fullmatch(name):
+            raise row.error("name", f"{name!r} is not a name (lower-case letters, digits, '-')")
+        url = row.text("url")
+        if not _is_template(url):
+            raise row.error("url", "must be an https URL template with {variant}")
+        source, confidence = provenance(row)
+        rows.append(
+            KnownMirror(family, name, url, row.choice("layout", LAYOUTS), source, confidence)
+        )
+        row.done()
+    top.done()
+    return tuple(rows)
+
+
+# A mirror's name is what users write in its place (`pytorch = "sjtu"`), compared lower-cased.
+_MIRROR_NAME = re.compile("[a-z0-9][a-z0-9-]{0,62}")
+# https://host/path with "{variant}" in the path: no userinfo, port, query or fragment, and
+# nothing a URL parser could read two ways (the request layer's full rule holds it too).
+_TEMPLATE = re.compile(r"https://[a-z0-9.-]+/[A-Za-z0-9._~/{}-]*")
+
+
+def _is_template(url: str) -> bool:
+    return len(url) <= 2048 and "{variant}" in url and _TEMPLATE.fullmatch(url) is not None
+
+
+def _toolkit_wheels(top: Table) -> tuple[ToolkitWheels, ...]:
+    rows = []
+    for row in top.tables("major", by("cuda")):
+        major = row.value("cuda", int, "a CUDA major such as 12")
+        minors = row.parsed_list("minors", CudaVersion.parse)
+        if any(minor.major != major for minor in minors):
+            raise row.error("minors", f"every minor must be {major}.x")
+        source, confidence = provenance(row)
+        rows.append(
+            ToolkitWheels(
+                cuda=major,
+                packages=row.texts("packages"),
+                minors=minors,
+                nvcc=row.value("nvcc", bool, "true or false"),
+                root=row.choice("root", TOOLKIT_ROOTS),
+                source=source,
+                confidence=confidence,
+            )
+        )
+        row.done()
+    top.done()
+    return tuple(rows)
+
+
+def _nvcc_parts(top: Table) -> tuple[NvccParts, ...]:
+    rows: list[NvccParts] = []
+    for row in top.tables("release", by("first")):
+        first = row.parsed("first", CudaVersion.parse)
+        if rows and first <= rows[-1].first:
+            raise row.error("first", "rows must be in increasing order of `first`")
+        names = row.texts("components")
+        if "cuda_nvcc" not in names:
+            raise row.error("components", "must include cuda_nvcc")
+        rows.append(NvccParts(first, names, *provenance(row)))
+        row.done()
+    top.done()
+    if not rows:
+        raise top.error("release", "the table has no rows")
+    return tuple(rows)
+
+
+def family_files(documents: Documents) -> Iterator[str]:
+    """The names of the package families' files among `documents`."""
+    return (name for name in documents if name not in TABLE_FILES)
+
+
+def validate(documents: Documents) -> KnowledgeBase:
+    """The knowledge base of `documents` (as `loader.read_data` names them, parsed), every
+    row checked."""
+    nvidia = validate_nvidia(documents)
+    fixed = _top(FIXED_FILE, documents[FIXED_FILE])
+    flavours, nvcc = _fixed(fixed)
+    installed = tuple(_installed(row, None) for row in fixed.tables("installed", by("module")))
+    fixed.done()
+    families = tuple(_family(_top(name, documents[name])) for name in family_files(documents))
+    return KnowledgeBase(
+        nvidia,
+        families,
+        flavours,
+        nvcc,
+        fixed_installed=installed,
+        mirrors=validate_mirrors(documents),
+        toolkit_wheels=validate_toolkit_wheels(documents),
+        nvcc_parts=validate_nvcc_parts(documents),
+    )
+
+
+# One table of the documents, checked alone: what a command that needs only it reads from
+# the compiled form, whose every row the compile checked (`loader`).
+
+
+def validate_nvidia(documents: Documents) -> Nvidia:
     """Only the driver tables of `documents`, checked."""
     return _nvidia(_top(NVIDIA_FILE, documents[NVIDIA_FILE]))
 
 
-def load_directory(directory: Path) -> KnowledgeBase:
-    """Read and validate every data file in `directory` (uncached; see `load`)."""
-    data = read_data(directory)
-    return validate({name: parse_data(name, raw) for name, raw in data.items()})
+def validate_mirrors(documents: Documents) -> tuple[KnownMirror, ...]:
+    """Only the mirrors known by name, checked."""
+    return _mirrors(_top(MIRRORS_FILE, documents[MIRRORS_FILE]))
+
+
+def validate_toolkit_wheels(documents: Documents) -> tuple[ToolkitWheels, ...]:
+    """Only the toolkit wheels per CUDA major, checked."""
+    return _toolkit_wheels(_top(TOOLKIT_WHEELS_FILE, documents[TOOLKIT_WHEELS_FILE]))
+
+
+def validate_nvcc_parts(documents: Documents) -> tuple[NvccParts, ...]:
+    """Only the redistributables' components nvcc needs, checked."""
+    return _nvcc_parts(_top(REDIST_COMPONENTS_FILE, documents[REDIST_COMPONENTS_FILE]))
+
+
+def validate_installed(documents: Documents) -> tuple[Installed, ...]:
+    """Only what doctor reads of installed builds (the families' rows, then fixed.toml's),
+    checked."""
+    rows = []
+    for name in family_files(documents):
+        head = _top(name, documents[name]).table("family")
+        row = head.table("installed", None)
+        if row is not None:
+            rows.append(_installed(row, head.parsed("lead", _name)))
+    fixed = _top(FIXED_FILE, documents[FIXED_FILE])
+    rows += [_installed(row, None) for row in fixed.tables("installed", by("module"))]
+    return tuple(rows)

@@ -1,0 +1,196 @@
+"""Assembling the plan: each family the project uses chosen, the fixed flavours checked.
+
+For every package family the project depends on (torch with torchvision, paddle, ...),
+`choice` picks one build for all its members, and each member becomes a `Choice` with
+its version, label and index; a multi-variant project's family (extras per CUDA build)
+is judged per target instead (`extras`). Packages whose CUDA flavour the project names
+itself (`cupy-cuda12x`, `jax[cuda12]`) are checked (`flavours`), and the hidden system
+requirements of every choice are collected last. Pure: `planner` does the I/O around it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from poetry_cuda.planning.adoption import adopted_source
+from poetry_cuda.planning.adoption import request_for
+from poetry_cuda.planning.candidates import family_requests
+from poetry_cuda.planning.candidates import newest_build
+from poetry_cuda.planning.candidates import version_label
+from poetry_cuda.planning.choice import choose_family
+from poetry_cuda.planning.compat import arches_of
+from poetry_cuda.planning.extras import plan_extras
+from poetry_cuda.planning.flavours import build_requirements
+from poetry_cuda.planning.flavours import from_data
+from poetry_cuda.planning.flavours import select_fixed
+from poetry_cuda.planning.plan import PYPI
+from poetry_cuda.planning.plan import Choice
+from poetry_cuda.planning.plan import Plan
+from poetry_cuda.planning.plan import Source
+from poetry_cuda.request import constraints
+from poetry_cuda.request.handwritten import HandWritten
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.planning.candidates import FamilyBuild
+    from poetry_cuda.planning.candidates import Requests
+    from poetry_cuda.planning.choice import Chosen
+    from poetry_cuda.planning.plan import ExtraChoice
+    from poetry_cuda.planning.plan import SystemRequirement
+    from poetry_cuda.planning.targets import Target
+    from poetry_cuda.request.dependencies import Dependency
+    from poetry_cuda.request.settings import Settings
+
+    # What a family adds to the plan: its choices or extras, warnings, system requirements.
+    Part = tuple[list[Choice], list[ExtraChoice], list[str], list[SystemRequirement]]
+
+
+def make_plan(
+    deps: Sequence[Dependency],
+    targets: Sequence[Target],
+    settings: Settings,
+    kb: KnowledgeBase,
+    hand: HandWritten | None = None,
+) -> Plan:
+    """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration."""
+    hand = HandWritten() if hand is None else hand
+    for dep in deps:
+        constraints.check(dep.constraint, f"{dep.origin}: {dep.name}")
+    choices: list[Choice] = []
+    extras: list[ExtraChoice] = []
+    warnings: list[str] = []
+    requirements: list[SystemRequirement] = []
+    for family in kb.families:
+        if not any(d.name in family.members or d.name in family.companions for d in deps):
+            continue
+        requests = family_requests(family, deps)
+        if hand.extras(family.name):
+            part = _family_extras(family, requests, targets, settings, kb, hand)
+        else:
+            part = _family_choices(family, requests, deps, targets, settings, kb, hand)
+        choices += part[0]
+        extras += part[1]
+        warnings += part[2]
+        requirements += part[3]
+    fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb)
+    choices += fixed
+    requirements += fixed_requirements
+    warnings += fixed_warnings
+    requirements += build_requirements(deps, choices, settings, kb)
+    no_driver = [t.label for t in targets if t.os != "macos" and not t.runs_cuda]
+    if no_driver and any(c.cuda is not None for c in choices):
+        warnings.append(
+            f"{', '.join(no_driver)}: no NVIDIA driver; the CUDA builds chosen for the other "
+            "targets install there too and run on the CPU"
+        )
+    return Plan(
+        policy=settings.policy,
+        targets=tuple(t.label for t in targets),
+        packages=tuple(choices),
+        system_requirements=tuple(dict.fromkeys(requirements)),
+        warnings=tuple(warnings),
+        extras=tuple(extras),
+    )
+
+
+def _family_extras(
+    family: Family,
+    requests: Requests,
+    targets: Sequence[Target],
+    settings: Settings,
+    kb: KnowledgeBase,
+    hand: HandWritten,
+) -> Part:
+    """A multi-variant project's family: its extras judged per target, and the hidden
+    needs of the build each installs."""
+    found, warnings, builds = plan_extras(
+        family, requests, targets, settings, kb, hand, partial(newest_build, family)
+    )
+    requirements = [
+        dataclasses.replace(from_data(family.lead, r), reason=f"the {extra} extra: {r.reason}")
+        for extra, build in builds.items()
+        for r in build.requirements
+    ]
+    return [], found, warnings, requirements
+
+
+def _family_choices(
+    family: Family,
+    requests: Requests,
+    deps: Sequence[Dependency],
+    targets: Sequence[Target],
+    settings: Settings,
+    kb: KnowledgeBase,
+    hand: HandWritten,
+) -> Part:
+    """One build chosen for the family, and a `Choice` for each member and companion the
+    project declares (the lead always)."""
+    chosen = choose_family(
+        family, requests, targets, settings, kb, request_for(family, settings, hand)
+    )
+    build = chosen.build
+    index = source_for(family, build, settings, targets)
+    source = adopted_source(family, build.variant.name, index, hand)
+    # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1).
+    label = "" if source.is_pypi else version_label(family, build.release, build.variant)
+    requirements = [from_data(family.lead, r) for r in build.variant.requirements]
+    names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
+    declared = [d for d in deps if d.name in names]
+    choices = [_member(name, family, chosen, source, label, declared) for name in names]
+    return choices, [], list(chosen.warnings), requirements
+
+
+def _member(
+    name: str,
+    family: Family,
+    chosen: Chosen,
+    source: Source,
+    label: str,
+    declared: list[Dependency],
+) -> Choice:
+    """The choice of one member (or companion) of the family's chosen build."""
+    build = chosen.build
+    asked = [d for d in declared if d.name == name] or declared  # the lead, undeclared
+    plain = build.members.get(name)
+    # triton and xformers come from the variant's index as one unlabelled wheel.
+    own = label if family.labels(name) else ""
+    return Choice(
+        name=name,
+        family=family.name,
+        variant=build.variant.name,
+        cuda=build.variant.cuda,
+        source=source,
+        version=None if plain is None or build.assumed else plain + own,
+        arches=arches_of(build.variant),
+        reason=chosen.reason,
+        label=own,
+        bound=chosen.bounds.get(name, ""),
+        optional=bool(asked) and all(d.optional for d in asked),
+    )
+
+
+def source_for(
+    family: Family, build: FamilyBuild, settings: Settings, targets: Sequence[Target]
+) -> Source:
+    """The index that serves `build`: PyPI for PyPI's own upload (and macOS's CPU build),
+    else the family's index of the variant, or its mirror."""
+    variant = build.variant
+    if variant.cuda is None and all(t.os == "macos" for t in targets):
+        return PYPI
+    if (
+        version_label(family, build.release, variant) == ""
+        and variant.name in build.release.pypi.values()
+    ):
+        return PYPI
+    mirror = settings.mirrors.get(family.mirror_key or "")
+    url = family.index_url(variant.name, mirror.template if mirror else None)
+    if url is None:
+        return PYPI
+    return Source(family.source_name(variant.name, url, mirrored=mirror is not None), url)

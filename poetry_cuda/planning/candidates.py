@@ -1,0 +1,176 @@
+"""A family's builds the project's constraints admit: the candidates a choice is made among.
+
+For each release of a family, each of its variants (``cu124``, ``cpu``) is a candidate at
+the newest member versions the project's constraints allow with it: torchvision 0.29.2,
+published with torch 2.15.0's builds, serves torch 2.14.1 on cu130 (a stable-ABI build)
+but not on cu126. A release none of whose builds the constraints admit drops out. When
+the constraints admit only versions newer than the knowledge base, the newest release's
+variants are assumed (`assumed_builds`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from poetry_cuda.records import frozen
+from poetry_cuda.request import constraints
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.request.dependencies import Dependency
+
+    # The family members the project asks for, each with its dependencies (the lead always).
+    Requests = dict[str, list[Dependency]]
+
+
+@frozen
+class FamilyBuild:
+    """One build of a family's release, at the member versions the project allows."""
+
+    release: Release
+    variant: Variant
+    members: dict[str, str]  # plain version of every family member, lead first
+    assumed: bool = False  # the admitted versions are newer than the knowledge base
+
+    @property
+    def lead_version(self) -> str:
+        return next(iter(self.members.values()))
+
+    def sort_key(self) -> tuple[object, ...]:
+        cuda = self.variant.cuda
+        return (cuda is not None, cuda, self.release.series_key)
+
+
+def family_requests(family: Family, deps: Sequence[Dependency]) -> Requests:
+    """The family members the project asks for; the lead is always among them."""
+    requests: Requests = {family.lead: []}
+    for dep in deps:
+        if dep.name in family.members:
+            requests.setdefault(dep.name, []).append(dep)
+    return requests
+
+
+def version_label(family: Family, release: Release, variant: Variant) -> str:
+    """How `variant` shows in a version: ``+cu124``, ``.post120`` or nothing."""
+    form = release.version_form or family.version_form
+    if form == "local":
+        return f"+{variant.name}"
+    if form == "post" and variant.name not in release.pypi.values():
+        return f".post{variant.name.removeprefix('cu')}"
+    return ""
+
+
+def _member_versions(
+    family: Family, release: Release, variant: Variant, pair: dict[str, str], name: str
+) -> list[str]:
+    """The versions of `name` that go with `pair`'s lead version on `variant`, newest first.
+
+    Its pair's own version, and every stable-ABI version whose range admits the lead
+    version, from any release that publishes `variant` (torchvision 0.29.2, published
+    with torch 2.15.0's builds, serves torch 2.14.1 on cu130 but not on cu126).
+    """
+    lead = pair[family.lead]
+    found = {pair[name]} if name in pair else set()
+    for other in family.releases:
+        if other.variant(variant.name) is None:
+            continue
+        found.update(
+            ranged.version
+            for ranged in other.ranges
+            if ranged.member == name
+            and SpecifierSet(ranged.requires).contains(lead, prereleases=True)
+        )
+    return sorted(found, key=Version, reverse=True)
+
+
+def _members(family: Family) -> tuple[str, ...]:
+    """The family's members, lead first."""
+    return (family.lead, *(m for m in family.members if m != family.lead))
+
+
+def _admitted_sets(
+    family: Family, release: Release, variant: Variant, requests: Requests
+) -> list[dict[str, str]]:
+    """Per lead version of `release`, oldest first, the newest member versions the project allows.
+
+    A lead version drops out when a member the project asks for has no allowed version with it.
+    """
+    label = version_label(family, release, variant)
+    admitted = []
+    for pair in release.pairs:
+        members: dict[str, str] = {}
+        for name in _members(family):
+            deps = requests.get(name, [])
+            allowed = (
+                v
+                for v in _member_versions(family, release, variant, pair, name)
+                if all(constraints.allows(dep.constraint, v + label) for dep in deps)
+            )
+            version = next(allowed, None)
+            if version is not None:
+                members[name] = version
+            elif name in requests:
+                break
+        else:
+            admitted.append(members)
+    return admitted
+
+
+def release_builds(family: Family, release: Release, requests: Requests) -> list[FamilyBuild]:
+    """The builds of `release` the constraints admit, each at its newest admitted version."""
+    found = []
+    for variant in release.variants:
+        sets = _admitted_sets(family, release, variant, requests)
+        if sets:
+            found.append(FamilyBuild(release, variant, sets[-1]))
+    return sorted(found, key=FamilyBuild.sort_key, reverse=True)
+
+
+def admitted_releases(family: Family, requests: Requests) -> list[list[FamilyBuild]]:
+    """The builds of every release the constraints admit, newest release first."""
+    found = (release_builds(family, r, requests) for r in reversed(family.releases))
+    return [builds for builds in found if builds]
+
+
+def newest_build(family: Family, requests: Requests, variant: str) -> Variant | None:
+    """The `variant` build of the newest release the constraints admit that publishes it."""
+    for builds in admitted_releases(family, requests):
+        for build in builds:
+            if build.variant.name == variant:
+                return build.variant
+    return None
+
+
+def assumed_builds(family: Family, requests: Requests) -> list[FamilyBuild]:
+    """Admitted versions newer than the data: assume the newest release's variants."""
+    newest = family.releases[-1]
+    found = []
+    for variant in newest.variants:
+        top = _newest_members(family, newest, variant)
+        if all(
+            constraints.is_open_above(dep.constraint, top[name])
+            for name, deps in requests.items()
+            if name in top
+            for dep in deps
+        ):
+            found.append(FamilyBuild(newest, variant, top, assumed=True))
+    return sorted(found, key=FamilyBuild.sort_key, reverse=True)
+
+
+def _newest_members(family: Family, release: Release, variant: Variant) -> dict[str, str]:
+    """The newest version of every member that goes with `release`'s newest lead version."""
+    pair = release.pairs[-1]
+    found = {}
+    for name in _members(family):
+        versions = _member_versions(family, release, variant, pair, name)
+        if versions:
+            found[name] = versions[0]
+    return found

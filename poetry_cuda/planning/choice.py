@@ -1,0 +1,325 @@
+"""Choosing a family's build: the newest admitted release with a build that runs on every target.
+
+The releases the project's constraints admit (`candidates`) are tried newest first, and
+within a release the builds by CUDA version, highest first (`first_runnable`): the first
+that runs on every GPU target wins (`newest` policy; `native` drops minor-compatible
+ones). The newer releases passed over are warned about and bound the pins. Without a
+GPU target, or when the project asks for it, the CPU build is chosen; with
+allow-cpu-fallback, also when no CUDA build runs. Every choice says why it won and why
+the build ranked just above it lost; when nothing can be chosen, `refusals` says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import field
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from poetry_cuda.planning.candidates import admitted_releases
+from poetry_cuda.planning.candidates import assumed_builds
+from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.refusals import Loss
+from poetry_cuda.planning.refusals import no_cpu_build
+from poetry_cuda.planning.refusals import no_release
+from poetry_cuda.planning.refusals import no_variant
+from poetry_cuda.records import frozen
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.planning.candidates import FamilyBuild
+    from poetry_cuda.planning.candidates import Requests
+    from poetry_cuda.planning.compat import Verdict
+    from poetry_cuda.planning.refusals import Passed
+    from poetry_cuda.planning.targets import Target
+    from poetry_cuda.request.settings import CudaRequest
+    from poetry_cuda.request.settings import Settings
+
+
+@frozen
+class Chosen:
+    """A family's winning build, why it won, what to warn about, and the pins' bounds."""
+
+    build: FamilyBuild
+    reason: str
+    warnings: tuple[str, ...]
+    bounds: dict[str, str] = field(default_factory=dict)  # member -> PEP 440 specifier
+
+
+@frozen
+class Search:
+    """The first build that runs on every GPU target (None: none does), the builds of its
+    release that lost before it, and the newer releases passed over."""
+
+    build: FamilyBuild | None
+    lost: list[Loss]
+    passed: Passed
+
+
+def choose_family(
+    family: Family,
+    requests: Requests,
+    targets: Sequence[Target],
+    settings: Settings,
+    kb: KnowledgeBase,
+    request: CudaRequest,
+) -> Chosen:
+    """The newest admitted release with a build that runs on every target, and its best build.
+
+    `request` is what is asked of the family: the cuda setting, or the project's own pin.
+    """
+    releases, warnings = _releases(family, requests)
+    gpu_targets = [t for t in targets if t.runs_cuda]
+    cpu = next((b for builds in releases for b in builds if b.variant.is_cpu), None)
+    if not (request.kind == "version" or (request.kind == "auto" and gpu_targets)):
+        if cpu is None:
+            raise no_cpu_build(family, request)
+        return Chosen(cpu, _cpu_reason(targets, request), tuple(warnings))
+    native_only = settings.policy == "native"
+    search = first_runnable(releases, gpu_targets, kb, request, native_only=native_only)
+    if search.build is not None:
+        if not gpu_targets:
+            warnings.append(
+                f"no target has an NVIDIA driver; chose {search.build.variant.name} as "
+                f"{request.said} asks"
+            )
+        over = _passed_over(family, search.passed, gpu_targets, native_only, request)
+        warnings.extend(over)
+        newer = over[0] if over else None  # names the release just above
+        reason = _reason_for(
+            search.build, search.lost, gpu_targets, kb, newer, family, releases, request
+        )
+        bounds = _bounds(family, search.build, requests) if search.passed else {}
+        return Chosen(search.build, reason, tuple(warnings), bounds)
+    if not (settings.allow_cpu_fallback and cpu is not None):
+        raise no_variant(family, requests, targets, request, kb, search.passed)
+    warnings.append(
+        f"{family.lead}: no CUDA variant runs on every target; using the CPU build "
+        "because allow-cpu-fallback = true"
+    )
+    first = next((loss.why for _, losses in search.passed for loss in losses), "no CUDA build")
+    return Chosen(cpu, "allow-cpu-fallback: " + first, tuple(warnings))
+
+
+def _releases(family: Family, requests: Requests) -> tuple[list[list[FamilyBuild]], list[str]]:
+    """The builds of the admitted releases, newest first; or, when the admitted versions are
+    all newer than the knowledge base, the newest release's builds assumed, with a warning."""
+    releases = admitted_releases(family, requests)
+    if releases:
+        return releases, []
+    assumed = assumed_builds(family, requests)
+    if not assumed:
+        raise no_release(family, requests)
+    known = assumed[0].release
+    names = ", ".join(b.variant.name for b in assumed)
+    pypi = ", ".join(f"{v} on {p}" for p, v in known.pypi.items() if v != "cpu")
+    warning = (
+        f"{family.lead}: the versions the project allows are newer than the knowledge base "
+        f"(newest known {assumed[0].lead_version}); assumed they publish the variants of "
+        f"{family.lead} {known.series} ({names}), its architectures per variant"
+        + (f" and its PyPI builds ({pypi})" if pypi else "")
+        + "; lock checks the index. A maintainer refreshes these facts with "
+        f"`python3 tools/wheel_facts.py {family.lead} <version>`"
+    )
+    return [assumed], [warning]
+
+
+def _cpu_reason(targets: Sequence[Target], request: CudaRequest) -> str:
+    """Why the CPU build: the project asks for it, or no target can run a CUDA build."""
+    if request.kind == "cpu":
+        if request.pinned_by:
+            return f"the project asks for the CPU build: {request.pinned_by}"
+        return f"{request.said} asks for the CPU build"
+    if all(t.os == "macos" for t in targets):
+        return "macOS has no CUDA builds; PyPI's build is the CPU build"
+    return "no target has an NVIDIA driver"
+
+
+def first_runnable(
+    releases: list[list[FamilyBuild]],
+    gpu_targets: Sequence[Target],
+    kb: KnowledgeBase,
+    request: CudaRequest,
+    *,
+    native_only: bool,
+) -> Search:
+    """The first CUDA build, newest release first and best build first, that `request`
+    allows and that runs on every GPU target; what lost on the way."""
+    passed: Passed = []
+    for builds in releases:
+        lost: list[Loss] = []
+        for build in builds:
+            if build.variant.is_cpu:
+                continue
+            if not request.allows(build.variant.cuda):
+                lost.append(Loss(build, f"{build.variant.name} excluded by {request.said}", True))
+                continue
+            why_not = _rule_out(build, gpu_targets, kb, native_only)
+            if why_not is None:
+                return Search(build, lost, passed)
+            lost.append(Loss(build, why_not))
+        passed.append((builds[0].release, lost))
+    return Search(None, [], passed)
+
+
+def _rule_out(
+    build: FamilyBuild, targets: Sequence[Target], kb: KnowledgeBase, native_only: bool
+) -> str | None:
+    """Why `build` cannot be chosen, or None when it can."""
+    several = len(targets) > 1
+    for target in targets:
+        verdict = judge(build.variant, target, kb.nvidia)
+        if not verdict.ok:
+            return (f"{target.label}: " if several else "") + verdict.detail
+        if native_only and verdict.fit == "minor-compatible":
+            return (
+                f"{build.variant.name} is only minor-compatible"
+                + (f" on {target.label}" if several else "")
+                + " and the policy is native"
+            )
+    return None
+
+
+def _why_passed(
+    losses: list[Loss], targets: Sequence[Target], native_only: bool, request: CudaRequest
+) -> str:
+    """Why no build of a release was chosen, as one clause."""
+    ruled = [loss.why for loss in losses if not loss.excluded]
+    if not ruled:
+        if losses:
+            return f"no build matches {request.said}"
+        return "the project's constraints admit no CUDA build"
+    build = "no build" if len(ruled) == len(losses) else f"no build that {request.said} allows"
+    where = targets[0].label if len(targets) == 1 else "every target"
+    runs = "runs natively" if native_only else "runs"
+    return f"{build} {runs} on {where} ({'; '.join(ruled)})"
+
+
+def _passed_over(
+    family: Family,
+    passed: Passed,
+    targets: Sequence[Target],
+    native_only: bool,
+    request: CudaRequest,
+) -> list[str]:
+    """One warning per reason, naming the newer admitted releases that were passed over."""
+    grouped: dict[str, list[str]] = {}
+    for release, losses in reversed(passed):  # oldest first, so the names read upwards
+        why = _why_passed(losses, targets, native_only, request)
+        # A build with no member versions the project allows was never a candidate: say
+        # so, or "no build runs" would hide it (torch 2.14's cu126 has no torchaudio).
+        tried = {loss.build.variant.name for loss in losses}
+        unmatched = [v.name for v in release.variants if not v.is_cpu and v.name not in tried]
+        if unmatched:
+            verb = "has" if len(unmatched) == 1 else "have"
+            why += f"; {', '.join(unmatched)} {verb} no member versions the project allows"
+        grouped.setdefault(why, []).append(release.series)
+    return [
+        f"{family.lead} {', '.join(series)} passed over: {why}" for why, series in grouped.items()
+    ]
+
+
+def _describe(target: Target, verdict: Verdict, several: bool) -> str:
+    prefix = f"{target.label}: " if several else ""
+    driver = target.profile.driver
+    if target.runs_cuda and driver is not None:
+        version = target.driver or driver.version
+        return f"{prefix}driver {version} supports CUDA <= {target.cuda}; {verdict.detail}"
+    return f"{prefix}{verdict.detail}"
+
+
+def _reason_for(
+    build: FamilyBuild,
+    lost: list[Loss],
+    targets: Sequence[Target],
+    kb: KnowledgeBase,
+    newer: str | None,
+    family: Family,
+    releases: list[list[FamilyBuild]],
+    request: CudaRequest,
+) -> str:
+    """Why `build` won, and why the build ranked just above it lost (the last of `lost`, the
+    builds of its release that lost before it; else the newer release passed over; else
+    the family's build of the next higher CUDA version)."""
+    several = len(targets) > 1
+    facts = [_describe(t, judge(build.variant, t, kb.nvidia), several) for t in targets]
+    reason = "; ".join(facts) or f"{build.variant.name} runs on every target"
+    if lost:
+        reason = f"{reason}; {lost[-1].said}"
+    elif newer is not None:
+        reason = f"{reason}; {newer}"
+    else:
+        reason = _above(reason, build, family, releases, request)
+    if request.pinned_by:
+        return f"the project asks for {request.text}: {request.pinned_by}; {reason}"
+    return reason
+
+
+def _above(
+    reason: str,
+    build: FamilyBuild,
+    family: Family,
+    releases: list[list[FamilyBuild]],
+    request: CudaRequest,
+) -> str:
+    """`reason`, with why the family's build of the next higher CUDA version lost."""
+    higher = _next_higher(family, build)
+    if higher is None:
+        return reason
+    name = higher.name
+    if not request.allows(higher.cuda):
+        return f"{reason}; {name} excluded by {request.said}"
+    older = next((b for builds in releases for b in builds if b.variant.name == name), None)
+    if older is not None:
+        return (
+            f"{reason}; {name} ruled out: the newest {family.lead} with it is "
+            f"{older.lead_version}, older than {build.lead_version}"
+        )
+    admitted = {builds[0].release.series for builds in releases}
+    if any(r.series in admitted and r.variant(name) for r in family.releases):
+        return f"{reason}; {name} ruled out: the project's constraints exclude it"
+    return (
+        f"{reason}; {name} ruled out: not published for the {family.lead} versions "
+        "the project allows"
+    )
+
+
+def _next_higher(family: Family, build: FamilyBuild) -> Variant | None:
+    """The known build of the family with the lowest CUDA version above `build`'s."""
+    cuda = build.variant.cuda
+    if cuda is None:
+        return None
+    higher = [
+        v for r in family.releases for v in r.variants if v.cuda is not None and v.cuda > cuda
+    ]
+    return min(higher, key=lambda v: v.cuda or cuda, default=None)
+
+
+def _bounds(family: Family, build: FamilyBuild, requests: Requests) -> dict[str, str]:
+    """Upper bounds that keep each member below its versions in newer releases of the family.
+
+    Newer admitted releases were passed over because no build of theirs fits; without
+    the bound the package manager would take one of them from the same index. A
+    stable-ABI version that newer releases share with the chosen one is not bounded
+    away: torch's own bound keeps the choice.
+    """
+    bounds = {}
+    newer = [r for r in family.releases if r.series_key > build.release.series_key]
+    for name in requests:
+        chosen = build.members.get(name)
+        if chosen is None:
+            continue
+        later = [
+            Version(pair[name])
+            for r in newer
+            for pair in r.pairs
+            if name in pair and Version(pair[name]) > Version(chosen)
+        ]
+        if later:
+            bounds[name] = f"<{min(later)}"
+    return bounds

@@ -1,0 +1,225 @@
+"""Why a family gets no build: the errors (exit 3) the choice raises, worded for the user.
+
+Each names what the project asked for, what every build that lost says about the
+targets, and what would work: the versions that do serve every target, a CUDA request
+to change, or allow-cpu-fallback. A pre-release the knowledge base does not list, and
+constraints that admit no known release, have their own messages.
+"""
+
+from __future__ import annotations
+
+import re
+
+from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion
+from packaging.version import Version
+
+from poetry_cuda.errors import NoVariantError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
+from poetry_cuda.planning.compat import judge
+from poetry_cuda.records import frozen
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.planning.candidates import FamilyBuild
+    from poetry_cuda.planning.candidates import Requests
+    from poetry_cuda.planning.targets import Target
+    from poetry_cuda.request.dependencies import Dependency
+    from poetry_cuda.request.settings import CudaRequest
+
+
+# Version-like words that end in letters: where a pre-release (3.0.0b2, 3.0.0rc1) is named.
+_VERSION_TOKEN = re.compile(r"\d+(?:\.\d+)*[A-Za-z][A-Za-z0-9.]*")
+
+
+@frozen
+class Loss:
+    """A build that lost, and the clause that says why."""
+
+    build: FamilyBuild
+    why: str  # follows "ruled out: " for a target's fact; whole for an exclusion
+    excluded: bool = False  # by the user's cuda request, not by a target
+
+    @property
+    def said(self) -> str:
+        return self.why if self.excluded else f"{self.build.variant.name} ruled out: {self.why}"
+
+
+Passed = list[tuple["Release", list[Loss]]]
+"""The newer releases passed over, newest first, each with its builds' losses."""
+
+
+def _asked(family: Family, requests: Requests) -> str:
+    """What the project asks of the family. A constraint repeated in several groups is said
+    once; a bare name beside one, never."""
+    asked = dict.fromkeys(
+        f"{d.name}{'' if d.constraint == '*' else ' ' + d.constraint}"
+        for deps in requests.values()
+        for d in deps
+        if d.constraint != "*" or all(o.constraint == "*" for o in deps)
+    )
+    return ", ".join(asked) or family.lead
+
+
+def _losses(family: Family, request: CudaRequest, passed: Passed) -> list[Localized]:
+    """One line per build, at its newest admitted release, saying why it lost."""
+    newest: dict[str, Loss] = {}
+    for _, losses in passed:
+        for loss in losses:
+            if not loss.excluded:
+                newest.setdefault(loss.build.variant.name, loss)
+    lines: list[Localized] = []
+    for loss in sorted(newest.values(), key=lambda x: x.build.sort_key(), reverse=True):
+        build = loss.build
+        lines.append(f"  {build.variant.name} ({family.lead} {build.lead_version}): {loss.why}")
+    if not newest:
+        lines.append(f"  no CUDA variant matches {request.said}")
+    return lines
+
+
+def no_variant(
+    family: Family,
+    requests: Requests,
+    targets: Sequence[Target],
+    request: CudaRequest,
+    kb: KnowledgeBase,
+    passed: Passed,
+) -> NoVariantError:
+    """No CUDA build of the admitted releases runs on every target."""
+    asked = _asked(family, requests)
+    lines: list[Localized] = [message("no-variant.first-line", lead=family.lead, asked=asked)]
+    if request.pinned_by:
+        lines[0] = message(
+            "no-variant.first-line-pinned",
+            lead=family.lead,
+            asked=asked,
+            pin=request.text,
+            pinned_by=request.pinned_by,
+        )
+    lines += _losses(family, request, passed)
+    serving = _serving_versions(family, targets, kb)
+    if serving:
+        versions = sorted({v for v, _ in serving}, key=_version_key)
+        variants = sorted({n for _, n in serving})
+        fix: list[Localized] = [
+            message(
+                "no-variant.fix-versions",
+                lead=family.lead,
+                first=versions[0],
+                last=versions[-1],
+                variants=", ".join(variants),
+            )
+        ]
+    else:
+        lines.append(message("no-variant.none-serves", lead=family.lead))
+        fix = [message("no-variant.fix-cpu")]
+    if request.pinned_by:
+        fix.append(message("no-variant.fix-or-pass-cuda", pin=request.text))
+    elif request.kind == "version":
+        fix.append(message("no-variant.fix-or-change", said=request.said))
+    fix.append(message("no-variant.fix-or-cpu-fallback"))
+    return NoVariantError(
+        Phrase(tuple(lines), "\n"), why=message("no-variant.why"), fix=Phrase(tuple(fix))
+    )
+
+
+def no_cpu_build(family: Family, request: CudaRequest) -> NoVariantError:
+    """The CPU build is wanted (no target has a driver, or the project asks for it), and
+    the admitted releases have none."""
+    return NoVariantError(
+        f"{family.lead} has no CPU build in the versions the project allows",
+        why="no target has an NVIDIA driver" if request.kind == "auto" else request.said,
+        fix=f"plan for a GPU host with --target, or use the CPU package instead of {family.lead}",
+    )
+
+
+def _serving_versions(
+    family: Family, targets: Sequence[Target], kb: KnowledgeBase
+) -> list[tuple[str, str]]:
+    """(lead version, variant) of every known build that runs on every target."""
+    found: list[tuple[str, str]] = []
+    gpu_targets = [t for t in targets if t.runs_cuda]
+    for release in family.releases:
+        for variant in release.variants:
+            if variant.is_cpu or not gpu_targets:
+                continue
+            if all(judge(variant, t, kb.nvidia).ok for t in gpu_targets):
+                found.extend((pair[family.lead], variant.name) for pair in release.pairs)
+    return found
+
+
+def no_release(family: Family, requests: Requests) -> NoVariantError:
+    """The constraints admit no release the knowledge base knows, nor any newer one."""
+    prerelease = next(
+        (
+            (dep, version)
+            for deps in requests.values()
+            for dep in deps
+            if (version := _prerelease_in(dep.constraint)) is not None
+        ),
+        None,
+    )
+    if prerelease is not None:
+        return _unknown_prerelease(family, *prerelease)
+    asked = "; ".join(
+        dict.fromkeys(
+            f"{d.name} {d.constraint} ({d.origin})" for ds in requests.values() for d in ds
+        )
+    )
+    others = [m for m in family.members if m != family.lead]
+    pins = (
+        f" ({', '.join(others)} each require one {family.lead} version or a range of them)"
+        if others
+        else ""
+    )
+    known = f"{family.releases[0].pairs[0][family.lead]} to {family.releases[-1].pairs[-1][family.lead]}"
+    return NoVariantError(
+        f"No known {family.lead} release matches the project's constraints: {asked}",
+        why=f"the knowledge base knows {family.lead} {known}, and the constraints admit none of "
+        "them nor any newer release",
+        fix=f"check the version constraints{pins}",
+    )
+
+
+def _prerelease_in(constraint: str) -> Version | None:
+    """The pre-release a constraint names (``==3.0.0b2``, ``>=3.0.0rc1``), if any."""
+    for token in _VERSION_TOKEN.findall(constraint):
+        try:
+            version = Version(token)
+        except InvalidVersion:
+            continue
+        if version.is_prerelease:
+            return version
+    return None
+
+
+def _unknown_prerelease(family: Family, dep: Dependency, version: Version) -> NoVariantError:
+    series = ".".join(str(part) for part in version.release[:2])
+    newest = family.releases[-1].versions[-1]
+    known = next((r.versions for r in family.releases if r.series == series), ())
+    fix = (
+        f"allow a known release of the {series} series ({', '.join(known)}) or a newer one "
+        f"(newest known {newest})"
+        if known
+        else f"allow a known release (newest known {newest})"
+    )
+    return NoVariantError(
+        f"{dep.name} {dep.constraint} ({dep.origin}) asks for {version}, a pre-release the "
+        "knowledge base does not list",
+        why=f"poetry-cuda chooses among the {family.lead} releases it knows, and a "
+        "pre-release may be published for other CUDA builds than the release that follows it",
+        fix=fix + " in pyproject.toml; poetry-cuda plans a pre-release once its knowledge base "
+        "lists it",
+    )
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".") if p.isdigit())
