@@ -17,7 +17,7 @@ ALLOWED = {
     "knowledge": {"host.profiles"},
     "request": {"knowledge.model", "knowledge.mirrors"},
     "planning": {"request", "host", "knowledge"},
-    "backends": {"request", "planning.plan", "locking.managed"},
+    "backends": {"request", "knowledge.model", "planning.plan", "planning.managed"},
     "locking": {"request", "host", "knowledge", "planning", "backends", "redist"},
     "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends", "redist"},
     "doctor": {

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from poetry_cuda.locking.managed import Managed
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.planning.managed import Managed
     from poetry_cuda.planning.plan import Source
 
 
@@ -219,10 +220,13 @@ class Editor(Protocol):
     `sync`) never load the TOML editor.
     """
 
-    def rewrite(self, text: str, managed: Managed, previous: Collection[str]) -> str:
+    def rewrite(
+        self, text: str, managed: Managed, previous: Collection[str], families: Sequence[Family]
+    ) -> str:
         """pyproject.toml's `text` with the managed entries rewritten; `text` if unchanged.
 
-        `previous` names the sources an earlier lock managed (from cuda.lock).
+        `previous` names the sources an earlier lock managed (from cuda.lock); an index is
+        poetry-cuda's only with a name and URL one of `families` gives it.
         """
         ...
 

@@ -23,20 +23,22 @@ from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import write_toml_atomic
-from poetry_cuda.locking.managed import CUDA_PLATFORMS
-from poetry_cuda.locking.managed import group_marker
+from poetry_cuda.planning.managed import CUDA_PLATFORMS
+from poetry_cuda.planning.managed import group_marker
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Iterable
+    from collections.abc import Sequence
     from pathlib import Path
 
     from tomlkit.toml_document import TOMLDocument
 
-    from poetry_cuda.locking.managed import Managed
-    from poetry_cuda.locking.managed import Pin
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.planning.managed import Managed
+    from poetry_cuda.planning.managed import Pin
 
 
 SOURCES = "tool.poetry.source"
@@ -92,7 +94,9 @@ def _managed_group(poetry: Any) -> Any:
     return pyproject_edit.managed_group(groups, f"[{GROUP}]", MARKER, f"delete [{GROUP}]")
 
 
-def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+def apply(
+    document: TOMLDocument, managed: Managed, previous: Collection[str], families: Sequence[Family]
+) -> None:
     """Rewrite the managed entries of `document` in place.
 
     A source is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
@@ -107,7 +111,9 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     if not managed.sources and not managed.pins and group is None and not names & {*previous}:
         return  # nothing of ours to write or remove: the layout is the user's business
     poetry = _poetry_table(document)
-    pyproject_edit.apply_indexes(poetry, "source", SOURCE, dict(managed.sources), previous)
+    pyproject_edit.apply_indexes(
+        poetry, "source", SOURCE, dict(managed.sources), previous, families
+    )
 
     if not managed.pins:
         if group is not None:
@@ -158,10 +164,12 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
         return text
 
 
-def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+def rewrite(
+    text: str, managed: Managed, previous: Collection[str], families: Sequence[Family]
+) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
     return pyproject_edit.rewrite(
-        text, "tool.poetry", lambda document: apply(document, managed, previous)
+        text, "tool.poetry", lambda document: apply(document, managed, previous, families)
     )
 
 

@@ -32,7 +32,7 @@ from tomlkit.items import Table
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.planning.managed import is_our_source
 from poetry_cuda.records import frozen
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 
@@ -41,8 +41,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Collection
     from collections.abc import Iterator
+    from collections.abc import Sequence
 
     from tomlkit.toml_document import TOMLDocument
+
+    from poetry_cuda.knowledge.model import Family
 
 
 # tomlkit raises ValueError where an edit cannot be expressed in the document's layout.
@@ -96,9 +99,10 @@ class IndexShape:
             return found is self.explicit  # `explicit = 1` is no boolean
         return isinstance(found, str) and found == self.explicit
 
-    def is_ours(self, entry: Any) -> bool:
+    def is_ours(self, entry: Any, families: Sequence[Family]) -> bool:
         """An entry exactly as poetry-cuda writes it (its own name and URL, explicit)."""
-        return is_our_source(entry.get("name"), entry.get("url")) and self.is_explicit(entry)
+        ours = is_our_source(entry.get("name"), entry.get("url"), families)
+        return ours and self.is_explicit(entry)
 
 
 def apply_indexes(
@@ -107,13 +111,15 @@ def apply_indexes(
     shape: IndexShape,
     wanted: dict[str, str],
     previous: Collection[str],
+    families: Sequence[Family],
     flat: Collection[str] = (),
 ) -> None:
     """Keep every user index; add the managed ones, drop those the plan no longer needs.
 
     `wanted` maps each index the plan uses to its URL; `previous` names the indexes an
-    earlier lock managed (cuda.lock's managed-sources); `flat` names the wanted indexes
-    that are flat listings (`IndexShape.flat_key`).
+    earlier lock managed (cuda.lock's managed-sources); `families` are the knowledge
+    base's, whose names and URLs say which indexes are ours; `flat` names the wanted
+    indexes that are flat listings (`IndexShape.flat_key`).
     """
     current = entries(parent, key, shape.where)
     wanted = dict(wanted)
@@ -121,7 +127,7 @@ def apply_indexes(
     for entry in current:
         name = entry.get("name")
         if name in wanted:
-            if not shape.is_ours(entry):
+            if not shape.is_ours(entry, families):
                 explicit = "" if shape.is_explicit(entry) else ", not explicit"
                 raise ConfigError(
                     f"[[{shape.where}]] {name!r} already exists with url = "
@@ -138,7 +144,7 @@ def apply_indexes(
                     del entry[shape.flat_key]
             del wanted[name]
         elif name in previous:
-            if not shape.is_ours(entry):
+            if not shape.is_ours(entry, families):
                 raise foreign_entry(f"[[{shape.where}]]", name, entry.get("url"))
             dropped.add(name)  # an index an earlier plan needed and this one does not
     existing = parent.get(key)

@@ -29,21 +29,23 @@ from tomlkit.items import Table
 
 from poetry_cuda.backends import pyproject_edit
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.locking.managed import CUDA_PLATFORMS
-from poetry_cuda.locking.managed import group_marker
 from poetry_cuda.names import canonical_name
+from poetry_cuda.planning.managed import CUDA_PLATFORMS
+from poetry_cuda.planning.managed import group_marker
 from poetry_cuda.request.dependencies import MANAGED_GROUP
 from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:
     from collections.abc import Collection
+    from collections.abc import Sequence
     from pathlib import Path
 
     from tomlkit.toml_document import TOMLDocument
 
-    from poetry_cuda.locking.managed import Managed
-    from poetry_cuda.locking.managed import Pin
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.planning.managed import Managed
+    from poetry_cuda.planning.managed import Pin
 
 
 INDEXES = "tool.uv.index"
@@ -220,7 +222,9 @@ def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -
     uv["default-groups"] = array
 
 
-def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+def apply(
+    document: TOMLDocument, managed: Managed, previous: Collection[str], families: Sequence[Family]
+) -> None:
     """Rewrite the managed entries of `document` in place.
 
     An index is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
@@ -237,7 +241,7 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     ours = {
         *wanted,
         *managed.adopted,
-        *(entry.get("name") for entry in indexes if INDEX.is_ours(entry)),
+        *(entry.get("name") for entry in indexes if INDEX.is_ours(entry, families)),
     }
     sources = pyproject_edit.mapping(found, "sources", "tool.uv.sources").values()
     if (
@@ -247,16 +251,19 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
         or any(_is_managed_source(value, ours) for value in sources)
     ):  # otherwise nothing of ours is there to change, whatever the layout
         uv = pyproject_edit.table(pyproject_edit.table(document, "tool", "tool"), "uv", "tool.uv")
-        pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous, _flat(document, wanted))
+        flat = _flat(document, wanted)
+        pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous, families, flat)
         _apply_sources(uv, managed, ours)
     _apply_group(document, managed, group)
     _apply_defaults(document, bool(_grouped(managed)), dropped_group=group is not None)
 
 
-def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+def rewrite(
+    text: str, managed: Managed, previous: Collection[str], families: Sequence[Family]
+) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
     return pyproject_edit.rewrite(
-        text, "tool.uv", lambda document: apply(document, managed, previous)
+        text, "tool.uv", lambda document: apply(document, managed, previous, families)
     )
 
 

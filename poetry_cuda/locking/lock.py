@@ -35,12 +35,12 @@ from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import LockedToolkit
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile_toml import dumps
-from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
 from poetry_cuda.locking.verify import verify_extras
 from poetry_cuda.planning.adoption import pinned_request
+from poetry_cuda.planning.managed import Managed
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.planning.planner import replanned
 from poetry_cuda.records import frozen
@@ -265,7 +265,8 @@ def _start(
         if planned.adoption.needed:  # what the edits could not reach: said, never half-done
             raise planned.adoption.error(command)
     backend.check_pyproject(planned.project, planned.pyproject)
-    new_text = backends.editor(backend.name).rewrite(edited, managed(planned), previous)
+    editor = backends.editor(backend.name)
+    new_text = editor.rewrite(edited, managed(planned), previous, planned.kb.families)
     return Start(planned, current, text, new_text, tuple(adopted))
 
 

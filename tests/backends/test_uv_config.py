@@ -12,6 +12,7 @@ import pytest
 from poetry_cuda.backends import LockedEntry
 from poetry_cuda.backends import choose
 from poetry_cuda.backends import load
+from poetry_cuda.backends import uv_config
 from poetry_cuda.backends.uv import UV_ENV
 from poetry_cuda.backends.uv import UvBackend
 from poetry_cuda.backends.uv import check_version
@@ -19,20 +20,29 @@ from poetry_cuda.backends.uv import default_index
 from poetry_cuda.backends.uv import environment
 from poetry_cuda.backends.uv import find_uv
 from poetry_cuda.backends.uv import run_lock
-from poetry_cuda.backends.uv_config import rewrite
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.locking.managed import CUDA_PLATFORMS
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
+from poetry_cuda.knowledge.packaged import load as load_knowledge
+from poetry_cuda.planning.managed import CUDA_PLATFORMS
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Source
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from pathlib import Path
+
+
+FAMILIES = load_knowledge().families
+
+
+def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+    """The uv editor's rewrite, knowing the packaged families' own indexes."""
+    return uv_config.rewrite(text, managed, previous, FAMILIES)
 
 
 PYPROJECT = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.locking.managed import Managed
+from poetry_cuda.planning.managed import Managed
 from tests.support.plans import linux_host
 from tests.support.plans import plan_text
 

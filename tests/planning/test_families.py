@@ -22,10 +22,10 @@ from packaging.version import Version
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.families import make_plan
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 from poetry_cuda.planning.planner import Options
 from poetry_cuda.planning.planner import apply_options
 from poetry_cuda.planning.targets import settle

@@ -14,8 +14,8 @@ import pytest
 from poetry_cuda.cudaenv.tree import assemble
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.host.detect import detect_this_machine
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan

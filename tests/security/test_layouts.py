@@ -21,14 +21,16 @@ from poetry_cuda.backends import poetry_config
 from poetry_cuda.backends import uv_config
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
+from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 
+FAMILIES = load().families
 CU124 = ("pytorch-cu124", "https://download.pytorch.org/whl/cu124")
 CU118 = ("pytorch-cu118", "https://download.pytorch.org/whl/cu118")
 PLANS = {
@@ -131,7 +133,7 @@ def test_rewrite_refuses_or_writes_valid_toml_with_the_users_data_kept(
     rewrite, layouts = BACKENDS[backend]
     text = layouts[layout]
     try:
-        result = rewrite(text, PLANS[plan], previous=PREVIOUS[previous])
+        result = rewrite(text, PLANS[plan], PREVIOUS[previous], FAMILIES)
     except ConfigError as error:
         assert error.exit_code == 2 and error.fix, error
         return
@@ -143,4 +145,4 @@ def test_rewrite_refuses_or_writes_valid_toml_with_the_users_data_kept(
         held = re.sub(r"[\]}\s]*(#.*)?$", "", line)
         assert held.strip() and any(new.startswith(held) for new in lines), (line, result)
     wanted = tuple(name for name, _ in PLANS[plan].sources)
-    assert rewrite(result, PLANS[plan], previous=wanted) == result
+    assert rewrite(result, PLANS[plan], wanted, FAMILIES) == result
