@@ -91,7 +91,7 @@ def test_cleo_and_the_poetry_application_stay_at_the_interface() -> None:
             top = module.split(".")[0]
             application = top == "cleo" or (top == "poetry" and not module.startswith("poetry."))
             application |= module.startswith(("poetry.console", "poetry.config", "poetry.plugins"))
-            interface = relative.startswith("cli/") or relative == "backends/poetry.py"
+            interface = relative.startswith("cli/") or relative == "backends/poetry/runner.py"
             if application and not interface:
                 wrong.append(f"{relative}: {module}")
     assert wrong == []
@@ -115,7 +115,7 @@ def test_imports_inside_functions_are_only_at_the_interface_edge() -> None:
 # they load. Only Poetry's own process loads them: the plugin, and the hooks it runs.
 LOADS_POETRY = {
     "cli/plugin.py": "poetry_cuda.cli.plugin",
-    "backends/poetry_mirror.py": "poetry_cuda.backends.poetry_mirror",
+    "backends/poetry/mirror.py": "poetry_cuda.backends.poetry.mirror",
 }
 # What may import those modules: the plugin itself and its hooks.
 INSIDE_POETRY = {"cli/plugin.py", "cli/hooks.py"}

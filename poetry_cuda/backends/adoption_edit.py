@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from tomlkit.items import AoT
 from tomlkit.items import Array
 
-from poetry_cuda.backends import pyproject_edit
+from poetry_cuda.backends import toml_edit
 from poetry_cuda.names import canonical_name
 from poetry_cuda.request.dependencies import wheel_version
 
@@ -72,8 +72,8 @@ def adopt(
         for index in outdated:
             changes.extend(_explicit(document, index))
         if cuda is not None:
-            tool = pyproject_edit.table(document, "tool", "tool")
-            settings = pyproject_edit.table(tool, "poetry-cuda", "tool.poetry-cuda")
+            tool = toml_edit.table(document, "tool", "tool")
+            settings = toml_edit.table(tool, "poetry-cuda", "tool.poetry-cuda")
             settings["cuda"] = cuda
             changes.append(
                 f'[tool.poetry-cuda] cuda = "{cuda}" set: the build asked for, now that no '
@@ -84,9 +84,9 @@ def adopt(
         try:
             apply(document)
         except (KeyError, TypeError) as error:  # a layout the recognition read differently
-            raise pyproject_edit.layout_error("the adopted entries", repr(error)) from None
+            raise toml_edit.layout_error("the adopted entries", repr(error)) from None
 
-    return pyproject_edit.rewrite(text, "the adopted entries", guarded), changes
+    return toml_edit.rewrite(text, "the adopted entries", guarded), changes
 
 
 def _key(table: Any, package: str) -> str | None:
@@ -106,31 +106,31 @@ def _constraint(entries: list[Any]) -> str:
 
 
 def _poetry_dependency(document: TOMLDocument, where: str, package: str) -> list[str]:
-    poetry = pyproject_edit.tool_table(document, "poetry")
+    poetry = toml_edit.tool_table(document, "poetry")
     if where.startswith("[tool.poetry.group."):  # a group's table; its name may hold dots
         group = where.removeprefix("[tool.poetry.group.").removesuffix(".dependencies]")
-        groups = pyproject_edit.mapping(poetry, "group", where)
-        poetry = pyproject_edit.mapping(groups, group, where)
-    table = pyproject_edit.mapping(poetry, "dependencies", where)
+        groups = toml_edit.mapping(poetry, "group", where)
+        poetry = toml_edit.mapping(groups, group, where)
+    table = toml_edit.mapping(poetry, "dependencies", where)
     key = _key(table, package)
     if key is None:
         return []
     value = table[key]
-    before = _one_line(pyproject_edit.plain(value))
+    before = _one_line(toml_edit.plain(value))
     entries = list(value) if isinstance(value, (list, AoT)) else [value]
     constraint = _constraint(entries)
     new: Any = constraint
     if len(entries) == 1 and isinstance(value, dict):
         kept = {
             k: v
-            for k, v in pyproject_edit.plain(value).items()
+            for k, v in toml_edit.plain(value).items()
             if k not in ("source", "url", "path", "version")
         }
         if kept:
             new = tomlkit.inline_table()
             new.update({"version": constraint, **kept})
     table[key] = new
-    return [f"{where} {key} = {before} -> {_one_line(pyproject_edit.plain(new))}"]
+    return [f"{where} {key} = {before} -> {_one_line(toml_edit.plain(new))}"]
 
 
 def _one_line(value: Any) -> str:
@@ -147,7 +147,7 @@ def _uv_source(document: TOMLDocument, package: str, pins: Sequence[HandPin]) ->
     key = _key(sources, package)
     if key is None:
         return []
-    before = _one_line(pyproject_edit.plain(sources[key]))
+    before = _one_line(toml_edit.plain(sources[key]))
     del sources[key]
     changes = [f"[tool.uv.sources] {key} = {before}: removed"]
     version = next((p.version for p in pins if p.kind == "url" and p.version), None)
@@ -158,11 +158,11 @@ def _uv_source(document: TOMLDocument, package: str, pins: Sequence[HandPin]) ->
 
 def _arrays(document: TOMLDocument) -> list[tuple[str, Any]]:
     """Every array of requirement strings, with the table it is written in."""
-    project = pyproject_edit.mapping(document, "project", "project")
+    project = toml_edit.mapping(document, "project", "project")
     found = [("[project] dependencies", project.get("dependencies"))]
-    for extra, items in pyproject_edit.mapping(project, "optional-dependencies", "x").items():
+    for extra, items in toml_edit.mapping(project, "optional-dependencies", "x").items():
         found.append((f"[project.optional-dependencies] {extra}", items))
-    for group, items in pyproject_edit.mapping(document, "dependency-groups", "x").items():
+    for group, items in toml_edit.mapping(document, "dependency-groups", "x").items():
         found.append((f"[dependency-groups] {group}", items))
     return [(where, items) for where, items in found if isinstance(items, list)]
 
@@ -223,7 +223,7 @@ def _pin_version(document: TOMLDocument, package: str, version: str) -> list[str
 def _explicit(document: TOMLDocument, index: HandIndex) -> list[str]:
     """A Poetry 1.x source (`secondary = true`) written as Poetry 2's explicit source."""
     poetry: Any = document["tool"]["poetry"]
-    sources = pyproject_edit.entries(poetry, "source", "tool.poetry.source")
+    sources = toml_edit.entries(poetry, "source", "tool.poetry.source")
     for source in sources:
         if source.get("name") == index.name:
             for key in ("secondary", "default"):
@@ -244,12 +244,12 @@ def _index(document: TOMLDocument, index: HandIndex) -> list[str]:
         uv, key = tool["uv"], index.where.split()[-1]
         value = uv.get(key)
         if isinstance(value, Array):
-            pyproject_edit.edit_inline_array(value, lambda url: url == index.url, [])
+            toml_edit.edit_inline_array(value, lambda url: url == index.url, [])
             if not value:
                 del uv[key]
         elif value == index.url:
             del uv[key]
         return [f"[tool.uv] {key}: {index.url} removed (no longer used)"]
-    pyproject_edit.entries(parent, key, index.where.strip("[]"))  # refuses another shape
-    pyproject_edit.remove_entries(parent, key, lambda entry: entry.get("name") == index.name)
+    toml_edit.entries(parent, key, index.where.strip("[]"))  # refuses another shape
+    toml_edit.remove_entries(parent, key, lambda entry: entry.get("name") == index.name)
     return [f"{index.said}: removed (no longer used)"]

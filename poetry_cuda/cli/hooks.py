@@ -133,7 +133,7 @@ def use_user_mirrors(
 
     Raises ConfigError for a malformed POETRY_CUDA_MIRROR_* variable.
     """
-    from poetry_cuda.backends.poetry_mirror import redirect_pool
+    from poetry_cuda.backends.poetry.mirror import redirect_pool
     from poetry_cuda.request.user_mirrors import redirects
     from poetry_cuda.request.user_mirrors import user_mirrors
 

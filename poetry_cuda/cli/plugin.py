@@ -189,7 +189,7 @@ class _AddHooks:
         project = _managed_project(self.application, command_event.command.name, "add")
         if project is None:
             return
-        from poetry_cuda.backends.poetry_config import add_pins
+        from poetry_cuda.backends.poetry.editor import add_pins
         from poetry_cuda.cli.hooks import requested_pins
         from poetry_cuda.errors import PoetryCudaError
         from poetry_cuda.files import read_text
@@ -260,7 +260,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
     if run.edits is not None:
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
-    from poetry_cuda import backends
+    from poetry_cuda.backends import base
     from poetry_cuda.cli.machine import detect_this_machine
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.knowledge.packaged import load
@@ -277,7 +277,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
             # The same guards as `poetry cuda lock`: inside Poetry, uv only when configured.
             options = Options(recorded=recorded_targets(project))  # the team's targets
             planned = plan_project(project, options, load(), detect=detect_this_machine)
-            backend = backends.for_project(
+            backend = base.for_project(
                 planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"
             )
             outcome = lock(planned, backend, regenerate=False, notify=partial(_say, io))

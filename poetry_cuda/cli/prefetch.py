@@ -39,10 +39,10 @@ def _start_uv_check(environ: Mapping[str, str], start: Path) -> None:
     project = nearest_project(start)
     if project is None or not _is_uv_project(project):
         return
-    from poetry_cuda.backends import uv  # a Poetry project never loads the uv backend
+    from poetry_cuda.backends.uv import runner  # a Poetry project never loads the uv backend
 
     try:
-        uv.start_ahead(uv.find_uv(environ), project)
+        runner.start_ahead(runner.find_uv(environ), project)
     except PoetryCudaError:
         return  # the lock says what is wrong with uv, if it comes to run it
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda import backends
+from poetry_cuda.backends import base
 from poetry_cuda.cudaenv.decide import ProjectEnv
 from poetry_cuda.cudaenv.decide import Tree
 from poetry_cuda.cudaenv.decide import changes
@@ -139,7 +139,7 @@ def project_environment(
         )
     cuda_lock = lockfile.read(lock_path)
     os_name = _os_name()
-    backend = backends.load(backends.choose(settings.backend, project, pyproject))
+    backend = base.load(base.choose(settings.backend, project, pyproject))
     venv = backend.environment(project, environ)
     sites = [] if venv is None else site_packages(venv, os_name)
     wheel_libraries = [folder for site in sites for folder in library_folders(site, os_name)]
@@ -212,7 +212,7 @@ def ensure_redist_toolkit(project: Path, environ: Mapping[str, str] | None = Non
     cuda_lock = lockfile.read(project / lockfile.FILENAME)
     if settings.toolkit != "redist" or cuda_lock.toolkit is None:
         return None
-    backend = backends.load(backends.choose(settings.backend, project, pyproject))
+    backend = base.load(base.choose(settings.backend, project, pyproject))
     venv = backend.environment(project, environ)
     return _redist_tree(
         project, venv, cuda_lock.toolkit, settings.redist_url, _os_name(), build=True

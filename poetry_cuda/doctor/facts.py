@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda import backends
+from poetry_cuda.backends import base
 from poetry_cuda.cudaenv.decide import contradictions
 from poetry_cuda.cudaenv.project_env import project_environment
 from poetry_cuda.doctor.checks import LockState
@@ -88,7 +88,7 @@ def read_locks(project: Path | None) -> LockState:
         return LockState(None, error=error)
     state = LockState(cuda_lock, fresh=is_fresh(cuda_lock, pyproject), backend=cuda_lock.backend)
     try:
-        backend = backends.load(cuda_lock.backend)
+        backend = base.load(cuda_lock.backend)
     except PoetryCudaError as error:
         return dataclasses.replace(state, backend_error=error.what)
     exists = (project / backend.lockfile).is_file()
@@ -117,7 +117,7 @@ def choose_backend(project: Path | None, recorded: str | None) -> tuple[str, str
         setting = parse_settings(pyproject).backend
     except PoetryCudaError:  # doctor reports, it does not refuse: the files still tell
         setting = "auto"
-    return backends.choose_with_reason(setting, project, pyproject)
+    return base.choose_with_reason(setting, project, pyproject)
 
 
 def cpu_fallback(project: Path | None) -> bool:
@@ -136,7 +136,7 @@ def find_environment(
     if project is None or backend is None:
         return None
     try:
-        root = backends.load(backend[0]).environment(project, environ)
+        root = base.load(backend[0]).environment(project, environ)
     except PoetryCudaError:
         return None
     return read_environment(root) if root is not None else None

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from poetry_cuda.backends import Backend
-    from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.backends.base import Backend
+    from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.planning.plan import Choice
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.plan import SystemRequirement

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends import choose
-from poetry_cuda.backends import choose_with_reason
-from poetry_cuda.backends import for_project
+from poetry_cuda.backends.base import choose
+from poetry_cuda.backends.base import choose_with_reason
+from poetry_cuda.backends.base import for_project
 from poetry_cuda.errors import UsageError
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends import uv
+from poetry_cuda.backends.uv import runner as uv
 
 
 if TYPE_CHECKING:

@@ -155,4 +155,4 @@ def test_the_uv_backend_locks_without_poetry_or_cleo(tmp_path: Path, uv_project:
 def test_a_poetry_project_never_loads_the_uv_backend(tmp_path: Path, poetry_project: Path) -> None:
     code, modules = imported(poetry_project, tmp_path, "lock")
     assert code == 0
-    assert under(modules, ("poetry_cuda.backends.uv", "poetry_cuda.backends.uv_config")) == []
+    assert under(modules, ("poetry_cuda.backends.uv",)) == []

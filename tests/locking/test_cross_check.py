@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends.poetry import PoetryBackend
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.poetry.runner import PoetryBackend
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import met_by_lock

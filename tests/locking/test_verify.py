@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends.poetry import PoetryBackend
-from poetry_cuda.backends.uv import UvBackend
+from poetry_cuda.backends.poetry.runner import PoetryBackend
+from poetry_cuda.backends.uv.runner import UvBackend
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends import poetry_config
-from poetry_cuda.backends import uv_config
+from poetry_cuda.backends.poetry import editor as poetry_editor
+from poetry_cuda.backends.uv import editor as uv_editor
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.packaged import load
@@ -88,8 +88,8 @@ UV_LAYOUTS = {
     "inline-default-groups": HEAD + '\n[tool]\nuv = { default-groups = ["dev"] }\n',
 }
 BACKENDS: dict[str, tuple[Callable[..., str], dict[str, str]]] = {
-    "poetry": (poetry_config.rewrite, POETRY_LAYOUTS),
-    "uv": (uv_config.rewrite, UV_LAYOUTS),
+    "poetry": (poetry_editor.rewrite, POETRY_LAYOUTS),
+    "uv": (uv_editor.rewrite, UV_LAYOUTS),
 }
 CASES = [
     (backend, layout, plan, previous)
@@ -103,7 +103,7 @@ def _user_data(text: str) -> Any:
     data = parse_toml(text)
     tool = data.get("tool", {})
     defaults = tool.get("uv", {}).get("default-groups")
-    if uv_config.DEFAULTS_COMMENT in text:  # the whole list is ours
+    if uv_editor.DEFAULTS_COMMENT in text:  # the whole list is ours
         del tool["uv"]["default-groups"]
     elif isinstance(defaults, list) and "poetry-cuda" in defaults:
         defaults.remove("poetry-cuda")

@@ -36,7 +36,7 @@ class LockCommand(PlanCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda import backends
+        from poetry_cuda.backends import base
         from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.locking import lock
         from poetry_cuda.locking import transaction
@@ -55,7 +55,7 @@ class LockCommand(PlanCommand):
             )
             planned = plan_project(project, options, load(), os.environ, detect=detect_this_machine)
             settings = planned.settings
-            backend = backends.for_project(
+            backend = base.for_project(
                 settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
             )
             if check:

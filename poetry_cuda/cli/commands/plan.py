@@ -70,7 +70,7 @@ class PlanCommand(CudaCommand):
         planned = self.plan(self.project_start(), load())
         backend, reason = self.backend(planned)
         if backend == "poetry":
-            from poetry_cuda.backends.poetry_rules import check_mirrors
+            from poetry_cuda.backends.poetry.rules import check_mirrors
 
             check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
         reports = self.check_index(planned) if self.option("check-index") else None
@@ -99,11 +99,9 @@ class PlanCommand(CudaCommand):
 
     def backend(self, planned: Planned) -> tuple[str, str]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
-        from poetry_cuda import backends
+        from poetry_cuda.backends import base
 
-        return backends.choose_with_reason(
-            planned.settings.backend, planned.project, planned.pyproject
-        )
+        return base.choose_with_reason(planned.settings.backend, planned.project, planned.pyproject)
 
     def backend_line(self, planned: Planned) -> str:
         return backend_line(*self.backend(planned))

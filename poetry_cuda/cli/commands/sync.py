@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from poetry_cuda.backends import Backend
+    from poetry_cuda.backends.base import Backend
     from poetry_cuda.doctor.extras import Pick
     from poetry_cuda.locking.lockfile import CudaLock
 
@@ -68,10 +68,10 @@ class SyncCommand(CudaCommand):
             return self._sync(project)
 
     def _sync(self, project: Path) -> int:
-        from poetry_cuda import backends
+        from poetry_cuda.backends import base
 
         cuda_lock, pyproject = locked(project)
-        backend = backends.load(cuda_lock.backend)
+        backend = base.load(cuda_lock.backend)
         check_manager_lock(backend, project)
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
         extras, groups = selection(picks)
@@ -136,7 +136,7 @@ def check_manager_lock(backend: Backend, project: Path) -> None:
     manager's own check (`uv lock --check`, Poetry's content hash): its install would
     refuse a stale one, or install what was locked for another pyproject.toml."""
     if backend.name == "poetry":  # the same message as the install's, before Poetry's check
-        from poetry_cuda.backends.poetry import require_poetry
+        from poetry_cuda.backends.poetry.runner import require_poetry
 
         require_poetry('cuda.lock records backend "poetry"')
     missing = backend.lockfile_problem(project)

@@ -1,11 +1,13 @@
+"""The Poetry backend's editor: the sources and the group poetry-cuda writes in pyproject.toml."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends import poetry_config
-from poetry_cuda.backends.poetry_config import add_pins
+from poetry_cuda.backends.poetry import editor as poetry_editor
+from poetry_cuda.backends.poetry.editor import add_pins
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.packaged import load
@@ -23,7 +25,7 @@ FAMILIES = load().families
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     """The Poetry editor's rewrite, knowing the packaged families' own sources."""
-    return poetry_config.rewrite(text, managed, previous, FAMILIES)
+    return poetry_editor.rewrite(text, managed, previous, FAMILIES)
 
 
 PYPROJECT = """\

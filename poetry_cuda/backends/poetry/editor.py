@@ -17,8 +17,8 @@ from typing import Any
 
 import tomlkit
 
-from poetry_cuda.backends import packages
-from poetry_cuda.backends import pyproject_edit
+from poetry_cuda.backends import toml_edit
+from poetry_cuda.backends.base import packages
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
@@ -42,18 +42,18 @@ if TYPE_CHECKING:
 
 
 SOURCES = "tool.poetry.source"
-SOURCE = pyproject_edit.IndexShape(SOURCES, "source", "priority", "explicit")
+SOURCE = toml_edit.IndexShape(SOURCES, "source", "priority", "explicit")
 GROUP = f"tool.poetry.group.{MANAGED_GROUP}"
 MARKER = group_marker("poetry cuda")
 
 
 def _poetry_table(document: TOMLDocument) -> Any:
-    tool = pyproject_edit.table(document, "tool", "tool")
+    tool = toml_edit.table(document, "tool", "tool")
     poetry = tool.get("poetry")
     if poetry is None:
         poetry = tomlkit.table()
         tool["poetry"] = poetry
-    return pyproject_edit.table(tool, "poetry", "tool.poetry")
+    return toml_edit.table(tool, "poetry", "tool.poetry")
 
 
 def _check_user_pins(poetry: Any, managed: Managed) -> None:
@@ -61,18 +61,18 @@ def _check_user_pins(poetry: Any, managed: Managed) -> None:
     places = [
         (
             "[tool.poetry.dependencies]",
-            pyproject_edit.mapping(poetry, "dependencies", "tool.poetry.dependencies"),
+            toml_edit.mapping(poetry, "dependencies", "tool.poetry.dependencies"),
         )
     ]
-    groups = pyproject_edit.mapping(poetry, "group", "tool.poetry.group")
+    groups = toml_edit.mapping(poetry, "group", "tool.poetry.group")
     for group in groups:
         if group != MANAGED_GROUP:
             where = f"tool.poetry.group.{group}"
-            body = pyproject_edit.mapping(groups, group, where)
+            body = toml_edit.mapping(groups, group, where)
             places.append(
                 (
                     f"[{where}.dependencies]",
-                    pyproject_edit.mapping(body, "dependencies", f"{where}.dependencies"),
+                    toml_edit.mapping(body, "dependencies", f"{where}.dependencies"),
                 )
             )
     chosen = {pin.package: pin.source for pin in managed.pins if pin.source}
@@ -84,14 +84,14 @@ def _check_user_pins(poetry: Any, managed: Managed) -> None:
                 source = entry.get("source") if isinstance(entry, dict) else None
                 wanted = chosen.get(name.lower())
                 if source and wanted and source != wanted:
-                    raise pyproject_edit.own_source_conflict(
+                    raise toml_edit.own_source_conflict(
                         origin, f"{name} (source = {source!r})", name, wanted, urls[wanted]
                     )
 
 
 def _managed_group(poetry: Any) -> Any:
-    groups = pyproject_edit.mapping(poetry, "group", "tool.poetry.group")
-    return pyproject_edit.managed_group(groups, f"[{GROUP}]", MARKER, f"delete [{GROUP}]")
+    groups = toml_edit.mapping(poetry, "group", "tool.poetry.group")
+    return toml_edit.managed_group(groups, f"[{GROUP}]", MARKER, f"delete [{GROUP}]")
 
 
 def apply(
@@ -104,22 +104,20 @@ def apply(
     comment. `previous` (cuda.lock's managed-sources) says which of ours to drop when the
     plan no longer needs them; any other entry it or the plan names is a conflict.
     """
-    found = pyproject_edit.tool_table(document, "poetry")
+    found = toml_edit.tool_table(document, "poetry")
     _check_user_pins(found, managed)
     group = _managed_group(found)
-    names = {entry.get("name") for entry in pyproject_edit.entries(found, "source", SOURCES)}
+    names = {entry.get("name") for entry in toml_edit.entries(found, "source", SOURCES)}
     if not managed.sources and not managed.pins and group is None and not names & {*previous}:
         return  # nothing of ours to write or remove: the layout is the user's business
     poetry = _poetry_table(document)
-    pyproject_edit.apply_indexes(
-        poetry, "source", SOURCE, dict(managed.sources), previous, families
-    )
+    toml_edit.apply_indexes(poetry, "source", SOURCE, dict(managed.sources), previous, families)
 
     if not managed.pins:
         if group is not None:
-            pyproject_edit.remove(poetry, "group", MANAGED_GROUP)
+            toml_edit.remove(poetry, "group", MANAGED_GROUP)
         return
-    groups = pyproject_edit.table(poetry, "group", "tool.poetry.group")
+    groups = toml_edit.table(poetry, "group", "tool.poetry.group")
     group = tomlkit.table()
     group.add(tomlkit.comment(MARKER.removeprefix("# ")))
     if all(pin.optional for pin in managed.pins):
@@ -147,11 +145,11 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
     reports whatever keeps it from doing so (here, the text is then left as it is).
     """
     try:
-        document = pyproject_edit.parse(text)
-        group = _managed_group(pyproject_edit.tool_table(document, "poetry"))
+        document = toml_edit.parse(text)
+        group = _managed_group(toml_edit.tool_table(document, "poetry"))
         if group is None:
             return text
-        dependencies = pyproject_edit.table(group, "dependencies", f"{GROUP}.dependencies")
+        dependencies = toml_edit.table(group, "dependencies", f"{GROUP}.dependencies")
         for pin in pins:
             if pin.package not in dependencies:
                 entry = tomlkit.inline_table()
@@ -159,8 +157,8 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
                     {"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS}
                 )
                 dependencies.add(pin.package, entry)
-        return pyproject_edit.render(document, GROUP)
-    except (PoetryCudaError, *pyproject_edit.EDIT_ERRORS):
+        return toml_edit.render(document, GROUP)
+    except (PoetryCudaError, *toml_edit.EDIT_ERRORS):
         return text
 
 
@@ -168,7 +166,7 @@ def rewrite(
     text: str, managed: Managed, previous: Collection[str], families: Sequence[Family]
 ) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
-    return pyproject_edit.rewrite(
+    return toml_edit.rewrite(
         text, "tool.poetry", lambda document: apply(document, managed, previous, families)
     )
 

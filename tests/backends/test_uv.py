@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends import choose
-from poetry_cuda.backends import load
-from poetry_cuda.backends import uv_config
-from poetry_cuda.backends.uv import UV_ENV
-from poetry_cuda.backends.uv import UvBackend
-from poetry_cuda.backends.uv import check_version
-from poetry_cuda.backends.uv import default_index
-from poetry_cuda.backends.uv import environment
-from poetry_cuda.backends.uv import find_uv
-from poetry_cuda.backends.uv import run_lock
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import choose
+from poetry_cuda.backends.base import load
+from poetry_cuda.backends.uv import editor as uv_editor
+from poetry_cuda.backends.uv.runner import UV_ENV
+from poetry_cuda.backends.uv.runner import UvBackend
+from poetry_cuda.backends.uv.runner import check_version
+from poetry_cuda.backends.uv.runner import default_index
+from poetry_cuda.backends.uv.runner import environment
+from poetry_cuda.backends.uv.runner import find_uv
+from poetry_cuda.backends.uv.runner import run_lock
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
@@ -42,7 +42,7 @@ FAMILIES = load_knowledge().families
 
 def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
     """The uv editor's rewrite, knowing the packaged families' own indexes."""
-    return uv_config.rewrite(text, managed, previous, FAMILIES)
+    return uv_editor.rewrite(text, managed, previous, FAMILIES)
 
 
 PYPROJECT = """\

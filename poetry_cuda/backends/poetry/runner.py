@@ -1,7 +1,8 @@
-"""The Poetry backend: Poetry's own `lock`, poetry.lock and Poetry's environment.
+"""The Poetry backend's runner: Poetry's own `lock`, poetry.lock and Poetry's environment.
 
-What it writes in pyproject.toml is `poetry_config`'s. Locking goes through Poetry's console application exactly as `poetry lock` does (the
-same events, environment and installer), so poetry.lock is Poetry's own lock.
+What it writes in pyproject.toml is `editor`'s. Locking goes through Poetry's console
+application exactly as `poetry lock` does (the same events, environment and installer), so
+poetry.lock is Poetry's own lock.
 
 Poetry itself is imported only where it runs (`require_poetry` first): the standalone script
 is installed without it unless its `poetry` extra is asked for, and uv projects never need it.
@@ -20,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.backends import InstallCommand
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends import choose_with_reason
-from poetry_cuda.backends import lockfile_problem
-from poetry_cuda.backends import packages
-from poetry_cuda.backends import poetry_rules
-from poetry_cuda.backends import run_install
+from poetry_cuda.backends.base import InstallCommand
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import choose_with_reason
+from poetry_cuda.backends.base import lockfile_problem
+from poetry_cuda.backends.base import packages
+from poetry_cuda.backends.base import run_install
+from poetry_cuda.backends.poetry import rules
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
@@ -100,7 +101,7 @@ class PoetryBackend:
                 fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
                 "'UTF-8 with BOM')",
             )
-        poetry_rules.check_sources(pyproject)
+        rules.check_sources(pyproject)
         # Poetry's lock runs the plugin, which redirects the sources; a bad value stops us first.
         user_mirrors(os.environ)
 

@@ -1,6 +1,6 @@
-"""The uv backend: the real `uv lock`, uv.lock and the environment uv syncs.
+"""The uv backend's runner: the real `uv lock`, uv.lock and the environment uv syncs.
 
-uv has no plugin API: poetry-cuda writes uv's own configuration (`uv_config`) and runs
+uv has no plugin API: poetry-cuda writes uv's own configuration (`editor`) and runs
 uv itself.
 """
 
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
-from poetry_cuda.backends import InstallCommand
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends import lockfile_problem
-from poetry_cuda.backends import packages
-from poetry_cuda.backends import run_install
+from poetry_cuda.backends.base import InstallCommand
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import lockfile_problem
+from poetry_cuda.backends.base import packages
+from poetry_cuda.backends.base import run_install
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
