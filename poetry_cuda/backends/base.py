@@ -1,5 +1,5 @@
-"""What every backend offers (`Backend`), and what they share: the entries of a lock file,
-the install command and its run, the choice of backend for a project."""
+"""What every package manager offers (`PackageManager`), and what the backends share: the
+entries of a lock file, the install command and its run, the choice of backend for a project."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 
 BACKENDS: dict[str, tuple[str, str]] = {
-    "poetry": ("poetry_cuda.backends.poetry.runner", "PoetryBackend"),
-    "uv": ("poetry_cuda.backends.uv.runner", "UvBackend"),
+    "poetry": ("poetry_cuda.backends.poetry.runner", "PoetryManager"),
+    "uv": ("poetry_cuda.backends.uv.runner", "UvManager"),
 }
 # Each manager's editor of its configuration: loaded only by the commands that write it.
 EDITORS: dict[str, str] = {
@@ -102,7 +102,7 @@ def run_install(command: InstallCommand, argv: Sequence[str], project: Path) -> 
         )
 
 
-class Backend(Protocol):
+class PackageManager(Protocol):
     name: str
     lockfile: str  # the lock file's name, beside pyproject.toml
 
@@ -190,7 +190,7 @@ def choose_with_reason(
 
 def for_project(
     setting: str, project: Path, pyproject: Mapping[str, Any], *, inside_poetry: str | None
-) -> Backend:
+) -> PackageManager:
     """The backend that locks `project`, chosen once per run.
 
     `inside_poetry` names the Poetry command that runs poetry-cuda (``poetry cuda lock``,
@@ -211,7 +211,7 @@ def for_project(
 class Editor(Protocol):
     """What `lock` writes with: a manager's configuration editor (a module of this package).
 
-    Apart from `Backend`, so that the commands that only read (`doctor`, `env`, `run`,
+    Apart from `PackageManager`, so that the commands that only read (`doctor`, `env`, `run`,
     `sync`) never load the TOML editor.
     """
 
@@ -236,14 +236,14 @@ def editor(name: str) -> Editor:
     return found
 
 
-def load(name: str) -> Backend:
+def load(name: str) -> PackageManager:
     if name not in BACKENDS:
         raise UsageError(
             f"this poetry-cuda release cannot lock {name} projects",
             fix='set backend = "poetry" in [tool.poetry-cuda] to lock with Poetry',
         )
     module, attribute = BACKENDS[name]
-    backend: Backend = getattr(importlib.import_module(module), attribute)()
+    backend: PackageManager = getattr(importlib.import_module(module), attribute)()
     return backend
 
 

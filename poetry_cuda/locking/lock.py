@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from poetry_cuda.backends.base import Backend
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
@@ -232,7 +232,7 @@ class Start:
 
 
 def _start(
-    planned: Planned, backend: Backend, *, adopt: bool | None, command: str = COMMAND
+    planned: Planned, backend: PackageManager, *, adopt: bool | None, command: str = COMMAND
 ) -> Start:
     """cuda.lock as it is, after the CPU guard, and pyproject.toml now and as this lock writes it.
 
@@ -321,7 +321,7 @@ def _diff(text: str, new_text: str) -> str:
 
 
 def preview(
-    planned: Planned, backend: Backend, *, adopt: bool = False, command: str = COMMAND
+    planned: Planned, backend: PackageManager, *, adopt: bool = False, command: str = COMMAND
 ) -> Outcome:
     """What `lock` would write (`--dry-run`), without writing or resolving anything."""
     start = _start(planned, backend, adopt=adopt, command=command)
@@ -333,7 +333,7 @@ def preview(
     )
 
 
-def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
+def stale_reasons(planned: Planned, backend: PackageManager) -> tuple[str, ...]:
     """Why the project's locks are not what `lock` would leave (`--check`); () when fresh."""
     project = planned.project
     start = _start(planned, backend, adopt=None)
@@ -364,7 +364,7 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
 
 def lock(
     planned: Planned,
-    backend: Backend,
+    backend: PackageManager,
     *,
     regenerate: bool,
     notify: Callable[[str], None],

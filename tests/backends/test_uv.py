@@ -14,7 +14,7 @@ from poetry_cuda.backends.base import choose
 from poetry_cuda.backends.base import load
 from poetry_cuda.backends.uv import editor as uv_editor
 from poetry_cuda.backends.uv.runner import UV_ENV
-from poetry_cuda.backends.uv.runner import UvBackend
+from poetry_cuda.backends.uv.runner import UvManager
 from poetry_cuda.backends.uv.runner import check_version
 from poetry_cuda.backends.uv.runner import default_index
 from poetry_cuda.backends.uv.runner import environment
@@ -240,7 +240,7 @@ source = {{ registry = "https://pypi.org/simple" }}
 dependencies = [{{ name = "torch", version = "2.5.1+cu124", source = {{ registry = "{CU124_URL}" }} }}]
 """
     )
-    backend = UvBackend()
+    backend = UvManager()
     cuda, default = backend.locked(tmp_path, "Torch")
     assert cuda == LockedEntry(
         version="2.5.1+cu124",

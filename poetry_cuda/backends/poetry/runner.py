@@ -84,7 +84,7 @@ def require_poetry(reason: str = 'backend "poetry"') -> None:
         )
 
 
-class PoetryBackend:
+class PoetryManager:
     name = "poetry"
     lockfile = "poetry.lock"
 

@@ -62,7 +62,7 @@ UNREACHABLE = re.compile(
 )
 
 
-class UvBackend:
+class UvManager:
     name = "uv"
     lockfile = "uv.lock"
 

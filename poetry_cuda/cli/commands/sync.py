@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from poetry_cuda.backends.base import Backend
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.doctor.extras import Pick
     from poetry_cuda.locking.lockfile import CudaLock
 
@@ -131,7 +131,7 @@ def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
     return cuda_lock, pyproject
 
 
-def check_manager_lock(backend: Backend, project: Path) -> None:
+def check_manager_lock(backend: PackageManager, project: Path) -> None:
     """Exit 2 unless the package manager's lock exists and fits pyproject.toml by the
     manager's own check (`uv lock --check`, Poetry's content hash): its install would
     refuse a stale one, or install what was locked for another pyproject.toml."""
