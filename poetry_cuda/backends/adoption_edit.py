@@ -18,13 +18,10 @@ import json
 from typing import TYPE_CHECKING
 from typing import Any
 
-import tomlkit
-
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
-from tomlkit.items import AoT
-from tomlkit.items import Array
 
+from poetry_cuda import lazy
 from poetry_cuda.backends import toml_edit
 from poetry_cuda.names import canonical_name
 from poetry_cuda.request.dependencies import wheel_version
@@ -117,7 +114,8 @@ def _poetry_dependency(document: TOMLDocument, where: str, package: str) -> list
         return []
     value = table[key]
     before = _one_line(toml_edit.plain(value))
-    entries = list(value) if isinstance(value, (list, AoT)) else [value]
+    tomlkit = lazy.tomlkit()
+    entries = list(value) if isinstance(value, (list, tomlkit.items.AoT)) else [value]
     constraint = _constraint(entries)
     new: Any = constraint
     if len(entries) == 1 and isinstance(value, dict):
@@ -243,7 +241,7 @@ def _index(document: TOMLDocument, index: HandIndex) -> list[str]:
     else:  # [tool.uv] index-url, extra-index-url or find-links: a URL or a list of them
         uv, key = tool["uv"], index.where.split()[-1]
         value = uv.get(key)
-        if isinstance(value, Array):
+        if isinstance(value, lazy.tomlkit().items.Array):
             toml_edit.edit_inline_array(value, lambda url: url == index.url, [])
             if not value:
                 del uv[key]

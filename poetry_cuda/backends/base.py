@@ -3,7 +3,6 @@ entries of a lock file, the install command and its run, the choice of backend f
 
 from __future__ import annotations
 
-import importlib
 import shlex
 import subprocess
 import sys
@@ -31,15 +30,6 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.plan import Source
 
 
-BACKENDS: dict[str, tuple[str, str]] = {
-    "poetry": ("poetry_cuda.backends.poetry.runner", "PoetryManager"),
-    "uv": ("poetry_cuda.backends.uv.runner", "UvManager"),
-}
-# Each manager's editor of its configuration: loaded only by the commands that write it.
-EDITORS: dict[str, str] = {
-    "poetry": "poetry_cuda.backends.poetry.editor",
-    "uv": "poetry_cuda.backends.uv.editor",
-}
 POETRY_BUILD = "poetry.core.masonry.api"
 
 
@@ -103,11 +93,29 @@ def run_install(command: InstallCommand, argv: Sequence[str], project: Path) -> 
 
 
 class PackageManager(Protocol):
+    """A package manager as poetry-cuda drives it (`backends.poetry.manager.PoetryManager`,
+    `backends.uv.manager.UvManager`); the interface loads one by its name."""
+
     name: str
     lockfile: str  # the lock file's name, beside pyproject.toml
+    install_hint: str  # the install a fix tells the user to run: "poetry install"
 
     def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
         """Raise ConfigError when the manager cannot read pyproject.toml (parsed: `pyproject`)."""
+        ...
+
+    def rewrite(
+        self, text: str, managed: Managed, previous: Collection[str], families: Sequence[Family]
+    ) -> str:
+        """pyproject.toml's `text` with the managed entries rewritten; `text` if unchanged.
+
+        `previous` names the sources an earlier lock managed (from cuda.lock); an index is
+        poetry-cuda's only with a name and URL one of `families` gives it.
+        """
+        ...
+
+    def prepare(self, project: Path, dropped: Collection[str]) -> None:
+        """Make the lock file resolvable after the sources in `dropped` were removed."""
         ...
 
     def run_lock(self, project: Path, *, regenerate: bool) -> None:
@@ -188,10 +196,10 @@ def choose_with_reason(
     )
 
 
-def for_project(
+def choose_for_lock(
     setting: str, project: Path, pyproject: Mapping[str, Any], *, inside_poetry: str | None
-) -> PackageManager:
-    """The backend that locks `project`, chosen once per run.
+) -> str:
+    """The backend that locks `project` (`choose`), chosen once per run.
 
     `inside_poetry` names the Poetry command that runs poetry-cuda (``poetry cuda lock``,
     ``poetry add``), if one does: there, `backend = "auto"` does not pick uv on its own.
@@ -205,46 +213,15 @@ def for_project(
             fix='run `poetry-cuda lock` to lock with uv, or set backend = "uv" or '
             'backend = "poetry" in [tool.poetry-cuda]',
         )
-    return load(name)
+    return name
 
 
-class Editor(Protocol):
-    """What `lock` writes with: a manager's configuration editor (a module of this package).
-
-    Apart from `PackageManager`, so that the commands that only read (`doctor`, `env`, `run`,
-    `sync`) never load the TOML editor.
-    """
-
-    def rewrite(
-        self, text: str, managed: Managed, previous: Collection[str], families: Sequence[Family]
-    ) -> str:
-        """pyproject.toml's `text` with the managed entries rewritten; `text` if unchanged.
-
-        `previous` names the sources an earlier lock managed (from cuda.lock); an index is
-        poetry-cuda's only with a name and URL one of `families` gives it.
-        """
-        ...
-
-    def prepare(self, project: Path, dropped: Collection[str]) -> None:
-        """Make the lock file resolvable after the sources in `dropped` were removed."""
-        ...
-
-
-def editor(name: str) -> Editor:
-    """The configuration editor of backend `name` (one `load` accepts)."""
-    found: Editor = importlib.import_module(EDITORS[name])
-    return found
-
-
-def load(name: str) -> PackageManager:
-    if name not in BACKENDS:
-        raise UsageError(
-            f"this poetry-cuda release cannot lock {name} projects",
-            fix='set backend = "poetry" in [tool.poetry-cuda] to lock with Poetry',
-        )
-    module, attribute = BACKENDS[name]
-    backend: PackageManager = getattr(importlib.import_module(module), attribute)()
-    return backend
+def unknown(name: str) -> UsageError:
+    """A backend this release does not have (a cuda.lock of a newer one may name it)."""
+    return UsageError(
+        f"this poetry-cuda release cannot lock {name} projects",
+        fix='set backend = "poetry" in [tool.poetry-cuda] to lock with Poetry',
+    )
 
 
 def packages(path: Path) -> list[dict[str, Any]]:

@@ -11,6 +11,9 @@ a table added under dotted keys lands elsewhere. So the backends edit only stand
 tables (`table`), add inline entries to an inline array (`edit_inline_array`), and
 `render` re-parses every result and compares it with the edited document before it is
 written: a layout this misses is refused with exit 2, never written broken.
+
+tomlkit itself is imported by the first edit (`lazy.tomlkit`), so that loading a backend
+costs the commands that only read (`doctor`, `env`, `sync`) nothing of it.
 """
 
 from __future__ import annotations
@@ -20,16 +23,7 @@ import math
 from typing import TYPE_CHECKING
 from typing import Any
 
-import tomlkit
-import tomlkit.exceptions
-
-from tomlkit.container import OutOfOrderTableProxy
-from tomlkit.items import AoT
-from tomlkit.items import Array
-from tomlkit.items import Comment
-from tomlkit.items import InlineTable
-from tomlkit.items import Table
-
+from poetry_cuda import lazy
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.planning.managed import is_our_source
@@ -43,13 +37,15 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from collections.abc import Sequence
 
+    from tomlkit.items import Array
     from tomlkit.toml_document import TOMLDocument
 
     from poetry_cuda.knowledge.model import Family
 
 
-# tomlkit raises ValueError where an edit cannot be expressed in the document's layout.
-EDIT_ERRORS = (tomlkit.exceptions.TOMLKitError, ValueError)
+def edit_errors() -> tuple[type[Exception], ...]:
+    """What tomlkit raises where an edit cannot be expressed in the document's layout."""
+    return (lazy.tomlkit().exceptions.TOMLKitError, ValueError)
 
 
 def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str:
@@ -60,7 +56,7 @@ def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str
     document = parse(text)
     try:
         apply(document)
-    except EDIT_ERRORS as error:
+    except edit_errors() as error:
         raise layout_error(where, str(error)) from None
     result = render(document, where)
     if result.endswith("\n\n") and not text.endswith("\n\n"):
@@ -68,6 +64,7 @@ def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str
     if result == text:
         return text
     # Only layout changed (tomlkit's own spelling of what was there): keep the user's bytes.
+    tomlkit = lazy.tomlkit()
     return text if tomlkit.parse(result) == tomlkit.parse(text) else result
 
 
@@ -150,7 +147,9 @@ def apply_indexes(
     existing = parent.get(key)
     if not dropped and not wanted:
         return
-    if isinstance(existing, Array):  # `key = [{ ... }]`: ours are written inline too
+    tomlkit = lazy.tomlkit()
+    # `key = [{ ... }]`: ours are written inline too
+    if isinstance(existing, tomlkit.items.Array):
         edit_inline_array(
             existing,
             lambda entry: entry.get("name") in dropped,
@@ -200,7 +199,7 @@ def remove_entries(parent: Any, key: str, drop: Callable[[Any], bool]) -> None:
     if len(pieces) > 1:
         _drop_from(pieces, key, drop)
         return
-    if isinstance(existing, Array):
+    if isinstance(existing, lazy.tomlkit().items.Array):
         edit_inline_array(existing, drop, [])
     else:
         kept = [entry for entry in existing if not drop(entry)]
@@ -229,16 +228,16 @@ def _pieces(parent: Any, key: str) -> list[Any]:
     proxy over several tables, and edits made through its merged array are lost: each
     piece is edited in its own table instead.
     """
-    if not isinstance(parent, OutOfOrderTableProxy):
+    tomlkit = lazy.tomlkit()
+    if not isinstance(parent, tomlkit.container.OutOfOrderTableProxy):
         return []
     tables = parent._tables  # tomlkit offers no public way to reach them
-    return [t for t in tables if isinstance(t.get(key), AoT)]
+    return [t for t in tables if isinstance(t.get(key), tomlkit.items.AoT)]
 
 
 def _inline(fields: dict[str, str | bool]) -> str:
-    return (
-        "{ " + ", ".join(f"{k} = {tomlkit.item(v).as_string()}" for k, v in fields.items()) + " }"
-    )
+    item = lazy.tomlkit().item
+    return "{ " + ", ".join(f"{k} = {item(v).as_string()}" for k, v in fields.items()) + " }"
 
 
 def foreign_entry(kind: str, name: str, url: object) -> ConfigError:
@@ -304,13 +303,15 @@ def shown(value: object, *, limit: int | None = 60) -> str:
 
 
 def parse(text: str) -> TOMLDocument:
+    tomlkit = lazy.tomlkit()
     try:
-        return tomlkit.parse(text)
+        document: TOMLDocument = tomlkit.parse(text)
     except tomlkit.exceptions.ParseError as error:
         raise ConfigError(
             f"pyproject.toml: not valid TOML ({error})",
             fix="correct the syntax at the position shown",
         ) from None
+    return document
 
 
 def layout_error(where: str, detail: str) -> ConfigError:
@@ -329,15 +330,16 @@ def table(parent: Any, key: str, where: str, *, create: bool = True) -> Any:
     An inline table cannot hold the tables and marker comments poetry-cuda writes, and
     any other value there is not a table at all: both are refused, naming `where`.
     """
+    tomlkit = lazy.tomlkit()
     found = parent.get(key)
     if found is None:
         if not create:
             return None
         found = tomlkit.table(is_super_table=True)
         parent[key] = found
-    elif isinstance(found, InlineTable):
+    elif isinstance(found, tomlkit.items.InlineTable):
         raise layout_error(where, f"{key} = {{ ... }} is an inline table")
-    elif not isinstance(found, (Table, OutOfOrderTableProxy)):
+    elif not isinstance(found, (tomlkit.items.Table, tomlkit.container.OutOfOrderTableProxy)):
         raise ConfigError(
             f"pyproject.toml: {where} must be a table, not {shown(found)}",
             fix=f"write it as a [{where}] table",
@@ -368,7 +370,10 @@ def entries(parent: Any, key: str, where: str) -> list[Any]:
     found = parent.get(key)
     if found is None:
         return []
-    if not isinstance(found, (AoT, Array)) or not all(isinstance(e, dict) for e in found):
+    items = lazy.tomlkit().items
+    if not isinstance(found, (items.AoT, items.Array)) or not all(
+        isinstance(e, dict) for e in found
+    ):
         raise ConfigError(
             f"pyproject.toml: {where} must be an array of tables, not {shown(found)}",
             fix=f"write each entry as a [[{where}]] table",
@@ -391,28 +396,31 @@ def edit_inline_array(array: Array, drop: Callable[[Any], bool], added: list[str
 
 def value(text: str) -> Any:
     """A TOML value parsed from text, so that it reads as written (uv's guide, ours)."""
-    return tomlkit.parse(f"v = {text}\n")["v"]
+    return lazy.tomlkit().parse(f"v = {text}\n")["v"]
 
 
 def string(text: str) -> str:
-    return tomlkit.string(text).as_string()
+    written: str = lazy.tomlkit().string(text).as_string()
+    return written
 
 
 def has_comment(item: Any, comment: str) -> bool:
     """Whether the table or array `item` holds the line `comment` ("# ...") itself."""
-    if isinstance(item, Table):
+    items = lazy.tomlkit().items
+    if isinstance(item, items.Table):
         lines: Iterator[Any] = (part for _, part in item.value.body)
         return any(
-            isinstance(line, Comment) and line.as_string().strip() == comment for line in lines
+            isinstance(line, items.Comment) and line.as_string().strip() == comment
+            for line in lines
         )
-    if isinstance(item, Array):
+    if isinstance(item, items.Array):
         return any(line.strip() == comment for line in item.as_string().splitlines())
     return False
 
 
 def render(document: TOMLDocument, where: str) -> str:
     """The edited document as text, once it reads back as exactly what was edited."""
-    result = tomlkit.dumps(document)
+    result: str = lazy.tomlkit().dumps(document)
     try:
         parsed = parse_toml(result)
     except (ValueError, RecursionError) as error:  # both parsers' errors are ValueErrors

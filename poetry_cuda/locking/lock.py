@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda.backends import adoption_edit
-from poetry_cuda.backends import base
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import NoVariantError
@@ -265,8 +264,7 @@ def _start(
         if planned.adoption.needed:  # what the edits could not reach: said, never half-done
             raise planned.adoption.error(command)
     backend.check_pyproject(planned.project, planned.pyproject)
-    editor = base.editor(backend.name)
-    new_text = editor.rewrite(edited, managed(planned), previous, planned.kb.families)
+    new_text = backend.rewrite(edited, managed(planned), previous, planned.kb.families)
     return Start(planned, current, text, new_text, tuple(adopted))
 
 
@@ -383,7 +381,7 @@ def lock(
             edits.write("pyproject.toml", new_text)
         with edits.tool_writes(backend.lockfile):
             dropped = set(previous) - set(managed_entries.source_names)
-            base.editor(backend.name).prepare(project, dropped)
+            backend.prepare(project, dropped)
             backend.run_lock(project, regenerate=regenerate)
         versions = verify(planned.plan, project, backend)
         verify_extras(planned, project, backend)

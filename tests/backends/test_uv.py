@@ -11,15 +11,15 @@ import pytest
 
 from poetry_cuda.backends.base import LockedEntry
 from poetry_cuda.backends.base import choose
-from poetry_cuda.backends.base import load
 from poetry_cuda.backends.uv import editor as uv_editor
+from poetry_cuda.backends.uv.manager import UvManager
 from poetry_cuda.backends.uv.runner import UV_ENV
-from poetry_cuda.backends.uv.runner import UvManager
 from poetry_cuda.backends.uv.runner import check_version
 from poetry_cuda.backends.uv.runner import default_index
 from poetry_cuda.backends.uv.runner import environment
 from poetry_cuda.backends.uv.runner import find_uv
 from poetry_cuda.backends.uv.runner import run_lock
+from poetry_cuda.cli.backends import package_manager
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
@@ -290,7 +290,7 @@ def test_auto_chooses_uv_for_uv_projects(tmp_path: Path) -> None:
     assert choose("auto", tmp_path, {}) == "poetry"
     (tmp_path / "uv.lock").write_text("version = 1\n")
     assert choose("auto", tmp_path, {}) == "uv"
-    assert load("uv").lockfile == "uv.lock"
+    assert package_manager("uv").lockfile == "uv.lock"
 
 
 def fake_uv(folder: Path, version: str) -> Path:

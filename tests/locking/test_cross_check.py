@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from poetry_cuda.backends.base import LockedEntry
-from poetry_cuda.backends.poetry.runner import PoetryManager
+from poetry_cuda.backends.poetry.manager import PoetryManager
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import met_by_lock

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends.poetry.runner import PoetryManager
-from poetry_cuda.backends.uv.runner import UvManager
+from poetry_cuda.backends.poetry.manager import PoetryManager
+from poetry_cuda.backends.uv.manager import UvManager
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load

@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Any
 
-import tomlkit
-
+from poetry_cuda import lazy
 from poetry_cuda.backends import toml_edit
 from poetry_cuda.backends.base import packages
 from poetry_cuda.errors import PoetryCudaError
@@ -51,7 +50,7 @@ def _poetry_table(document: TOMLDocument) -> Any:
     tool = toml_edit.table(document, "tool", "tool")
     poetry = tool.get("poetry")
     if poetry is None:
-        poetry = tomlkit.table()
+        poetry = lazy.tomlkit().table()
         tool["poetry"] = poetry
     return toml_edit.table(tool, "poetry", "tool.poetry")
 
@@ -118,6 +117,7 @@ def apply(
             toml_edit.remove(poetry, "group", MANAGED_GROUP)
         return
     groups = toml_edit.table(poetry, "group", "tool.poetry.group")
+    tomlkit = lazy.tomlkit()
     group = tomlkit.table()
     group.add(tomlkit.comment(MARKER.removeprefix("# ")))
     if all(pin.optional for pin in managed.pins):
@@ -144,6 +144,7 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
     source at once; the lock that follows rewrites the whole group from the plan, and
     reports whatever keeps it from doing so (here, the text is then left as it is).
     """
+    unwritable: tuple[type[Exception], ...] = (PoetryCudaError, *toml_edit.edit_errors())
     try:
         document = toml_edit.parse(text)
         group = _managed_group(toml_edit.tool_table(document, "poetry"))
@@ -152,13 +153,13 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
         dependencies = toml_edit.table(group, "dependencies", f"{GROUP}.dependencies")
         for pin in pins:
             if pin.package not in dependencies:
-                entry = tomlkit.inline_table()
+                entry = lazy.tomlkit().inline_table()
                 entry.update(
                     {"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS}
                 )
                 dependencies.add(pin.package, entry)
         return toml_edit.render(document, GROUP)
-    except (PoetryCudaError, *toml_edit.EDIT_ERRORS):
+    except unwritable:
         return text
 
 
@@ -216,6 +217,7 @@ def forget_sources(lock_path: Path, names: Collection[str]) -> None:
     if not names or not lock_path.exists():
         return
     packages(lock_path)  # a clear error (exit 2, naming the file) for one that is no lock file
+    tomlkit = lazy.tomlkit()
     document = tomlkit.parse(read_text(lock_path))
     entries = document.get("package")
     if entries is None:

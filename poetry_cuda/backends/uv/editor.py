@@ -22,11 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Any
 
-import tomlkit
-
-from tomlkit.items import Array
-from tomlkit.items import Table
-
+from poetry_cuda import lazy
 from poetry_cuda.backends import toml_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.names import canonical_name
@@ -103,7 +99,7 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
         return
     created = sources is None
     if sources is None:
-        sources = tomlkit.table()
+        sources = lazy.tomlkit().table()
     for package, index in pinned.items():
         value = toml_edit.value(
             f"[{{ index = {toml_edit.string(index)}, marker = {toml_edit.string(CUDA_PLATFORMS)} }}]"
@@ -112,7 +108,7 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
         if toml_edit.plain(sources.get(key)) != toml_edit.plain(value):
             sources[key] = value
     if created:
-        sources.add(tomlkit.nl())
+        sources.add(lazy.tomlkit().nl())
         uv["sources"] = sources
 
 
@@ -161,7 +157,7 @@ def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
     array = toml_edit.value(f"[\n    {GROUP_COMMENT}\n{lines}]")
     groups = document.get("dependency-groups")
     if groups is None:
-        groups = tomlkit.table()
+        groups = lazy.tomlkit().table()
         document["dependency-groups"] = groups
     groups[MANAGED_GROUP] = array
 
@@ -185,11 +181,12 @@ def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -
     the project had none); in a list of the user's, only the entry naming the managed
     group is, and it goes only with that group. `"all"` already holds the group.
     """
+    items = lazy.tomlkit().items
     found = toml_edit.tool_table(document, "uv").get("default-groups")
     ours = toml_edit.has_comment(found, DEFAULTS_COMMENT)
     if found is not None and not ours and found != "all":
         names = toml_edit.plain(found)
-        if not isinstance(found, Array) or not all(isinstance(n, str) for n in names):
+        if not isinstance(found, items.Array) or not all(isinstance(n, str) for n in names):
             raise ConfigError(
                 f'pyproject.toml: {DEFAULTS} must be a list of group names or "all", '
                 f"not {toml_edit.shown(found)}",
@@ -201,7 +198,7 @@ def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -
             del uv["default-groups"]
             if not uv and not uv.as_string().strip():  # a [tool.uv] that held only our list
                 toml_edit.remove(document, "tool", "uv")
-        elif dropped_group and isinstance(found, Array) and MANAGED_GROUP in found:
+        elif dropped_group and isinstance(found, items.Array) and MANAGED_GROUP in found:
             toml_edit.edit_inline_array(found, lambda name: name == MANAGED_GROUP, [])
         return
     if found == "all" or (not ours and found is not None and MANAGED_GROUP in found):
@@ -215,7 +212,7 @@ def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -
     uv = toml_edit.table(toml_edit.table(document, "tool", "tool"), "uv", "tool.uv")
     lines = "".join(f"    {toml_edit.string(name)},\n" for name in wanted)
     array = toml_edit.value(f"[\n    {DEFAULTS_COMMENT}\n{lines}]")
-    if isinstance(uv, Table) and uv.is_super_table():  # no [tool.uv] header yet
+    if isinstance(uv, items.Table) and uv.is_super_table():  # no [tool.uv] header yet
         array.trivia.trail = "\n\n"  # a blank line before the tables that follow
     uv["default-groups"] = array
 

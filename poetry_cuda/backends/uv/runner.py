@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
+from poetry_cuda import lazy
 from poetry_cuda.backends.base import InstallCommand
 from poetry_cuda.backends.base import LockedEntry
-from poetry_cuda.backends.base import lockfile_problem
 from poetry_cuda.backends.base import packages
 from poetry_cuda.backends.base import run_install
 from poetry_cuda.errors import PoetryCudaError
@@ -62,61 +62,51 @@ UNREACHABLE = re.compile(
 )
 
 
-class UvManager:
-    name = "uv"
-    lockfile = "uv.lock"
+LOCKFILE = "uv.lock"
 
-    def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
-        # uv reads every pyproject.toml poetry-cuda can (a BOM included).
-        refuse_user_mirrors(os.environ)
 
-    def run_lock(self, project: Path, *, regenerate: bool) -> None:
-        run_lock(find_uv(os.environ), project, regenerate=regenerate)
+def locked(project: Path, name: str) -> list[LockedEntry]:
+    """Every entry of package `name` in uv.lock (empty when there is none)."""
+    path = project / LOCKFILE
+    if not path.is_file():
+        return []
+    default = default_index(read_toml_once(project / "pyproject.toml"), os.environ)
+    wanted = canonical_name(name)
+    return [
+        _entry(package, default)
+        for package in packages(path)
+        if canonical_name(str(package.get("name", ""))) == wanted
+    ]
 
-    def locked(self, project: Path, name: str) -> list[LockedEntry]:
-        path = project / self.lockfile
-        if not path.is_file():
-            return []
-        default = default_index(read_toml_once(project / "pyproject.toml"), os.environ)
-        wanted = canonical_name(name)
-        return [
-            _entry(package, default)
-            for package in packages(path)
-            if canonical_name(str(package.get("name", ""))) == wanted
-        ]
 
-    def lockfile_problem(self, project: Path) -> str | None:
-        return lockfile_problem(project / self.lockfile, "version")
+def outdated_offline(project: Path) -> str | None:
+    """`outdated` offline, with what uv.lock and uv's cache hold; None where uv cannot say."""
+    # The project's own interpreter spares uv looking for one, most of what the check
+    # costs (a tenth of a second or more, where it finds many).
+    root = environment(project, os.environ)
+    found = [root / p for p in ("bin/python", "Scripts/python.exe")] if root else []
+    python = next((str(path) for path in found if path.is_file()), None)
+    try:
+        return outdated(find_uv(os.environ), project, offline=True, python=python)
+    except PoetryCudaError:  # no uv, one too old, or one that does not answer in time
+        return None
 
-    def outdated(self, project: Path) -> str | None:
-        return outdated(find_uv(os.environ), project)
 
-    def outdated_offline(self, project: Path) -> str | None:
-        # The project's own interpreter spares uv looking for one, most of what the check
-        # costs (a tenth of a second or more, where it finds many).
-        root = environment(project, os.environ)
-        found = [root / p for p in ("bin/python", "Scripts/python.exe")] if root else []
-        python = next((str(path) for path in found if path.is_file()), None)
-        try:
-            return outdated(find_uv(os.environ), project, offline=True, python=python)
-        except PoetryCudaError:  # no uv, one too old, or one that does not answer in time
-            return None
+def install_command(extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
+    """`uv sync --locked` with `extras` and `groups`."""
+    # --locked: install uv.lock as it is, and fail where it no longer fits pyproject.toml.
+    chosen = [a for e in extras for a in ("--extra", e)] + [
+        a for g in groups for a in ("--group", g)
+    ]
+    return InstallCommand("uv", ("sync", "--locked", *chosen))
 
-    def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
-        return environment(project, environ)
 
-    def install_command(self, extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
-        # --locked: install uv.lock as it is, and fail where it no longer fits pyproject.toml.
-        chosen = [a for e in extras for a in ("--extra", e)] + [
-            a for g in groups for a in ("--group", g)
-        ]
-        return InstallCommand("uv", ("sync", "--locked", *chosen))
-
-    def install(self, project: Path, command: InstallCommand) -> None:
-        refuse_user_mirrors(os.environ)
-        uv = find_uv(os.environ)
-        check_version(uv)
-        run_install(command, [uv, *command.arguments], project)
+def install(project: Path, command: InstallCommand) -> None:
+    """Run `command` (`install_command`) in `project` with the uv poetry-cuda runs."""
+    refuse_user_mirrors(os.environ)
+    uv = find_uv(os.environ)
+    check_version(uv)
+    run_install(command, [uv, *command.arguments], project)
 
 
 def refuse_user_mirrors(environ: Mapping[str, str]) -> None:
@@ -152,9 +142,7 @@ def find_uv(environ: Mapping[str, str]) -> str:
             )
         return str(Path(found).absolute())
     try:
-        import uv
-
-        return str(Path(uv.find_uv_bin()).absolute())
+        return str(Path(lazy.uv().find_uv_bin()).absolute())
     except (ImportError, FileNotFoundError):
         pass
     found = shutil.which("uv", path=environ.get("PATH"))

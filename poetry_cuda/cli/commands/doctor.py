@@ -56,10 +56,13 @@ class DoctorCommand(CudaCommand):
 
     def run_command(self) -> int:
         from poetry_cuda import doctor
+        from poetry_cuda.cli.backends import package_manager
         from poetry_cuda.knowledge.packaged import load
 
         kb = load()
-        facts = doctor.gather(self.project_start(), kb, environ=os.environ)
+        facts = doctor.gather(
+            self.project_start(), kb, environ=os.environ, load_manager=package_manager
+        )
         findings = doctor.run_checks(facts, kb)
         if self.option("deep"):
             findings += doctor.deep_checks(facts, os.environ)

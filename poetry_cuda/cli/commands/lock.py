@@ -36,7 +36,8 @@ class LockCommand(PlanCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda.backends import base
+        from poetry_cuda.backends.base import choose_for_lock
+        from poetry_cuda.cli.backends import package_manager
         from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.locking import lock
         from poetry_cuda.locking import transaction
@@ -55,8 +56,10 @@ class LockCommand(PlanCommand):
             )
             planned = plan_project(project, options, load(), os.environ, detect=detect_this_machine)
             settings = planned.settings
-            backend = base.for_project(
-                settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
+            backend = package_manager(
+                choose_for_lock(
+                    settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
+                )
             )
             if check:
                 stale = lock.stale_reasons(planned, backend)

@@ -70,6 +70,7 @@ class RunCommand(CudaCommand):
     arguments = (Argument("cmd", "The command and its arguments, after --.", multiple=True),)
 
     def run_command(self) -> int:
+        from poetry_cuda.cli.backends import package_manager
         from poetry_cuda.cudaenv.decide import apply
         from poetry_cuda.cudaenv.project_env import project_environment
 
@@ -80,7 +81,9 @@ class RunCommand(CudaCommand):
                 why="run executes a command with the project's CUDA environment",
                 fix="write the command after --, e.g. `poetry cuda run -- nvcc --version`",
             )
-        env = apply(project_environment(self.project_start()), os.environ)
+        env = apply(
+            project_environment(self.project_start(), load_manager=package_manager), os.environ
+        )
         program = find_program(argv[0], env.get("PATH", ""))
         if program is None:
             raise CommandNotFoundError(

@@ -68,10 +68,10 @@ class SyncCommand(CudaCommand):
             return self._sync(project)
 
     def _sync(self, project: Path) -> int:
-        from poetry_cuda.backends import base
+        from poetry_cuda.cli.backends import package_manager
 
         cuda_lock, pyproject = locked(project)
-        backend = base.load(cuda_lock.backend)
+        backend = package_manager(cuda_lock.backend)
         check_manager_lock(backend, project)
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
         extras, groups = selection(picks)
@@ -91,7 +91,7 @@ class SyncCommand(CudaCommand):
         if cuda_lock.toolkit is not None:
             from poetry_cuda.cudaenv.project_env import ensure_redist_toolkit
 
-            tree = ensure_redist_toolkit(project)
+            tree = ensure_redist_toolkit(project, load_manager=package_manager)
             if tree is not None:
                 self.line(f"<info>Toolkit</info>: {escape(tree.describe())} (redist)")
         return 0
