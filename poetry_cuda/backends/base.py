@@ -92,6 +92,20 @@ def run_install(command: InstallCommand, argv: Sequence[str], project: Path) -> 
         )
 
 
+class Ahead(Protocol):
+    """A package manager's part of `lock`, started before the plan (uv's:
+    `backends.uv.runner.start_ahead`) and handed down to its `run_lock`."""
+
+    def take(self, tool: str, project: Path) -> bool:
+        """Whether `project`'s lock file is now what the lock that `tool` runs there would
+        leave; False (and stopped) where it cannot say, and the lock runs as usual."""
+        ...
+
+    def stop(self) -> None:
+        """Stop it unused (also done at exit)."""
+        ...
+
+
 class PackageManager(Protocol):
     """A package manager as poetry-cuda drives it (`backends.poetry.manager.PoetryManager`,
     `backends.uv.manager.UvManager`); the interface loads one by its name."""
@@ -118,8 +132,9 @@ class PackageManager(Protocol):
         """Make the lock file resolvable after the sources in `dropped` were removed."""
         ...
 
-    def run_lock(self, project: Path, *, regenerate: bool) -> None:
-        """Run the manager's own lock; raises ResolutionError with its message."""
+    def run_lock(self, project: Path, *, regenerate: bool, ahead: Ahead | None = None) -> None:
+        """Run the manager's own lock, or take what `ahead` made of it; raises
+        ResolutionError with its message."""
         ...
 
     def locked(self, project: Path, name: str) -> list[LockedEntry]:

@@ -6,8 +6,9 @@ command that will detect this machine starts it first (`host.nvml.start_early`) 
 collects its answer when detection asks. A command that plans for given targets (an
 option, the environment, `targets` in pyproject.toml, the targets cuda.lock records for
 `lock`) starts none. In a uv project, `lock` also starts uv's part of the lock
-(`backends.uv.start_ahead`), which writes nothing in the project and is used only if the
-plan leaves pyproject.toml as it was.
+(`backends.uv.runner.start_ahead`), which writes nothing in the project and is used only if
+the plan leaves pyproject.toml as it was: its handle goes back to the command, which hands
+it to the lock.
 """
 
 from __future__ import annotations
@@ -25,26 +26,31 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from poetry_cuda.backends.base import Ahead
+
 
 def start_ahead(
     command: str, option: Callable[[str], Any], environ: Mapping[str, str], start: Path
-) -> None:
-    """Start what `command`, as invoked, is going to wait for."""
+) -> Ahead | None:
+    """Start what `command`, as invoked, is going to wait for; the package manager's part
+    of a lock, if started, is returned, for the command to hand down (`CudaCommand.ahead`)."""
+    ahead = None
     if command == "lock" and not any(option(name) for name in ("check", "dry-run", "regenerate")):
-        _start_uv_check(environ, start)
+        ahead = _start_uv_lock(environ, start)
     _start_detection(command, option, environ, start)
+    return ahead
 
 
-def _start_uv_check(environ: Mapping[str, str], start: Path) -> None:
+def _start_uv_lock(environ: Mapping[str, str], start: Path) -> Ahead | None:
     project = nearest_project(start)
     if project is None or not _is_uv_project(project):
-        return
+        return None
     from poetry_cuda.backends.uv import runner  # a Poetry project never loads the uv backend
 
     try:
-        runner.start_ahead(runner.find_uv(environ), project)
+        return runner.start_ahead(runner.find_uv(environ), project)
     except PoetryCudaError:
-        return  # the lock says what is wrong with uv, if it comes to run it
+        return None  # the lock says what is wrong with uv, if it comes to run it
 
 
 def _is_uv_project(project: Path) -> bool:

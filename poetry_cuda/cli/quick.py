@@ -74,9 +74,11 @@ def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     values = parse(command, argv[1:])
     if values is None:
         return None
-    start_ahead(argv[0], values.__getitem__, environ, Path.cwd())
+    ahead = start_ahead(argv[0], values.__getitem__, environ, Path.cwd())
     try:
-        return command(StreamPort(values, port_colours), argv[0]).execute()
+        run = command(StreamPort(values, port_colours), argv[0])
+        run.ahead = ahead
+        return run.execute()
     except Exception as error:  # noqa: BLE001 - a bug, shown as cleo would show it
         from poetry_cuda.cli.application import render_crash
 

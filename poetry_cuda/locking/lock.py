@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from poetry_cuda.backends.base import Ahead
     from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.planning.plan import SystemRequirement
@@ -368,8 +369,13 @@ def lock(
     notify: Callable[[str], None],
     adopt: bool = False,
     command: str = COMMAND,
+    ahead: Ahead | None = None,
 ) -> Outcome:
-    """Lock the planned project with `backend`; call within `transaction.session`."""
+    """Lock the planned project with `backend`; call within `transaction.session`.
+
+    `ahead` is the manager's part of the lock, if the interface started it before the plan
+    (`cli.prefetch`): used only where it answers for the files as this lock leaves them.
+    """
     project = planned.project
     start = _start(planned, backend, adopt=adopt, command=command)
     planned, current, text, new_text = start.planned, start.current, start.text, start.new_text
@@ -382,7 +388,7 @@ def lock(
         with edits.tool_writes(backend.lockfile):
             dropped = set(previous) - set(managed_entries.source_names)
             backend.prepare(project, dropped)
-            backend.run_lock(project, regenerate=regenerate)
+            backend.run_lock(project, regenerate=regenerate, ahead=ahead)
         versions = verify(planned.plan, project, backend)
         verify_extras(planned, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))

@@ -37,7 +37,7 @@ ALLOWED = {
     # user's terminal, and Ctrl-C stops it as it stops a plain install.
     ("backends/base.py", "subprocess.call"): "sync runs the package manager's install",
     # `lock`'s uv part started ahead: its one wait is `wait(timeout=LOCK_TIMEOUT)`, and an
-    # unused one is killed at exit (`_stop_ahead`).
+    # unused one is killed at exit (`UvAhead.stop`).
     ("backends/uv/runner.py", "subprocess.Popen"): "uv started ahead, bounded by wait(timeout=)",
 }
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from poetry_cuda.backends.base import Ahead
     from poetry_cuda.backends.base import InstallCommand
     from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.knowledge.model import Family
@@ -38,7 +39,9 @@ class PoetryManager:
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         editor.prepare(project, dropped)
 
-    def run_lock(self, project: Path, *, regenerate: bool) -> None:
+    def run_lock(self, project: Path, *, regenerate: bool, ahead: Ahead | None = None) -> None:
+        # Nothing of Poetry's starts ahead; uv's, started for a project that locks with Poetry
+        # after all, is stopped at exit.
         runner.run_lock(project, regenerate=regenerate)
 
     def locked(self, project: Path, name: str) -> list[LockedEntry]:

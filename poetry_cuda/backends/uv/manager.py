@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from poetry_cuda.backends.base import Ahead
     from poetry_cuda.backends.base import InstallCommand
     from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.knowledge.model import Family
@@ -41,8 +42,8 @@ class UvManager:
     def prepare(self, project: Path, dropped: Collection[str]) -> None:
         editor.prepare(project, dropped)
 
-    def run_lock(self, project: Path, *, regenerate: bool) -> None:
-        runner.run_lock(runner.find_uv(os.environ), project, regenerate=regenerate)
+    def run_lock(self, project: Path, *, regenerate: bool, ahead: Ahead | None = None) -> None:
+        runner.run_lock(runner.find_uv(os.environ), project, regenerate=regenerate, ahead=ahead)
 
     def locked(self, project: Path, name: str) -> list[LockedEntry]:
         return runner.locked(project, name)

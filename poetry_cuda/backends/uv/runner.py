@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
+    from poetry_cuda.backends.base import Ahead
+
 
 UV_ENV = "POETRY_CUDA_UV"  # the uv executable to run, where it is not the one found
 # 0.5.0 lets `torch==2.5.1` match `2.5.1+cu124` on an index that has no plain 2.5.1
@@ -196,20 +198,25 @@ def check_version(uv: str) -> tuple[int, ...]:
 LOCK_INPUTS = ("pyproject.toml", ".python-version", "uv.toml")
 
 
-class _Ahead:
-    """A `uv lock --check` (beside an existing uv.lock) or a `uv lock` in a scratch copy of
-    the project's inputs (without one), started before the plan, never writing in the
-    project."""
+class UvAhead:
+    """uv's part of `lock`, started before the plan (`start_ahead`): a `uv lock --check`
+    beside an existing uv.lock, or a `uv lock` in a scratch copy of the project's inputs
+    without one. It never writes in the project, and is stopped at exit if unused."""
 
     def __init__(
         self,
+        uv: str,
+        project: Path,
         process: subprocess.Popen[bytes],
         inputs: dict[str, bytes | None],
         scratch: tempfile.TemporaryDirectory[str] | None,
     ) -> None:
+        self.uv = uv
+        self.project = project
         self.process = process
         self.inputs = inputs
         self.scratch = scratch
+        atexit.register(self.stop)
 
     def answer(self, project: Path) -> int | None:
         """Its exit code, when the project's inputs are still what it started from."""
@@ -222,28 +229,42 @@ class _Ahead:
             self.stop()
             return None
 
+    def take(self, uv: str, project: Path) -> bool:
+        """Whether uv.lock is now what `uv lock` run by `uv` in `project` would leave: the
+        lock made from the same inputs elsewhere, copied in, or uv.lock found up to date.
+
+        False where it cannot say (another uv or project, inputs the plan changed, a
+        failed check): it is stopped, and the caller runs `uv lock` itself.
+        """
+        code = self.answer(project) if (uv, project) == (self.uv, self.project) else None
+        if code != 0:
+            self.stop()
+            return False
+        check_version(uv)
+        if self.scratch is not None:  # the lock made from the same inputs elsewhere
+            replace_bytes(project / "uv.lock", (Path(self.scratch.name) / "uv.lock").read_bytes())
+            self.scratch.cleanup()
+        atexit.unregister(self.stop)
+        return True  # else uv found uv.lock up to date: `uv lock` would change nothing
+
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
         if self.scratch is not None:
             self.scratch.cleanup()
+        atexit.unregister(self.stop)
 
 
-_AHEAD: dict[tuple[str, Path], _Ahead] = {}
-
-
-def start_ahead(uv: str, project: Path) -> None:
+def start_ahead(uv: str, project: Path) -> UvAhead | None:
     """Start uv's part of `lock` now, beside the planning, for `run_lock` to use.
 
     Beside an existing uv.lock it is `uv lock --check`, which says whether the lock already
     fits pyproject.toml; without one, `uv lock` in a scratch folder holding a copy of the
-    project's inputs (only for a project that uv locks from those alone). Neither writes in
-    the project. `run_lock` uses the answer only when the inputs are still byte for byte
-    what it started from (the plan changed nothing), and otherwise runs `uv lock` itself.
+    project's inputs (only for a project that uv locks from those alone: else None). Neither
+    writes in the project. `run_lock` uses the answer only when the inputs are still byte
+    for byte what it started from (the plan changed nothing), and otherwise runs `uv lock`
+    itself.
     """
-    key = (uv, project)
-    if key in _AHEAD:
-        return
     try:
         inputs = _inputs(project)
         if (project / "uv.lock").is_file():
@@ -255,7 +276,7 @@ def start_ahead(uv: str, project: Path) -> None:
                     (Path(scratch.name) / name).write_bytes(data)
             argv, cwd = [uv, "lock", "--color", "never"], Path(scratch.name)
         else:
-            return
+            return None
         process = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -264,15 +285,8 @@ def start_ahead(uv: str, project: Path) -> None:
             stderr=subprocess.DEVNULL,
         )
     except OSError:
-        return  # `run_lock` runs uv itself, and says what is wrong
-    _AHEAD[key] = _Ahead(process, inputs, scratch)
-    if len(_AHEAD) == 1:
-        atexit.register(_stop_ahead)
-
-
-def _stop_ahead() -> None:
-    while _AHEAD:
-        _AHEAD.popitem()[1].stop()
+        return None  # `run_lock` runs uv itself, and says what is wrong
+    return UvAhead(uv, project, process, inputs, scratch)
 
 
 def _inputs(project: Path) -> dict[str, bytes | None]:
@@ -314,26 +328,13 @@ def _locks_alone(project: Path, inputs: Mapping[str, bytes | None]) -> bool:
     return True
 
 
-def _ahead_answer(uv: str, project: Path) -> tuple[int, _Ahead] | None:
-    ahead = _AHEAD.pop((uv, project), None)
-    if ahead is None:
-        return None
-    code = ahead.answer(project)
-    return None if code is None else (code, ahead)
-
-
-def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
-    """Run `uv lock` in `project`; raises ResolutionError with uv's message."""
-    answered = None if regenerate else _ahead_answer(uv, project)
-    if answered is not None and answered[0] == 0:
-        ahead = answered[1]
-        check_version(uv)
-        if ahead.scratch is not None:  # the lock made from the same inputs elsewhere
-            replace_bytes(project / "uv.lock", (Path(ahead.scratch.name) / "uv.lock").read_bytes())
-            ahead.scratch.cleanup()
-        return  # else uv found uv.lock up to date: `uv lock` would change nothing
-    if answered is not None:
-        answered[1].stop()
+def run_lock(uv: str, project: Path, *, regenerate: bool, ahead: Ahead | None = None) -> None:
+    """Run `uv lock` in `project`, or take what `ahead` (`start_ahead`) already made of it;
+    raises ResolutionError with uv's message."""
+    if ahead is not None:
+        if not regenerate and ahead.take(uv, project):
+            return
+        ahead.stop()
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:

@@ -32,6 +32,7 @@ from poetry_cuda.messages import language_of
 
 
 if TYPE_CHECKING:
+    from poetry_cuda.backends.base import Ahead
     from poetry_cuda.messages import Language
 
 
@@ -213,6 +214,8 @@ class CudaCommand:
     def __init__(self, port: Port, invoked_as: str) -> None:
         self.port = port
         self.invoked_as = invoked_as
+        # What the front end started ahead for this run (`cli.prefetch`), handed down.
+        self.ahead: Ahead | None = None
 
     def execute(self) -> int:
         """Run the command: its exit code, an error's, 130 when interrupted, 141 when the

@@ -48,7 +48,9 @@ class CleoCommand(Command):
     def handle(self) -> int:
         port = _CleoPort(self)
         command = self.body(port, self.name or self.body.name)
-        start_ahead(self.body.name, self.option, os.environ, command.project_start())
+        command.ahead = start_ahead(
+            self.body.name, self.option, os.environ, command.project_start()
+        )
         return command.execute()
 
 

@@ -75,6 +75,7 @@ class LockCommand(PlanCommand):
                     notify=self.notify,
                     adopt=self.option("adopt"),
                     command=self.invocation,
+                    ahead=self.ahead,
                 )
         if check:
             if stale:
