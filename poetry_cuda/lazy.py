@@ -23,6 +23,13 @@ def tomlkit() -> ModuleType:
     return tomlkit
 
 
+def requirements() -> ModuleType:
+    """`packaging.requirements` (and with it packaging's markers and wheel tags), PEP 508."""
+    import packaging.requirements
+
+    return packaging.requirements
+
+
 def poetry_application() -> ModuleType:
     """`poetry.console.application`: Poetry's own console application (`Application`)."""
     import poetry.console.application

@@ -262,6 +262,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
     from poetry_cuda.backends.base import choose_for_lock
+    from poetry_cuda.backends.readers import READERS
     from poetry_cuda.cli.backends import package_manager
     from poetry_cuda.cli.machine import detect_this_machine
     from poetry_cuda.errors import PoetryCudaError
@@ -278,7 +279,9 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         with interruptible():
             # The same guards as `poetry cuda lock`: inside Poetry, uv only when configured.
             options = Options(recorded=recorded_targets(project))  # the team's targets
-            planned = plan_project(project, options, load(), detect=detect_this_machine)
+            planned = plan_project(
+                project, options, load(), detect=detect_this_machine, readers=READERS
+            )
             backend = package_manager(
                 choose_for_lock(
                     planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.backends.poetry.manager import PoetryManager
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.backends.uv.manager import UvManager
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.host.profiles import profile_from_json
@@ -200,7 +201,9 @@ def torch_and_triton_plan() -> Plan:
         ),
         KB.nvidia,
     )
-    dependencies = read_dependencies({"project": {"dependencies": ["torch==2.5.1", "triton"]}})
+    dependencies = read_dependencies(
+        {"project": {"dependencies": ["torch==2.5.1", "triton"]}}, READERS
+    )
     return make_plan(dependencies, [target], Settings(), KB)
 
 

@@ -22,9 +22,10 @@ from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import write_toml_atomic
+from poetry_cuda.names import wheel_version
 from poetry_cuda.planning.managed import CUDA_PLATFORMS
 from poetry_cuda.planning.managed import group_marker
-from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.planning.managed import Managed
     from poetry_cuda.planning.managed import Pin
+    from poetry_cuda.request.handwritten import HandIndex
+    from poetry_cuda.request.handwritten import HandPin
 
 
 SOURCES = "tool.poetry.source"
@@ -227,3 +230,75 @@ def forget_sources(lock_path: Path, names: Collection[str]) -> None:
         entries.clear()
         entries.extend(kept)
         write_toml_atomic(lock_path, tomlkit.dumps(document))
+
+
+# `lock --adopt`: the hand-written entries of Poetry's tables that the plan takes over
+# (`backends.adoption_edit` asks each manager's editor; None: not in a table of Poetry's).
+
+
+def adopt_pin(document: TOMLDocument, pin: HandPin, pins: Sequence[HandPin]) -> list[str] | None:
+    """A Poetry dependency keeps its constraint, without `source`, URL or label: a list of
+    per-platform entries becomes that one constraint (poetry-cuda's pins carry the markers)."""
+    if not pin.where.startswith("[tool.poetry."):
+        return None
+    poetry = toml_edit.tool_table(document, "poetry")
+    if pin.where.startswith("[tool.poetry.group."):  # a group's table; its name may hold dots
+        group = pin.where.removeprefix("[tool.poetry.group.").removesuffix(".dependencies]")
+        groups = toml_edit.mapping(poetry, "group", pin.where)
+        poetry = toml_edit.mapping(groups, group, pin.where)
+    found = toml_edit.mapping(poetry, "dependencies", pin.where)
+    key = toml_edit.key_of(found, pin.package)
+    if key is None:
+        return []
+    value = found[key]
+    before = toml_edit.one_line(toml_edit.plain(value))
+    tomlkit = lazy.tomlkit()
+    entries = list(value) if isinstance(value, (list, tomlkit.items.AoT)) else [value]
+    constraint = _constraint(entries)
+    new: Any = constraint
+    if len(entries) == 1 and isinstance(value, dict):
+        kept = {
+            k: v
+            for k, v in toml_edit.plain(value).items()
+            if k not in ("source", "url", "path", "version")
+        }
+        if kept:
+            new = tomlkit.inline_table()
+            new.update({"version": constraint, **kept})
+    found[key] = new
+    return [f"{pin.where} {key} = {before} -> {toml_edit.one_line(toml_edit.plain(new))}"]
+
+
+def _constraint(entries: list[Any]) -> str:
+    """The version constraint a dependency's entries share, without label, URL or source."""
+    for entry in entries:
+        version = entry if isinstance(entry, str) else entry.get("version")
+        if not isinstance(version, str) and isinstance(entry, dict):
+            wheel = wheel_version(str(entry.get("url") or entry.get("path") or ""))
+            version = f"=={wheel}" if wheel else None
+        if isinstance(version, str) and version.strip() not in ("", "*"):
+            return version.split("+", 1)[0].strip()
+    return "*"
+
+
+def drop_index(document: TOMLDocument, index: HandIndex) -> list[str] | None:
+    """An unused `[[tool.poetry.source]]` is removed."""
+    if index.where != f"[[{SOURCES}]]":
+        return None
+    toml_edit.remove_named(document["tool"]["poetry"], "source", SOURCES, index.name)
+    return [f"{index.said}: removed (no longer used)"]
+
+
+def make_explicit(document: TOMLDocument, index: HandIndex) -> list[str] | None:
+    """A Poetry 1.x source (`secondary = true`) written as Poetry 2's explicit source."""
+    if index.where != f"[[{SOURCES}]]":
+        return None
+    poetry: Any = document["tool"]["poetry"]
+    for source in toml_edit.entries(poetry, "source", SOURCES):
+        if source.get("name") == index.name:
+            for key in ("secondary", "default"):
+                if key in source:
+                    del source[key]
+            source["priority"] = "explicit"
+            return [f'{index.said}: {index.old_priority} -> priority = "explicit"']
+    return []

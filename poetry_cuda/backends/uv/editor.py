@@ -28,8 +28,8 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.names import canonical_name
 from poetry_cuda.planning.managed import CUDA_PLATFORMS
 from poetry_cuda.planning.managed import group_marker
-from poetry_cuda.request.dependencies import MANAGED_GROUP
 from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -42,9 +42,12 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.planning.managed import Managed
     from poetry_cuda.planning.managed import Pin
+    from poetry_cuda.request.handwritten import HandIndex
+    from poetry_cuda.request.handwritten import HandPin
 
 
 INDEXES = "tool.uv.index"
+SOURCES = "[tool.uv.sources]"
 INDEX = toml_edit.IndexShape(
     INDEXES, "index", "explicit", True, blank_after=True, flat_key="format"
 )
@@ -267,3 +270,49 @@ def prepare(project: Path, dropped: Collection[str]) -> None:
     # uv notices on its own that an index left pyproject.toml and resolves the
     # packages locked from it anew; every other package keeps its version.
     return
+
+
+# `lock --adopt`: the hand-written entries of uv's tables that the plan takes over
+# (`backends.adoption_edit` asks each manager's editor; None: not in a table of uv's).
+
+
+def adopt_pin(document: TOMLDocument, pin: HandPin, pins: Sequence[HandPin]) -> list[str] | None:
+    """A `[tool.uv.sources]` entry is removed; a wheel's version moves into the requirement."""
+    if pin.where != SOURCES:
+        return None
+    sources: Any = document["tool"]["uv"]["sources"]
+    key = toml_edit.key_of(sources, pin.package)
+    if key is None:
+        return []
+    before = toml_edit.one_line(toml_edit.plain(sources[key]))
+    del sources[key]
+    changes = [f"{SOURCES} {key} = {before}: removed"]
+    version = next((p.version for p in pins if p.kind == "url" and p.version), None)
+    if version is not None:
+        changes.extend(toml_edit.pin_version(document, pin.package, version))
+    return changes
+
+
+def drop_index(document: TOMLDocument, index: HandIndex) -> list[str] | None:
+    """An unused `[[tool.uv.index]]` is removed, or its URL from `[tool.uv]` index-url,
+    extra-index-url or find-links (a URL or a list of them)."""
+    if index.where == f"[[{INDEXES}]]":
+        toml_edit.remove_named(document["tool"]["uv"], "index", INDEXES, index.name)
+        return [f"{index.said}: removed (no longer used)"]
+    if not index.where.startswith("[tool.uv] "):
+        return None
+    uv: Any = document["tool"]["uv"]
+    key = index.where.split()[-1]
+    value = uv.get(key)
+    if isinstance(value, lazy.tomlkit().items.Array):
+        toml_edit.edit_inline_array(value, lambda url: url == index.url, [])
+        if not value:
+            del uv[key]
+    elif value == index.url:
+        del uv[key]
+    return [f"[tool.uv] {key}: {index.url} removed (no longer used)"]
+
+
+def make_explicit(document: TOMLDocument, index: HandIndex) -> list[str] | None:
+    """None: uv has no priority of an older uv that it refuses (Poetry 1.x's are Poetry's)."""
+    return None

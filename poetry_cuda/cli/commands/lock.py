@@ -37,6 +37,7 @@ class LockCommand(PlanCommand):
 
     def run_command(self) -> int:
         from poetry_cuda.backends.base import choose_for_lock
+        from poetry_cuda.backends.readers import READERS
         from poetry_cuda.cli.backends import package_manager
         from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.locking import lock
@@ -54,7 +55,9 @@ class LockCommand(PlanCommand):
             options = dataclasses.replace(
                 self.planning_options(), recorded=lock.recorded_targets(project)
             )
-            planned = plan_project(project, options, load(), os.environ, detect=detect_this_machine)
+            planned = plan_project(
+                project, options, load(), os.environ, detect=detect_this_machine, readers=READERS
+            )
             settings = planned.settings
             backend = package_manager(
                 choose_for_lock(

@@ -18,7 +18,7 @@ from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.machine import detect_this_machine
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import message
-from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -58,10 +58,16 @@ class PlanCommand(CudaCommand):
         )
 
     def plan(self, start: Path, kb: KnowledgeBase) -> Planned:
+        from poetry_cuda.backends.readers import READERS
         from poetry_cuda.planning.planner import plan_project
 
         return plan_project(
-            start, self.planning_options(), kb, os.environ, detect=detect_this_machine
+            start,
+            self.planning_options(),
+            kb,
+            os.environ,
+            detect=detect_this_machine,
+            readers=READERS,
         )
 
     def run_command(self) -> int:
