@@ -15,17 +15,24 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.files import read_toml
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.messages import Phrase
 from poetry_cuda.records import frozen
+from poetry_cuda.request.settings import mirrors_said
+from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:
+    import re
+
     from collections.abc import Collection
     from collections.abc import Mapping
     from collections.abc import Sequence
     from pathlib import Path
 
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.managed import Managed
     from poetry_cuda.planning.plan import Source
 
@@ -68,6 +75,39 @@ class InstallCommand:
 
     def __str__(self) -> str:
         return shlex.join((self.program, *self.arguments))
+
+
+@frozen
+class Unreachable:
+    """How a package manager says it could not reach an index (a refused or timed-out
+    connection, a name that does not resolve, an error status), as against a resolution
+    that found no fit."""
+
+    tool: str  # as messages name it: "Poetry", "uv"
+    said: re.Pattern[str]  # the manager's own words for it
+    plan: str  # the plan command of the user's front end, whose --check-index asks each index
+
+
+def lock_failed(
+    project: Path,
+    failed: Localized,
+    said: str,
+    why_fix: tuple[Localized, Localized],
+    unreachable: Unreachable,
+) -> ResolutionError:
+    """The manager's lock of `project` failed, saying `said` (shown after `failed`): an index
+    it could not reach is told with the project's mirror settings, anything else with
+    `why_fix`."""
+    why, fix = why_fix
+    if unreachable.said.search(said):
+        settings = parse_settings(read_toml(project / "pyproject.toml"))
+        why = f"{unreachable.tool} could not reach an index; {mirrors_said(settings)}"
+        fix = (
+            f"check the network and the mirror; `{unreachable.plan} --check-index` asks each "
+            "chosen index whether it serves the chosen version; another mirror is one line in "
+            "[tool.poetry-cuda.mirrors]"
+        )
+    return ResolutionError(Phrase((failed, said), "\n"), why=why, fix=fix)
 
 
 def run_install(command: InstallCommand, argv: Sequence[str], project: Path) -> None:

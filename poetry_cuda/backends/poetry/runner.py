@@ -25,19 +25,18 @@ from typing import Any
 from poetry_cuda import lazy
 from poetry_cuda.backends.base import InstallCommand
 from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import Unreachable
 from poetry_cuda.backends.base import choose_with_reason
+from poetry_cuda.backends.base import lock_failed
 from poetry_cuda.backends.base import packages
 from poetry_cuda.backends.base import run_install
 from poetry_cuda.backends.poetry import rules
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
 from poetry_cuda.messages import Localized
-from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
-from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
 
@@ -177,12 +176,14 @@ def run_lock(project: Path, *, regenerate: bool) -> None:
         said = (errors.fetch() or output.fetch()).strip()
         why: Localized = message("resolution.poetry-why")
         fix: Localized = message("resolution.poetry-fix")
-        if UNREACHABLE.search(said):
-            why, fix = unreachable(project)
-        elif missing := MISSING_SOURCE.search(said):
+        if missing := MISSING_SOURCE.search(said):
             why, fix = missing_source(missing.group(1))
-        raise ResolutionError(
-            Phrase((message("resolution.poetry-failed"), said), "\n"), why=why, fix=fix
+        raise lock_failed(
+            project,
+            message("resolution.poetry-failed"),
+            said,
+            (why, fix),
+            Unreachable("Poetry", UNREACHABLE, "poetry cuda plan"),
         )
 
 
@@ -197,19 +198,6 @@ def missing_source(name: str) -> tuple[str, str]:
         "`poetry cuda lock --regenerate` resolves poetry.lock anew"
     )
     return why, fix
-
-
-def unreachable(project: Path) -> tuple[str, str]:
-    """Why and fix when an index could not be reached: the mirror setting, and the others."""
-    settings = parse_settings(read_toml(project / "pyproject.toml"))
-    return (
-        f"Poetry could not reach an index; {mirrors_said(settings)}",
-        (
-            "check the network and the mirror; `poetry cuda plan --check-index` asks each chosen "
-            "index whether it serves the chosen version; another mirror is one line in "
-            "[tool.poetry-cuda.mirrors]"
-        ),
-    )
 
 
 def outdated(project: Path) -> str | None:

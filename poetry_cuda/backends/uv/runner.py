@@ -21,6 +21,8 @@ from urllib.parse import unquote
 from poetry_cuda import lazy
 from poetry_cuda.backends.base import InstallCommand
 from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import Unreachable
+from poetry_cuda.backends.base import lock_failed
 from poetry_cuda.backends.base import packages
 from poetry_cuda.backends.base import run_install
 from poetry_cuda.errors import PoetryCudaError
@@ -29,12 +31,8 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_toml_once
 from poetry_cuda.files import replace_bytes
-from poetry_cuda.messages import Localized
-from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.names import canonical_name
-from poetry_cuda.request.settings import mirrors_said
-from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
 from poetry_cuda.request.user_mirrors import variable
 
@@ -338,27 +336,13 @@ def run_lock(uv: str, project: Path, *, regenerate: bool, ahead: Ahead | None = 
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:
-        said = (completed.stderr or completed.stdout).strip()
-        why: Localized = message("resolution.uv-why")
-        fix: Localized = message("resolution.uv-fix")
-        if UNREACHABLE.search(said):
-            why, fix = unreachable(project)
-        raise ResolutionError(
-            Phrase((message("resolution.uv-failed"), said), "\n"), why=why, fix=fix
+        raise lock_failed(
+            project,
+            message("resolution.uv-failed"),
+            (completed.stderr or completed.stdout).strip(),
+            (message("resolution.uv-why"), message("resolution.uv-fix")),
+            Unreachable("uv", UNREACHABLE, "poetry-cuda plan"),
         )
-
-
-def unreachable(project: Path) -> tuple[str, str]:
-    """Why and fix when an index could not be reached: the mirror setting, and the others."""
-    settings = parse_settings(read_toml_once(project / "pyproject.toml"))
-    return (
-        f"uv could not reach an index; {mirrors_said(settings)}",
-        (
-            "check the network and the mirror; `poetry-cuda plan --check-index` asks each chosen "
-            "index whether it serves the chosen version; another mirror is one line in "
-            "[tool.poetry-cuda.mirrors]"
-        ),
-    )
 
 
 def outdated(
