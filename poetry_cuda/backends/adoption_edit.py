@@ -7,7 +7,7 @@ each change in one line; the managed entries are written afterwards as on every 
 Each package manager's editor rewrites the entries of its own tables (`EDITORS`: Poetry's
 dependencies and sources, uv's sources and indexes), whichever manager locks, as each
 manager's reader read them (`backends.readers`); a PEP 621 or PEP 735 requirement string
-loses its label, and a `name @ URL` wheel becomes `name==version` (`toml_edit`).
+loses its label, and a `name @ URL` wheel becomes `name==version` (`requirements_edit`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Protocol
 
+from poetry_cuda.backends import requirements_edit
 from poetry_cuda.backends import toml_edit
 from poetry_cuda.backends.poetry import editor as poetry_editor
 from poetry_cuda.backends.uv import editor as uv_editor
@@ -76,7 +77,7 @@ def adopt(
             pins = [p for p in taken if (p.where, p.package) == (pin.where, pin.package)]
             edited = _first(editor.adopt_pin(document, pin, pins) for editor in EDITORS)
             if edited is None:  # a requirement string of PEP 621 or PEP 735
-                edited = toml_edit.plain_requirements(document, pin.where, pin.package)
+                edited = requirements_edit.plain_requirements(document, pin.where, pin.package)
             changes.extend(edited)
         for index in unused:
             changes.extend(_first(editor.drop_index(document, index) for editor in EDITORS) or [])

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda import lazy
+from poetry_cuda.backends import requirements_edit
 from poetry_cuda.backends import toml_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.names import canonical_name
@@ -289,7 +290,7 @@ def adopt_pin(document: TOMLDocument, pin: HandPin, pins: Sequence[HandPin]) -> 
     changes = [f"{SOURCES} {key} = {before}: removed"]
     version = next((p.version for p in pins if p.kind == "url" and p.version), None)
     if version is not None:
-        changes.extend(toml_edit.pin_version(document, pin.package, version))
+        changes.extend(requirements_edit.pin_version(document, pin.package, version))
     return changes
 
 
