@@ -1,5 +1,6 @@
 """What every package manager offers (`PackageManager`), and what the backends share: the
-entries of a lock file, the install command and its run, the choice of backend for a project."""
+entries of a lock file, the install command and its run, the choice of backend for a project,
+the message of a failed lock."""
 
 from __future__ import annotations
 
