@@ -43,6 +43,7 @@ from benchmarks.common import Table
 from benchmarks.common import arguments
 from benchmarks.common import load
 from benchmarks.common import show
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load as load_knowledge
 from poetry_cuda.planning.assemble import make_plan
@@ -129,7 +130,8 @@ def batch(packages: int, target_count: int) -> tuple[Callable[[], float], int]:
     """A timed batch of plans (100 ms or more), and how many packages a plan decides about."""
     kb = load_knowledge()
     data = pyproject(packages)
-    deps, settings, hosts = read_dependencies(data), parse_settings(data), targets(target_count)
+    deps = read_dependencies(data, READERS)
+    settings, hosts = parse_settings(data), targets(target_count)
     plan = make_plan(deps, hosts, settings, kb)
     decided = {c.name for c in plan.packages} | {r.package for r in plan.system_requirements}
     start, calls = time.perf_counter(), 0

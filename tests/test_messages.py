@@ -24,8 +24,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "poetry_cuda"
 # Where the translated messages are built, and a message id each must use.
 SITES = {
     "planning/refusals.py": "no-variant.first-line",
-    "backends/poetry.py": "resolution.poetry-failed",
-    "backends/uv.py": "resolution.uv-failed",
+    "backends/poetry/runner.py": "resolution.poetry-failed",
+    "backends/uv/runner.py": "resolution.uv-failed",
     "doctor/checks.py": "driver.none",
     "doctor/system.py": "doctor.system-none-found",
     "doctor/findings.py": "doctor.area.host",

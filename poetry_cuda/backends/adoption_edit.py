@@ -4,39 +4,53 @@
 indexes that taking them over leaves unused. This rewrites exactly those, and reports
 each change in one line; the managed entries are written afterwards as on every lock.
 
-- a Poetry dependency keeps its constraint, without `source`, URL or label: a list of
-  per-platform entries becomes that one constraint (poetry-cuda's pins carry the markers);
-- a `[tool.uv.sources]` entry is removed; a wheel's version moves into the requirement;
-- a requirement string loses its label, a `name @ URL` wheel becomes `name==version`;
-- an unused source or index is removed.
+Each package manager's editor rewrites the entries of its own tables (`EDITORS`: Poetry's
+dependencies and sources, uv's sources and indexes), whichever manager locks, as each
+manager's reader read them (`backends.readers`); a PEP 621 or PEP 735 requirement string
+loses its label, and a `name @ URL` wheel becomes `name==version` (`requirements_edit`).
 """
 
 from __future__ import annotations
 
-import json
-
 from typing import TYPE_CHECKING
-from typing import Any
+from typing import Protocol
 
-import tomlkit
-
-from packaging.requirements import InvalidRequirement
-from packaging.requirements import Requirement
-from tomlkit.items import AoT
-from tomlkit.items import Array
-
-from poetry_cuda.backends import pyproject_edit
-from poetry_cuda.names import canonical_name
-from poetry_cuda.request.dependencies import wheel_version
+from poetry_cuda.backends import requirements_edit
+from poetry_cuda.backends import toml_edit
+from poetry_cuda.backends.poetry import editor as poetry_editor
+from poetry_cuda.backends.uv import editor as uv_editor
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from collections.abc import Sequence
 
     from tomlkit.toml_document import TOMLDocument
 
     from poetry_cuda.request.handwritten import HandIndex
     from poetry_cuda.request.handwritten import HandPin
+
+
+class AdoptingEditor(Protocol):
+    """A manager's editor, for the hand-written entries of its own tables; each answers
+    None for an entry of another's table."""
+
+    def adopt_pin(
+        self, document: TOMLDocument, pin: HandPin, pins: Sequence[HandPin]
+    ) -> list[str] | None:
+        """Rewrite the entry `pin` (one of `pins`, its table's entries on that package)."""
+        ...
+
+    def drop_index(self, document: TOMLDocument, index: HandIndex) -> list[str] | None:
+        """Remove an index nothing uses any more."""
+        ...
+
+    def make_explicit(self, document: TOMLDocument, index: HandIndex) -> list[str] | None:
+        """Rewrite an index whose priority the manager no longer reads."""
+        ...
+
+
+EDITORS: tuple[AdoptingEditor, ...] = (poetry_editor, uv_editor)
 
 
 def adopt(
@@ -61,19 +75,19 @@ def adopt(
                 continue
             done.add((pin.where, pin.package))
             pins = [p for p in taken if (p.where, p.package) == (pin.where, pin.package)]
-            if pin.where.startswith("[tool.poetry."):
-                changes.extend(_poetry_dependency(document, pin.where, pin.package))
-            elif pin.where == "[tool.uv.sources]":
-                changes.extend(_uv_source(document, pin.package, pins))
-            else:
-                changes.extend(_requirement(document, pin.where, pin.package))
+            edited = _first(editor.adopt_pin(document, pin, pins) for editor in EDITORS)
+            if edited is None:  # a requirement string of PEP 621 or PEP 735
+                edited = requirements_edit.plain_requirements(document, pin.where, pin.package)
+            changes.extend(edited)
         for index in unused:
-            changes.extend(_index(document, index))
+            changes.extend(_first(editor.drop_index(document, index) for editor in EDITORS) or [])
         for index in outdated:
-            changes.extend(_explicit(document, index))
+            changes.extend(
+                _first(editor.make_explicit(document, index) for editor in EDITORS) or []
+            )
         if cuda is not None:
-            tool = pyproject_edit.table(document, "tool", "tool")
-            settings = pyproject_edit.table(tool, "poetry-cuda", "tool.poetry-cuda")
+            tool = toml_edit.table(document, "tool", "tool")
+            settings = toml_edit.table(tool, "poetry-cuda", "tool.poetry-cuda")
             settings["cuda"] = cuda
             changes.append(
                 f'[tool.poetry-cuda] cuda = "{cuda}" set: the build asked for, now that no '
@@ -84,172 +98,11 @@ def adopt(
         try:
             apply(document)
         except (KeyError, TypeError) as error:  # a layout the recognition read differently
-            raise pyproject_edit.layout_error("the adopted entries", repr(error)) from None
+            raise toml_edit.layout_error("the adopted entries", repr(error)) from None
 
-    return pyproject_edit.rewrite(text, "the adopted entries", guarded), changes
-
-
-def _key(table: Any, package: str) -> str | None:
-    return next((k for k in table if canonical_name(k) == package), None)
+    return toml_edit.rewrite(text, "the adopted entries", guarded), changes
 
 
-def _constraint(entries: list[Any]) -> str:
-    """The version constraint a dependency's entries share, without label, URL or source."""
-    for entry in entries:
-        version = entry if isinstance(entry, str) else entry.get("version")
-        if not isinstance(version, str) and isinstance(entry, dict):
-            wheel = wheel_version(str(entry.get("url") or entry.get("path") or ""))
-            version = f"=={wheel}" if wheel else None
-        if isinstance(version, str) and version.strip() not in ("", "*"):
-            return version.split("+", 1)[0].strip()
-    return "*"
-
-
-def _poetry_dependency(document: TOMLDocument, where: str, package: str) -> list[str]:
-    poetry = pyproject_edit.tool_table(document, "poetry")
-    if where.startswith("[tool.poetry.group."):  # a group's table; its name may hold dots
-        group = where.removeprefix("[tool.poetry.group.").removesuffix(".dependencies]")
-        groups = pyproject_edit.mapping(poetry, "group", where)
-        poetry = pyproject_edit.mapping(groups, group, where)
-    table = pyproject_edit.mapping(poetry, "dependencies", where)
-    key = _key(table, package)
-    if key is None:
-        return []
-    value = table[key]
-    before = _one_line(pyproject_edit.plain(value))
-    entries = list(value) if isinstance(value, (list, AoT)) else [value]
-    constraint = _constraint(entries)
-    new: Any = constraint
-    if len(entries) == 1 and isinstance(value, dict):
-        kept = {
-            k: v
-            for k, v in pyproject_edit.plain(value).items()
-            if k not in ("source", "url", "path", "version")
-        }
-        if kept:
-            new = tomlkit.inline_table()
-            new.update({"version": constraint, **kept})
-    table[key] = new
-    return [f"{where} {key} = {before} -> {_one_line(pyproject_edit.plain(new))}"]
-
-
-def _one_line(value: Any) -> str:
-    """A dependency's value in one line, as inline TOML: tables of arrays read inline."""
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_one_line(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, list):
-        return "[" + ", ".join(_one_line(item) for item in value) + "]"
-    return json.dumps(value)
-
-
-def _uv_source(document: TOMLDocument, package: str, pins: Sequence[HandPin]) -> list[str]:
-    sources: Any = document["tool"]["uv"]["sources"]
-    key = _key(sources, package)
-    if key is None:
-        return []
-    before = _one_line(pyproject_edit.plain(sources[key]))
-    del sources[key]
-    changes = [f"[tool.uv.sources] {key} = {before}: removed"]
-    version = next((p.version for p in pins if p.kind == "url" and p.version), None)
-    if version is not None:
-        changes.extend(_pin_version(document, package, version))
-    return changes
-
-
-def _arrays(document: TOMLDocument) -> list[tuple[str, Any]]:
-    """Every array of requirement strings, with the table it is written in."""
-    project = pyproject_edit.mapping(document, "project", "project")
-    found = [("[project] dependencies", project.get("dependencies"))]
-    for extra, items in pyproject_edit.mapping(project, "optional-dependencies", "x").items():
-        found.append((f"[project.optional-dependencies] {extra}", items))
-    for group, items in pyproject_edit.mapping(document, "dependency-groups", "x").items():
-        found.append((f"[dependency-groups] {group}", items))
-    return [(where, items) for where, items in found if isinstance(items, list)]
-
-
-def _parsed(text: object) -> Requirement | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        return Requirement(text)
-    except InvalidRequirement:
-        return None
-
-
-def _requirement(document: TOMLDocument, where: str, package: str) -> list[str]:
-    changes = []
-    for table, items in _arrays(document):
-        if table != where:
-            continue
-        for position, text in enumerate(items):
-            requirement = _parsed(text)
-            if requirement is None or canonical_name(requirement.name) != package:
-                continue
-            new = _plain_requirement(requirement)
-            if new != str(text):
-                items[position] = new
-                changes.append(f"{where} {str(text)!r} -> {new!r}")
-    return changes
-
-
-def _plain_requirement(requirement: Requirement) -> str:
-    """A requirement without its label or wheel URL: `torch==2.0.0`."""
-    extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
-    if requirement.url:
-        version = (wheel_version(requirement.url) or "").split("+", 1)[0]
-        specifier = f"=={version}" if version else ""
-    else:
-        specifier = ",".join(str(s).split("+", 1)[0] for s in requirement.specifier)
-    marker = f"; {requirement.marker}" if requirement.marker else ""
-    return f"{requirement.name}{extras}{specifier}{marker}"
-
-
-def _pin_version(document: TOMLDocument, package: str, version: str) -> list[str]:
-    """Give unconstrained requirements on `package` the version its wheel URL pinned."""
-    changes = []
-    for where, items in _arrays(document):
-        for position, text in enumerate(items):
-            requirement = _parsed(text)
-            if requirement is None or canonical_name(requirement.name) != package:
-                continue
-            if not requirement.specifier and not requirement.url:
-                requirement.specifier = requirement.specifier & f"=={version}"
-                new = str(requirement)
-                items[position] = new
-                changes.append(f"{where} {str(text)!r} -> {new!r}")
-    return changes
-
-
-def _explicit(document: TOMLDocument, index: HandIndex) -> list[str]:
-    """A Poetry 1.x source (`secondary = true`) written as Poetry 2's explicit source."""
-    poetry: Any = document["tool"]["poetry"]
-    sources = pyproject_edit.entries(poetry, "source", "tool.poetry.source")
-    for source in sources:
-        if source.get("name") == index.name:
-            for key in ("secondary", "default"):
-                if key in source:
-                    del source[key]
-            source["priority"] = "explicit"
-            return [f'{index.said}: {index.old_priority} -> priority = "explicit"']
-    return []
-
-
-def _index(document: TOMLDocument, index: HandIndex) -> list[str]:
-    tool: Any = document["tool"]
-    if index.where == "[[tool.poetry.source]]":
-        parent, key = tool["poetry"], "source"
-    elif index.where == "[[tool.uv.index]]":
-        parent, key = tool["uv"], "index"
-    else:  # [tool.uv] index-url, extra-index-url or find-links: a URL or a list of them
-        uv, key = tool["uv"], index.where.split()[-1]
-        value = uv.get(key)
-        if isinstance(value, Array):
-            pyproject_edit.edit_inline_array(value, lambda url: url == index.url, [])
-            if not value:
-                del uv[key]
-        elif value == index.url:
-            del uv[key]
-        return [f"[tool.uv] {key}: {index.url} removed (no longer used)"]
-    pyproject_edit.entries(parent, key, index.where.strip("[]"))  # refuses another shape
-    pyproject_edit.remove_entries(parent, key, lambda entry: entry.get("name") == index.name)
-    return [f"{index.said}: removed (no longer used)"]
+def _first(answers: Iterable[list[str] | None]) -> list[str] | None:
+    """The first editor's answer that is not None: the one whose table it is."""
+    return next((answer for answer in answers if answer is not None), None)

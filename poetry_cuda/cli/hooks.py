@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.locking.lockfile import CudaLock
-    from poetry_cuda.locking.managed import Pin
+    from poetry_cuda.planning.managed import Pin
     from poetry_cuda.request.user_mirrors import Redirect
 
 
@@ -51,8 +51,8 @@ REQUESTED_NAME = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?=$|[
 
 def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -> list[Pin]:
     """Pins that put each requested member of a locked family on that family's source."""
-    from poetry_cuda.locking.managed import Pin
     from poetry_cuda.names import canonical_name
+    from poetry_cuda.planning.managed import Pin
 
     cuda_lock = lockfile.read(project / lockfile.FILENAME)
     sources = {}
@@ -133,7 +133,7 @@ def use_user_mirrors(
 
     Raises ConfigError for a malformed POETRY_CUDA_MIRROR_* variable.
     """
-    from poetry_cuda.backends.poetry_mirror import redirect_pool
+    from poetry_cuda.backends.poetry.mirror import redirect_pool
     from poetry_cuda.request.user_mirrors import redirects
     from poetry_cuda.request.user_mirrors import user_mirrors
 

@@ -122,9 +122,10 @@ def _before_run(
     project = _managed_project(application, command_event.command.name, "run")
     if project is None:
         return
+    from poetry_cuda.cli.registry import package_manager
     from poetry_cuda.cudaenv.project_env import apply_for_poetry_run
 
-    warning = apply_for_poetry_run(project, os.environ)
+    warning = apply_for_poetry_run(project, os.environ, load_manager=package_manager)
     if warning:
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
 
@@ -201,7 +202,7 @@ class _AddHooks:
         project = _managed_project(self.application, command_event.command.name, "add")
         if project is None:
             return
-        from poetry_cuda.backends.poetry_config import add_pins
+        from poetry_cuda.backends.poetry.editor import add_pins
         from poetry_cuda.cli.hooks import requested_pins
         from poetry_cuda.errors import PoetryCudaError
         from poetry_cuda.files import read_text
@@ -272,8 +273,10 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
     if run.edits is not None:
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
-    from poetry_cuda import backends
+    from poetry_cuda.backends.base import choose_for_lock
+    from poetry_cuda.backends.readers import READERS
     from poetry_cuda.cli.registry import detect_this_machine
+    from poetry_cuda.cli.registry import package_manager
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.knowledge.packaged import load
     from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
@@ -288,9 +291,13 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         with interruptible():
             # The same guards as `poetry cuda lock`: inside Poetry, uv only when configured.
             options = Options(recorded=recorded_targets(project))  # the team's targets
-            planned = plan_project(project, options, load(), detect=detect_this_machine)
-            backend = backends.for_project(
-                planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"
+            planned = plan_project(
+                project, options, load(), detect=detect_this_machine, readers=READERS
+            )
+            backend = package_manager(
+                choose_for_lock(
+                    planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"
+                )
             )
             outcome = lock(planned, backend, regenerate=False, notify=partial(_say, io))
     except PoetryCudaError as error:

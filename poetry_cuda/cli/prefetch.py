@@ -6,11 +6,12 @@ command that will detect this machine starts it first (`host.nvml.start_early`) 
 it to detection (`early=`), which collects its answer. A command that plans for given targets (an
 option, the environment, `targets` in pyproject.toml, the targets cuda.lock records for
 `lock`) starts none. In a uv project, `lock` also starts uv's part of the lock
-(`backends.uv.start_ahead`), which writes nothing in the project and is used only if the
-plan leaves pyproject.toml as it was.
+(`backends.uv.runner.start_ahead`), which writes nothing in the project and is used only if
+the plan leaves pyproject.toml as it was.
 
-What was started is an `Ahead`, which the command holds and hands down; whatever nothing
-collected is stopped when the command ends (`Ahead.stop`).
+What was started is one `Prefetched`, which the command holds and hands down: the NVML
+worker to detection (`early`), uv's handle to the lock (`ahead`); whatever nothing
+collected is stopped when the command ends (`Prefetched.stop`).
 """
 
 from __future__ import annotations
@@ -28,40 +29,46 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from poetry_cuda.backends.base import Ahead
     from poetry_cuda.host.nvml import EarlyWorker
 
 
-class Ahead:
-    """What was started ahead of a command: `early`, the NVML worker detection collects."""
+class Prefetched:
+    """What was started ahead of a command: `early`, the NVML worker detection collects, and
+    `ahead`, the package manager's part of a lock, which the lock takes (`run_lock(ahead=)`)."""
 
-    def __init__(self, early: EarlyWorker | None = None) -> None:
+    def __init__(self, early: EarlyWorker | None = None, ahead: Ahead | None = None) -> None:
         self.early = early
+        self.ahead = ahead
 
     def stop(self) -> None:
         """Stop what nothing collected."""
         if self.early is not None:
             self.early.stop()
+        if self.ahead is not None:
+            self.ahead.stop()
 
 
 def start_ahead(
     command: str, option: Callable[[str], Any], environ: Mapping[str, str], start: Path
-) -> Ahead:
+) -> Prefetched:
     """Start what `command`, as invoked, is going to wait for."""
+    ahead = None
     if command == "lock" and not any(option(name) for name in ("check", "dry-run", "regenerate")):
-        _start_uv_check(environ, start)
-    return Ahead(early=_start_detection(command, option, environ, start))
+        ahead = _start_uv_lock(environ, start)
+    return Prefetched(early=_start_detection(command, option, environ, start), ahead=ahead)
 
 
-def _start_uv_check(environ: Mapping[str, str], start: Path) -> None:
+def _start_uv_lock(environ: Mapping[str, str], start: Path) -> Ahead | None:
     project = nearest_project(start)
     if project is None or not _is_uv_project(project):
-        return
-    from poetry_cuda.backends import uv  # a Poetry project never loads the uv backend
+        return None
+    from poetry_cuda.backends.uv import runner  # a Poetry project never loads the uv backend
 
     try:
-        uv.start_ahead(uv.find_uv(environ), project)
+        return runner.start_ahead(runner.find_uv(environ), project)
     except PoetryCudaError:
-        return  # the lock says what is wrong with uv, if it comes to run it
+        return None  # the lock says what is wrong with uv, if it comes to run it
 
 
 def _is_uv_project(project: Path) -> bool:

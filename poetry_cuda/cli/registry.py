@@ -1,4 +1,5 @@
-"""The one lazy seam of the interface: each command, and this machine's detection, by name.
+"""The one lazy seam of the interface: each command, this machine's detection, and each
+package manager, by name.
 
 A command's module brings in what the command needs (planning, the knowledge base, a
 package manager's backend), which costs more than the script's own start-up; the probes
@@ -7,6 +8,11 @@ So nothing is imported to register a command or to hand detection to planning: `
 maps each command's name to a function that imports its class when called, and
 `detect_this_machine` imports the probes on its first call. A plan for the targets a
 project names or cuda.lock records then never loads them.
+
+`package_manager` is the one place that loads a backend's package: a command loads only
+the manager its project uses (a Poetry project never loads uv's), and the code below the
+interface receives it, or this loader, as an argument (`lock.lock`, `doctor.gather`,
+`project_environment`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Mapping
 
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.cli.commands.base import CudaCommand
     from poetry_cuda.host.nvml import EarlyWorker
     from poetry_cuda.host.profiles import HostProfile
@@ -96,3 +103,29 @@ def detect_this_machine(
     from poetry_cuda.host.detect import detect_this_machine as detect
 
     return detect(environ, early=early)
+
+
+def _poetry() -> PackageManager:
+    from poetry_cuda.backends.poetry.manager import PoetryManager
+
+    return PoetryManager()
+
+
+def _uv() -> PackageManager:
+    from poetry_cuda.backends.uv.manager import UvManager
+
+    return UvManager()
+
+
+# Each package manager's name, and the function that imports and makes it.
+MANAGERS: dict[str, Callable[[], PackageManager]] = {"poetry": _poetry, "uv": _uv}
+
+
+def package_manager(name: str) -> PackageManager:
+    """The package manager `name` (a cuda.lock may name one this release does not have)."""
+    load = MANAGERS.get(name)
+    if load is None:
+        from poetry_cuda.backends.base import unknown
+
+        raise unknown(name)
+    return load()

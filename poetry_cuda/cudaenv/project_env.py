@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda import backends
+from poetry_cuda.backends.base import choose
 from poetry_cuda.cudaenv.decide import ProjectEnv
 from poetry_cuda.cudaenv.decide import Tree
 from poetry_cuda.cudaenv.decide import changes
@@ -54,10 +54,12 @@ from poetry_cuda.request.user_mirrors import with_user_redist
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Mapping
     from collections.abc import MutableMapping
     from collections.abc import Sequence
 
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.host.profiles import Cudnn
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.locking.lockfile import LockedToolkit
@@ -121,11 +123,16 @@ def as_tree(toolkit: Toolkit, os_name: str) -> Tree:
 
 
 def project_environment(
-    start: Path, environ: Mapping[str, str] | None = None, *, build_tree: bool = True
+    start: Path,
+    environ: Mapping[str, str] | None = None,
+    *,
+    build_tree: bool = True,
+    load_manager: Callable[[str], PackageManager],
 ) -> ProjectEnv:
     """The environment of the project at or above `start` (see `poetry_cuda.cudaenv.decide`).
 
     With `toolkit = "wheels"` this builds ``<venv>/cuda`` unless `build_tree` is False.
+    `load_manager` loads the project's package manager by name, which finds its venv.
     """
     environ = os.environ if environ is None else environ
     project = find_project(start)
@@ -141,7 +148,7 @@ def project_environment(
         )
     cuda_lock = lockfile.read(lock_path)
     os_name = _os_name()
-    backend = backends.load(backends.choose(settings.backend, project, pyproject))
+    backend = load_manager(choose(settings.backend, project, pyproject))
     venv = backend.environment(project, environ)
     sites = [] if venv is None else site_packages(venv, os_name)
     wheel_libraries = [folder for site in sites for folder in library_folders(site, os_name)]
@@ -203,7 +210,12 @@ def _wheel_tree(
     return None
 
 
-def ensure_redist_toolkit(project: Path, environ: Mapping[str, str] | None = None) -> Tree | None:
+def ensure_redist_toolkit(
+    project: Path,
+    environ: Mapping[str, str] | None = None,
+    *,
+    load_manager: Callable[[str], PackageManager],
+) -> Tree | None:
     """With `toolkit = "redist"`, fetch and assemble the project's toolkit now (`sync`).
 
     None when the project uses another mode or cuda.lock records no archives for it.
@@ -214,7 +226,7 @@ def ensure_redist_toolkit(project: Path, environ: Mapping[str, str] | None = Non
     cuda_lock = lockfile.read(project / lockfile.FILENAME)
     if settings.toolkit != "redist" or cuda_lock.toolkit is None:
         return None
-    backend = backends.load(backends.choose(settings.backend, project, pyproject))
+    backend = load_manager(choose(settings.backend, project, pyproject))
     venv = backend.environment(project, environ)
     return _redist_tree(
         project, venv, cuda_lock.toolkit, settings.redist_url, _os_name(), build=True
@@ -323,7 +335,12 @@ def _cudnn(
     return found, folders, defaults
 
 
-def apply_for_poetry_run(project: Path, environ: MutableMapping[str, str]) -> str | None:
+def apply_for_poetry_run(
+    project: Path,
+    environ: MutableMapping[str, str],
+    *,
+    load_manager: Callable[[str], PackageManager],
+) -> str | None:
     """Give `poetry run` the project's environment by changing `environ` in place.
 
     Returns a warning instead of raising: `poetry run` then goes on unchanged. Nothing
@@ -332,7 +349,8 @@ def apply_for_poetry_run(project: Path, environ: MutableMapping[str, str]) -> st
     try:
         if not parse_settings(read_toml(project / "pyproject.toml")).run_environment:
             return None
-        values, unset = changes(project_environment(project, environ), environ)
+        env = project_environment(project, environ, load_manager=load_manager)
+        values, unset = changes(env, environ)
     except PoetryCudaError as error:
         return f"{error.what}; running without the project's CUDA environment"
     for name in unset:

@@ -19,7 +19,6 @@ from poetry_cuda.doctor.deep import modules
 from poetry_cuda.doctor.deep import probe
 from poetry_cuda.doctor.environment import check_environment
 from poetry_cuda.doctor.environment import check_shell
-from poetry_cuda.doctor.environment import install_command
 from poetry_cuda.doctor.extras import check_extras
 from poetry_cuda.doctor.extras import pick_extras
 from poetry_cuda.doctor.extras import without_extras_families
@@ -76,7 +75,7 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
         return findings
     findings += check_locks(facts.locks)
     findings += check_environment(
-        facts.environment, per_package, facts.locks.locked, facts.target, facts.locks.backend
+        facts.environment, per_package, facts.locks.locked, facts.target, facts.install_hint
     )
     findings += check_extras(picks, facts.environment, kb, facts.target)
     findings += check_shell(facts.shell)
@@ -100,7 +99,7 @@ def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
     rows = facts.installed_rows
     names = modules(cuda_lock.packages, rows)
     report = probe(python, names, environ=environ) if names else {}
-    install = install_command(facts.locks.backend)
+    install = facts.install_hint
     findings = deep_findings(report, cuda_lock.packages, install, rows)
     cuda_packages = [p for p in cuda_lock.packages if p.cuda]
     read = report if isinstance(report, dict) else {}

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
-    from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.knowledge.model import KnowledgeBase

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
-    from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.cudaenv.decide import Contradiction
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Distribution
@@ -26,12 +26,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.targets import Target
 
 
-INSTALL = {"poetry": "poetry install", "uv": "uv sync"}
 GIB = 1 << 30
-
-
-def install_command(backend: str | None) -> str:
-    return INSTALL.get(backend or "poetry", "poetry install")
 
 
 def size(n: int) -> str:
@@ -47,10 +42,12 @@ def check_environment(
     cuda_lock: CudaLock | None,
     locked: Mapping[str, Sequence[LockedEntry]],
     target: Target,
-    backend: str | None,
+    install: str,
 ) -> list[Finding]:
-    """Installed versions and labels equal the lock; the nvidia-* libraries are there."""
-    install = install_command(backend)
+    """Installed versions and labels equal the lock; the nvidia-* libraries are there.
+
+    `install` is the package manager's install, which the fixes name (`install_hint`).
+    """
     if environment is None:
         return [
             warn(

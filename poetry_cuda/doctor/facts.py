@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda import backends
+from poetry_cuda.backends.base import choose_with_reason
 from poetry_cuda.cudaenv.decide import contradictions
 from poetry_cuda.cudaenv.project_env import project_environment
 from poetry_cuda.doctor.checks import LockState
@@ -39,8 +39,10 @@ from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Mapping
 
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.cudaenv.decide import Contradiction
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
@@ -72,6 +74,8 @@ class Facts:
     # The knowledge base's rows of what installed builds show (module, the file recording
     # their CUDA, the kernel libraries, the framework's own check), read and checked with.
     installed_rows: tuple[Installed, ...] = ()
+    # The install a fix names: the package manager's that cuda.lock records (else Poetry's).
+    install_hint: str = "poetry install"
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -80,7 +84,7 @@ def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths
     return dataclasses.replace(paths, library_dirs=(*extra, *paths.library_dirs))
 
 
-def read_locks(project: Path | None) -> LockState:
+def read_locks(project: Path | None, load_manager: Callable[[str], PackageManager]) -> LockState:
     if project is None:
         return LockState(None)
     path = project / lockfile.FILENAME
@@ -93,7 +97,7 @@ def read_locks(project: Path | None) -> LockState:
         return LockState(None, error=error)
     state = LockState(cuda_lock, fresh=is_fresh(cuda_lock, pyproject), backend=cuda_lock.backend)
     try:
-        backend = backends.load(cuda_lock.backend)
+        backend = load_manager(cuda_lock.backend)
     except PoetryCudaError as error:
         return dataclasses.replace(state, backend_error=error.what)
     exists = (project / backend.lockfile).is_file()
@@ -122,7 +126,7 @@ def choose_backend(project: Path | None, recorded: str | None) -> tuple[str, str
         setting = parse_settings(pyproject).backend
     except PoetryCudaError:  # doctor reports, it does not refuse: the files still tell
         setting = "auto"
-    return backends.choose_with_reason(setting, project, pyproject)
+    return choose_with_reason(setting, project, pyproject)
 
 
 def cpu_fallback(project: Path | None) -> bool:
@@ -140,11 +144,12 @@ def find_environment(
     backend: tuple[str, str] | None,
     environ: Mapping[str, str],
     rows: tuple[Installed, ...],
+    load_manager: Callable[[str], PackageManager],
 ) -> Environment | None:
     if project is None or backend is None:
         return None
     try:
-        root = backends.load(backend[0]).environment(project, environ)
+        root = load_manager(backend[0]).environment(project, environ)
     except PoetryCudaError:
         return None
     return read_environment(root, rows) if root is not None else None
@@ -158,9 +163,13 @@ def gather(
     paths: HostPaths | None = None,
     timeout: float = 5.0,
     early: EarlyWorker | None = None,
+    load_manager: Callable[[str], PackageManager],
 ) -> Facts:
     """Every fact doctor checks, for the project at or above `start` and this machine
-    (`early`: the NVML worker started ahead, if one was)."""
+    (`early`: the NVML worker started ahead, if one was).
+
+    `load_manager` loads a package manager by its name (the project's, cuda.lock's).
+    """
     env = os.environ if environ is None else environ
     where = with_library_path(HostPaths() if paths is None else paths, env)
     profile = detect_host(
@@ -172,9 +181,9 @@ def gather(
     )
     target, _ = settle(profile, kb.nvidia)
     project = nearest_project(start)
-    locks = read_locks(project)
+    locks = read_locks(project, load_manager)
     backend = choose_backend(project, locks.backend)
-    environment = find_environment(project, backend, env, kb.installed)
+    environment = find_environment(project, backend, env, kb.installed, load_manager)
     recorded = locks.cuda_lock.system_requirements if locks.cuda_lock else ()
     requirements = [r for r in recorded if not r.satisfied_by]
     kinds = sorted({r.kind for r in requirements} & set(LIBRARY_KINDS))
@@ -200,7 +209,7 @@ def gather(
         locks,
         environment,
         tuple(libraries),
-        shell_contradictions(project, env),
+        shell_contradictions(project, env, load_manager),
         backend,
         cpu_fallback(project),
         gather_toolkit(
@@ -209,17 +218,28 @@ def gather(
         if locks.cuda_lock
         else None,
         kb.installed,
+        install_hint(locks.backend, load_manager),
     )
 
 
+def install_hint(recorded: str | None, load_manager: Callable[[str], PackageManager]) -> str:
+    """The install a fix names: that of the package manager cuda.lock records, else Poetry's."""
+    try:
+        return load_manager(recorded or "poetry").install_hint
+    except PoetryCudaError:  # a backend this release does not have
+        return load_manager("poetry").install_hint
+
+
 def shell_contradictions(
-    project: Path | None, environ: Mapping[str, str]
+    project: Path | None,
+    environ: Mapping[str, str],
+    load_manager: Callable[[str], PackageManager],
 ) -> tuple[Contradiction, ...] | None:
     if project is None or not (project / lockfile.FILENAME).is_file():
         return None
 
     try:
-        wanted = project_environment(project, environ, build_tree=False)
+        wanted = project_environment(project, environ, build_tree=False, load_manager=load_manager)
     except PoetryCudaError:
         return None
     return tuple(contradictions(wanted, environ))

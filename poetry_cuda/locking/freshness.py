@@ -10,6 +10,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.locking.lockfile import content_hash
 from poetry_cuda.request.dependencies import read_dependencies
 
@@ -39,7 +40,7 @@ def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:
     """
     deps = [
         [d.origin, d.name, d.constraint, sorted(d.extras)]
-        for d in read_dependencies(pyproject)
+        for d in read_dependencies(pyproject, READERS)
         if d.name in names
     ]
     table = pyproject.get("tool", {}).get("poetry-cuda", {})

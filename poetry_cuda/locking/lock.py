@@ -17,7 +17,6 @@ import difflib
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda import backends
 from poetry_cuda.backends import adoption_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
@@ -35,12 +34,12 @@ from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import LockedToolkit
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile_toml import dumps
-from poetry_cuda.locking.managed import Managed
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
 from poetry_cuda.locking.verify import verify_extras
 from poetry_cuda.planning.adoption import pinned_request
+from poetry_cuda.planning.managed import Managed
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.planning.planner import replanned
 from poetry_cuda.records import frozen
@@ -53,7 +52,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from poetry_cuda.backends import Backend
+    from poetry_cuda.backends.base import Ahead
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
@@ -233,7 +233,7 @@ class Start:
 
 
 def _start(
-    planned: Planned, backend: Backend, *, adopt: bool | None, command: str = COMMAND
+    planned: Planned, backend: PackageManager, *, adopt: bool | None, command: str = COMMAND
 ) -> Start:
     """cuda.lock as it is, after the CPU guard, and pyproject.toml now and as this lock writes it.
 
@@ -266,7 +266,7 @@ def _start(
         if planned.adoption.needed:  # what the edits could not reach: said, never half-done
             raise planned.adoption.error(command)
     backend.check_pyproject(planned.project, planned.pyproject)
-    new_text = backends.editor(backend.name).rewrite(edited, managed(planned), previous)
+    new_text = backend.rewrite(edited, managed(planned), previous, planned.kb.families)
     return Start(planned, current, text, new_text, tuple(adopted))
 
 
@@ -321,7 +321,7 @@ def _diff(text: str, new_text: str) -> str:
 
 
 def preview(
-    planned: Planned, backend: Backend, *, adopt: bool = False, command: str = COMMAND
+    planned: Planned, backend: PackageManager, *, adopt: bool = False, command: str = COMMAND
 ) -> Outcome:
     """What `lock` would write (`--dry-run`), without writing or resolving anything."""
     start = _start(planned, backend, adopt=adopt, command=command)
@@ -333,7 +333,7 @@ def preview(
     )
 
 
-def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
+def stale_reasons(planned: Planned, backend: PackageManager) -> tuple[str, ...]:
     """Why the project's locks are not what `lock` would leave (`--check`); () when fresh."""
     project = planned.project
     start = _start(planned, backend, adopt=None)
@@ -364,14 +364,19 @@ def stale_reasons(planned: Planned, backend: Backend) -> tuple[str, ...]:
 
 def lock(
     planned: Planned,
-    backend: Backend,
+    backend: PackageManager,
     *,
     regenerate: bool,
     notify: Callable[[str], None],
     adopt: bool = False,
     command: str = COMMAND,
+    ahead: Ahead | None = None,
 ) -> Outcome:
-    """Lock the planned project with `backend`; call within `transaction.session`."""
+    """Lock the planned project with `backend`; call within `transaction.session`.
+
+    `ahead` is the manager's part of the lock, if the interface started it before the plan
+    (`cli.prefetch`): used only where it answers for the files as this lock leaves them.
+    """
     project = planned.project
     start = _start(planned, backend, adopt=adopt, command=command)
     planned, current, text, new_text = start.planned, start.current, start.text, start.new_text
@@ -383,8 +388,8 @@ def lock(
             edits.write("pyproject.toml", new_text)
         with edits.tool_writes(backend.lockfile):
             dropped = set(previous) - set(managed_entries.source_names)
-            backends.editor(backend.name).prepare(project, dropped)
-            backend.run_lock(project, regenerate=regenerate)
+            backend.prepare(project, dropped)
+            backend.run_lock(project, regenerate=regenerate, ahead=ahead)
         versions = verify(planned.plan, project, backend)
         verify_extras(planned, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from poetry_cuda.backends import Backend
-    from poetry_cuda.backends import LockedEntry
+    from poetry_cuda.backends.base import LockedEntry
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.planning.plan import Choice
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.plan import SystemRequirement
@@ -43,7 +43,7 @@ SDIST_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".zip")
 CUDA_RUNTIME_WHEEL = LIBRARY_WHEELS["cuda-runtime"]
 
 
-def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | None:
+def lockfile_staleness(plan: Plan, project: Path, backend: PackageManager) -> str | None:
     """Why the backend's lock file does not hold what `lock` would leave there, if it does not."""
     problem = backend.lockfile_problem(project)
     if problem is None:
@@ -55,7 +55,7 @@ def lockfile_staleness(plan: Plan, project: Path, backend: Backend) -> str | Non
     return problem or backend.outdated(project)
 
 
-def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]:
+def verify(plan: Plan, project: Path, backend: PackageManager) -> dict[str, str | None]:
     """Check every managed package is locked from its source with its label and CUDA."""
     found: dict[str, str | None] = {}
     for choice in plan.packages:
@@ -82,7 +82,7 @@ def verify(plan: Plan, project: Path, backend: Backend) -> dict[str, str | None]
     return found
 
 
-def verify_extras(planned: Planned, project: Path, backend: Backend) -> None:
+def verify_extras(planned: Planned, project: Path, backend: PackageManager) -> None:
     """Each extra of a multi-variant project locks its own build of the family's lead.
 
     Only where the family labels its builds (torch 2.5.1+cu124): that label is what tells
@@ -107,7 +107,9 @@ def verify_extras(planned: Planned, project: Path, backend: Backend) -> None:
             )
 
 
-def _verify_runtime(choice: Choice, entry: LockedEntry, project: Path, backend: Backend) -> None:
+def _verify_runtime(
+    choice: Choice, entry: LockedEntry, project: Path, backend: PackageManager
+) -> None:
     """A build that pins the CUDA runtime wheel must pin the chosen CUDA version's.
 
     PyPI's torch carries no label: its `nvidia-cuda-runtime-cu12==12.4.127` pin is
@@ -130,7 +132,9 @@ def _verify_runtime(choice: Choice, entry: LockedEntry, project: Path, backend: 
             )
 
 
-def cross_check(planned: Planned, project: Path, backend: Backend) -> tuple[SystemRequirement, ...]:
+def cross_check(
+    planned: Planned, project: Path, backend: PackageManager
+) -> tuple[SystemRequirement, ...]:
     """The plan's system requirements, each marked where the lock itself meets it.
 
     paddlepaddle-gpu 3.x pins nvidia-cudnn-cu12, so cuDNN comes with it; a flash-attn

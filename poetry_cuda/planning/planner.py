@@ -33,12 +33,14 @@ from poetry_cuda.request.user_mirrors import with_user_redist
 if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Mapping
+    from collections.abc import Sequence
     from pathlib import Path
 
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.targets import Target
+    from poetry_cuda.request.tables import TableReader
 
 
 @frozen
@@ -69,6 +71,8 @@ class Planned:
     # What the plan was asked with, to plan again after `lock --adopt` rewrote the file.
     options: Options = field(default_factory=Options)
     target_warnings: tuple[str, ...] = ()
+    # The package managers' readers of their own tables, to read them again after `--adopt`.
+    readers: tuple[TableReader, ...] = ()
 
     @property
     def targets_explicit(self) -> bool:
@@ -97,10 +101,12 @@ def plan_project(
     environ: Mapping[str, str] | None = None,
     *,
     detect: Callable[[Mapping[str, str]], HostProfile],
+    readers: Sequence[TableReader],
 ) -> Planned:
     """Read the project at or above `start`, settle the targets, and choose from `kb`.
 
-    `detect` profiles this machine where no other target is given (see `load_targets`).
+    `detect` profiles this machine where no other target is given (see `load_targets`);
+    `readers` read the package managers' own tables (`backends.readers.READERS`).
     """
     environ = os.environ if environ is None else environ
     project = find_project(start)
@@ -115,7 +121,9 @@ def plan_project(
         detect=detect,
         recorded=options.recorded,
     )
-    return _choose(project, pyproject, options, settings, targets, warnings, origin, kb)
+    return _choose(
+        project, pyproject, options, settings, targets, warnings, origin, kb, tuple(readers)
+    )
 
 
 def replanned(planned: Planned, pyproject: dict[str, Any]) -> Planned:
@@ -134,6 +142,7 @@ def replanned(planned: Planned, pyproject: dict[str, Any]) -> Planned:
         warnings,
         planned.targets_from,
         planned.kb,
+        planned.readers,
     )
 
 
@@ -146,10 +155,11 @@ def _choose(
     target_warnings: list[str],
     origin: str,
     kb: KnowledgeBase,
+    readers: tuple[TableReader, ...],
 ) -> Planned:
     warnings = list(target_warnings)
-    hand = recognise(pyproject, kb.families, settings.mirrors)
-    plan = make_plan(read_dependencies(pyproject), targets, settings, kb, hand)
+    hand = recognise(pyproject, kb.families, settings.mirrors, readers)
+    plan = make_plan(read_dependencies(pyproject, readers), targets, settings, kb, hand)
     adoption = review(plan, hand)
     if adoption.needed:
         warnings.append(
@@ -181,4 +191,5 @@ def _choose(
         adoption,
         options,
         tuple(target_warnings),
+        readers,
     )

@@ -1,9 +1,9 @@
 """The project's dependencies, as poetry-cuda needs them: name, constraint, extras.
 
-Reads PEP 621 `[project]` dependencies and optional dependencies, Poetry's
-`[tool.poetry.dependencies]` and groups, and PEP 735 `[dependency-groups]`. The
-managed group `poetry-cuda` (written by `lock`) is skipped: it is our output, not the
-user's request.
+Reads PEP 621 `[project]` dependencies and optional dependencies, the package managers'
+own dependency tables (Poetry's `[tool.poetry.dependencies]` and groups, read by its
+backend: `request.tables`), and PEP 735 `[dependency-groups]`. The managed group
+`poetry-cuda` (written by `lock`) is skipped: it is our output, not the user's request.
 """
 
 from __future__ import annotations
@@ -12,33 +12,28 @@ import re
 
 from typing import TYPE_CHECKING
 from typing import Any
-from urllib.parse import unquote
 
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.names import canonical_name
+from poetry_cuda.names import wheel_version
 from poetry_cuda.records import frozen
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from collections.abc import Sequence
+
+    from poetry_cuda.request.tables import TableReader
 
 
-MANAGED_GROUP = "poetry-cuda"
 _LOCAL_LABEL = re.compile(r"\+([A-Za-z0-9][A-Za-z0-9.]*)")
-# A wheel's file name: name-version(-build)?-python-abi-platform.whl, `+` often as %2B.
-_WHEEL = re.compile(r"(?P<name>[^-/]+)-(?P<version>[^-/]+)(-\d[^-/]*)?-[^-/]+-[^-/]+-[^-/]+\.whl")
 
 
-def wheel_version(location: str) -> str | None:
-    """The version (label included) of the wheel a URL or path names, if it names one."""
-    match = _WHEEL.fullmatch(unquote(location.rsplit("/", 1)[-1]))
-    return match["version"] if match else None
-
-
-def _pinned(location: object) -> str | None:
+def pinned(location: object) -> str | None:
     """The constraint a wheel pinned by URL or path stands for: ``==2.0.0+cu117``."""
     version = wheel_version(location) if isinstance(location, str) else None
     return None if version is None else f"=={version}"
@@ -73,39 +68,11 @@ def _pep508(text: object, origin: str, *, optional: bool = False) -> Dependency:
         ) from None
     return Dependency(
         name=canonical_name(requirement.name),
-        constraint=str(requirement.specifier) or _pinned(requirement.url) or "*",
+        constraint=str(requirement.specifier) or pinned(requirement.url) or "*",
         extras=frozenset(canonical_name(e) for e in requirement.extras),
         origin=origin,
         optional=optional,
     )
-
-
-def _poetry(name: str, value: object, origin: str, *, enriching: bool = False) -> list[Dependency]:
-    entries = value if isinstance(value, list) else [value]
-    found = []
-    for entry in entries:
-        optional = enriching
-        if isinstance(entry, str):
-            constraint, extras = entry, []
-        elif isinstance(entry, dict):
-            optional = optional or entry.get("optional") is True
-            wheel = _pinned(entry.get("url") or entry.get("path"))
-            constraint = entry.get("version", wheel or "*")
-            extras = entry.get("extras", [])
-            if not isinstance(constraint, str) or not isinstance(extras, list):
-                raise ConfigError(f"{origin}: {name}: version must be a string, extras a list")
-        else:
-            raise ConfigError(f"{origin}: {name}: expected a version string or a table")
-        found.append(
-            Dependency(
-                name=canonical_name(name),
-                constraint=constraint.strip() or "*",
-                extras=frozenset(canonical_name(str(e)) for e in extras),
-                origin=origin,
-                optional=optional,
-            )
-        )
-    return found
 
 
 def _table(data: Mapping[str, Any], *keys: str) -> dict[str, Any]:
@@ -127,8 +94,11 @@ def _requirements(value: object, origin: str) -> list[object]:
     return value
 
 
-def read_dependencies(pyproject: Mapping[str, Any]) -> tuple[Dependency, ...]:
-    """Every dependency the user declared, in file order, duplicates kept."""
+def read_dependencies(
+    pyproject: Mapping[str, Any], readers: Sequence[TableReader]
+) -> tuple[Dependency, ...]:
+    """Every dependency the user declared, in file order, duplicates kept: PEP 621's, those
+    of each package manager's own tables (`readers`), then PEP 735's."""
     found: list[Dependency] = []
     project = _table(pyproject, "project")
     for text in _requirements(project.get("dependencies"), "[project] dependencies"):
@@ -138,17 +108,8 @@ def read_dependencies(pyproject: Mapping[str, Any]) -> tuple[Dependency, ...]:
         for text in _requirements(texts, origin):
             found.append(_pep508(text, origin, optional=True))
 
-    poetry = _table(pyproject, "tool", "poetry")
-    # With PEP 621 dependencies, Poetry's own table only adds sources and markers to them.
-    enriching = "dependencies" in project
-    for name, value in _table(poetry, "dependencies").items():
-        if name != "python":
-            found.extend(_poetry(name, value, "[tool.poetry.dependencies]", enriching=enriching))
-    for group, body in _table(poetry, "group").items():
-        if group == MANAGED_GROUP:
-            continue
-        for name, value in _table(body if isinstance(body, dict) else {}, "dependencies").items():
-            found.extend(_poetry(name, value, f"[tool.poetry.group.{group}.dependencies]"))
+    for reader in readers:
+        found.extend(reader.dependencies(pyproject))
 
     for group, items in _table(pyproject, "dependency-groups").items():
         if group == MANAGED_GROUP or not isinstance(items, list):

@@ -6,6 +6,10 @@ any name for download.pytorch.org/whl/cu126 (or a mirror of it), `source =` pins
 URL, and projects that offer one extra per build. `recognise` reads all of it, so the
 plan can take the authors' variant as their request and the lock can adopt what is
 already right. It reads; it never decides what to change (see `planning.adoption`).
+
+The package managers' own tables are read by their backends (`TableReader`, in `tables`),
+and what they wrote is recognised here, as are PEP 621 and PEP 735 requirement strings;
+the helpers the readers share (`label`, `url_pin`, `index_pin`, ...) are public.
 """
 
 from __future__ import annotations
@@ -23,10 +27,10 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
 from poetry_cuda.names import canonical_name
+from poetry_cuda.names import wheel_version
 from poetry_cuda.records import frozen
-from poetry_cuda.request.dependencies import MANAGED_GROUP
-from poetry_cuda.request.dependencies import wheel_version
 from poetry_cuda.request.settings import template_pattern
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.request.settings import Mirror
+    from poetry_cuda.request.tables import TableReader
+    from poetry_cuda.request.tables import WrittenIndex
 
 
 PinKind = Literal["index", "label", "url"]
@@ -139,7 +145,7 @@ class HandWritten:
         return next((i for i in self.indexes if i.name == name), None)
 
 
-def _known_variants(family: Family) -> set[str]:
+def known_variants(family: Family) -> set[str]:
     return {v.name for release in family.releases for v in release.variants}
 
 
@@ -156,7 +162,7 @@ def index_variant(
     for family in families:
         if family.index is None:
             continue
-        known = _known_variants(family)
+        known = known_variants(family)
         mirror = mirrors.get(family.mirror_key or "")
         mirrored = mirror.template if mirror else None
         for template, upstream in ((family.index, True), (mirrored, False)):
@@ -176,47 +182,40 @@ def index_variant(
         if family.index is None:
             continue
         words = {family.name, family.mirror_key or family.name}
-        if segments[-1] in _known_variants(family) and any(w in where for w in words):
+        if segments[-1] in known_variants(family) and any(w in where for w in words):
             return family, segments[-1], False
     return None
 
 
 def recognise(
-    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, Mirror]
+    pyproject: Mapping[str, Any],
+    families: Sequence[Family],
+    mirrors: Mapping[str, Mirror],
+    readers: Sequence[TableReader],
 ) -> HandWritten:
-    """The hand-written CUDA configuration of a parsed pyproject.toml (plain data).
+    """The hand-written CUDA configuration of a parsed pyproject.toml (plain data): what
+    the package managers' own tables say (`readers`), and PEP 508 requirement strings.
 
     poetry-cuda's own entries are not: its Poetry group, its uv sources for the packages of
     its dependency group, and an index it names (`Family.names`) that only those use.
     """
     members = {m: f for f in families for m in (*f.members, *f.companions)}
-    found = tuple(_indexes(pyproject, families, mirrors))
+    found = tuple(
+        index
+        for reader in readers
+        for written in reader.indexes(pyproject)
+        if (index := _recognised(written, families, mirrors)) is not None
+    )
     by_name = {i.name: i for i in found}
-    tool = _table(pyproject, "tool")
-    poetry = _table(tool, "poetry")
-    managed = _managed_names(pyproject)
-    entries: list[tuple[str, str, str, Any]] = [  # (table, package, its index, entry)
-        (where, name, "source", entry) for where, name, entry in _poetry_entries(poetry)
-    ]
-    for name, value in _table(_table(tool, "uv"), "sources").items():
-        if canonical_name(name) in managed and _managed_shape(value):
-            continue
-        for entry in value if isinstance(value, list) else [value]:
-            entries.append(("[tool.uv.sources]", name, "index", entry))
     pins: list[HandPin] = []
     users: dict[str, set[str]] = {}
-    for where, name, key, entry in entries:
-        index = entry.get(key) if isinstance(entry, dict) else None
-        if isinstance(index, str) and index in by_name:
-            users.setdefault(index, set()).add(canonical_name(name))
-        family = members.get(canonical_name(name))
-        if family is None:
-            continue
-        if where == "[tool.uv.sources]":
-            if isinstance(entry, dict):
-                pins.extend(_uv_pin(family, name, entry, by_name))
-        else:
-            pins.extend(_poetry_pin(family, name, entry, where, by_name))
+    for reader in readers:
+        for entry in reader.entries(pyproject):
+            if isinstance(entry.index, str) and entry.index in by_name:
+                users.setdefault(entry.index, set()).add(canonical_name(entry.package))
+            family = members.get(canonical_name(entry.package))
+            if family is not None:
+                pins.extend(reader.pins(family, entry, by_name))
     for where, extra, text in _requirement_strings(pyproject):
         pins.extend(_requirement_pin(members, text, where, extra))
     indexes = tuple(
@@ -229,104 +228,48 @@ def recognise(
     return HandWritten(indexes, tuple(pins), {k: frozenset(v) for k, v in users.items()})
 
 
-def _managed_names(pyproject: Mapping[str, Any]) -> set[str]:
-    """The packages poetry-cuda's own dependency group (uv) pins."""
-    found: set[str] = set()
-    for text in _list(_table(pyproject, "dependency-groups"), MANAGED_GROUP):
-        if isinstance(text, str):
-            try:
-                found.add(canonical_name(Requirement(text).name))
-            except InvalidRequirement:
-                continue
-    return found
-
-
-def _managed_shape(value: object) -> bool:
-    """A `[tool.uv.sources]` value as poetry-cuda writes one: one index, one marker."""
-    return (
-        isinstance(value, list)
-        and len(value) == 1
-        and isinstance(value[0], dict)
-        and set(value[0]) == {"index", "marker"}
-    )
-
-
-def _table(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+def table(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """`data[key]` where it is a table, else {} (what is not is reported elsewhere)."""
     found = data.get(key) if isinstance(data, dict) else None
     return found if isinstance(found, dict) else {}
 
 
-def _list(data: Mapping[str, Any], key: str) -> list[Any]:
+def array(data: Mapping[str, Any], key: str) -> list[Any]:
+    """`data[key]` where it is an array, else []."""
     found = data.get(key) if isinstance(data, dict) else None
     return found if isinstance(found, list) else []
 
 
-def _indexes(
-    pyproject: Mapping[str, Any], families: Sequence[Family], mirrors: Mapping[str, Mirror]
-) -> Iterator[HandIndex]:
-    tool = _table(pyproject, "tool")
-    written: list[tuple[str, object, str, bool, str]] = []
-    for entry in _list(_table(tool, "poetry"), "source"):
-        if isinstance(entry, dict):
-            old = _old_priority(entry)
-            # Poetry's default priority is primary; supplemental ones serve only what PyPI lacks.
-            implicit = entry.get("priority", "primary") in ("primary", "default") and not old
-            written.append(
-                (str(entry.get("name")), entry.get("url"), "[[tool.poetry.source]]", implicit, old)
-            )
-    uv = _table(tool, "uv")
-    for entry in _list(uv, "index"):
-        if isinstance(entry, dict):
-            implicit = entry.get("explicit") is not True
-            written.append(
-                (str(entry.get("name")), entry.get("url"), "[[tool.uv.index]]", implicit, "")
-            )
-    for key in ("index-url", "extra-index-url", "find-links"):
-        found = uv.get(key)
-        for url in found if isinstance(found, list) else [found]:
-            if isinstance(url, str):
-                written.append((url, url, f"[tool.uv] {key}", True, ""))
-    for name, url, where, implicit, old in written:
-        if not isinstance(url, str):
-            continue
-        known = index_variant(url, families, mirrors)
-        if known is not None:
-            family, variant, upstream = known
-            yield HandIndex(name, url, where, implicit, family.name, variant, upstream, old)
+def _recognised(
+    written: WrittenIndex, families: Sequence[Family], mirrors: Mapping[str, Mirror]
+) -> HandIndex | None:
+    """The index as a family's, where its URL serves one of the family's variants."""
+    if not isinstance(written.url, str):
+        return None
+    known = index_variant(written.url, families, mirrors)
+    if known is None:
+        return None
+    family, variant, upstream = known
+    return HandIndex(
+        written.name,
+        written.url,
+        written.where,
+        written.implicit,
+        family.name,
+        variant,
+        upstream,
+        written.old_priority,
+    )
 
 
-def _old_priority(source: Mapping[str, Any]) -> str:
-    """How a Poetry source spells a Poetry 1.x priority (`secondary = true`), or ""."""
-    priority = source.get("priority")
-    if priority in ("secondary", "default"):
-        return f'priority = "{priority}"'
-    for key in ("secondary", "default"):
-        if source.get(key) is True:
-            return f"{key} = true"
-    return ""
-
-
-def _poetry_entries(poetry: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
-    """(table, package name, one entry) of every Poetry dependency, lists split up."""
-    tables = [("[tool.poetry.dependencies]", _table(poetry, "dependencies"))]
-    for group, body in _table(poetry, "group").items():
-        if group != MANAGED_GROUP and isinstance(body, dict):
-            tables.append(
-                (f"[tool.poetry.group.{group}.dependencies]", _table(body, "dependencies"))
-            )
-    for where, dependencies in tables:
-        for name, value in dependencies.items():
-            for entry in value if isinstance(value, list) else [value]:
-                yield where, name, entry
-
-
-def _extra_of(marker: str) -> str | None:
+def extra_of(marker: str) -> str | None:
     """The extra a marker selects (`extra == 'cu124'`), if it selects one."""
     match = _EXTRA.search(marker)
     return canonical_name(match.group(1)) if match else None
 
 
-def _shown(name: str, entry: object) -> str:
+def written_as(name: str, entry: object) -> str:
+    """An entry as the authors wrote it, for messages: `torch = { version = "2.5.1" }`."""
     if isinstance(entry, dict):
         body = ", ".join(f"{k} = {_value(v)}" for k, v in entry.items())
         return f"{name} = {{ {body} }}"
@@ -337,98 +280,41 @@ def _value(value: object) -> str:
     return f'"{value}"' if isinstance(value, str) else str(value).lower()
 
 
-def _label(family: Family, text: object) -> tuple[str, str] | None:
+def label(family: Family, text: object) -> tuple[str, str] | None:
     """(plain version, variant) of a constraint or version that carries a known label."""
     if not isinstance(text, str):
         return None
     match = _LABEL.search(text)
-    if match is None or match.group(1) not in _known_variants(family):
+    if match is None or match.group(1) not in known_variants(family):
         return None
     version = re.sub(r"^[=<>!~^ ]+", "", text[: match.start()]).strip()
     return version, match.group(1)
 
 
-def _url_pin(
+def url_pin(
     family: Family, name: str, url: str, where: str, written: str, marker: str
 ) -> list[HandPin]:
-    version, _, label = (wheel_version(url) or "").partition("+")
-    if label not in _known_variants(family):
+    """A package pinned to a wheel by URL or path: the variant its label names."""
+    version, _, variant = (wheel_version(url) or "").partition("+")
+    if variant not in known_variants(family):
         return []
     return [
         HandPin(
             canonical_name(name),
             family.name,
-            label,
+            variant,
             "url",
             where,
             written,
             url=url,
             version=version,
             marker=marker,
-            extra=_extra_of(marker),
+            extra=extra_of(marker),
         )
     ]
 
 
-def _poetry_pin(
-    family: Family, name: str, entry: object, where: str, indexes: Mapping[str, HandIndex]
-) -> list[HandPin]:
-    written = _shown(name, entry)
-    if isinstance(entry, str):
-        entry = {"version": entry}  # `torch = "2.1.0+cu118"`
-    if not isinstance(entry, dict):
-        return []
-    marker = entry.get("markers")
-    marker = marker if isinstance(marker, str) else ""
-    location = entry.get("url") or entry.get("path")
-    if isinstance(location, str):
-        return _url_pin(family, name, location, where, written, marker)
-    source = entry.get("source")
-    index = indexes.get(source) if isinstance(source, str) else None
-    if index is not None and index.family == family.name:
-        return [_index_pin(name, index, where, written, marker, _extra_of(marker))]
-    labelled = _label(family, entry.get("version"))
-    if labelled is not None:
-        return [
-            HandPin(
-                canonical_name(name),
-                family.name,
-                labelled[1],
-                "label",
-                where,
-                written,
-                version=labelled[0],
-                marker=marker,
-                extra=_extra_of(marker),
-            )
-        ]
-    return []
-
-
-def _uv_pin(
-    family: Family, name: str, entry: Mapping[str, Any], indexes: Mapping[str, HandIndex]
-) -> list[HandPin]:
-    where = "[tool.uv.sources]"
-    written = _shown(name, dict(entry))
-    marker = entry.get("marker")
-    marker = marker if isinstance(marker, str) else ""
-    extra = entry.get("extra", entry.get("group"))
-    extra = canonical_name(extra) if isinstance(extra, str) else None
-    kind: Literal["extra", "group"] = (
-        "group" if "group" in entry and "extra" not in entry else "extra"
-    )
-    location = entry.get("url") or entry.get("path")
-    if isinstance(location, str):
-        pins = _url_pin(family, name, location, where, written, marker)
-        return [dataclasses.replace(p, extra=extra, extra_kind=kind) for p in pins]
-    source = entry.get("index")
-    index = indexes.get(source) if isinstance(source, str) else None
-    if index is None or index.family != family.name:
-        return []
-    return [_index_pin(name, index, where, written, marker, extra, kind)]
-
-
-def _index_pin(
+def index_pin(
     name: str,
     index: HandIndex,
     where: str,
@@ -455,13 +341,13 @@ def _index_pin(
 
 def _requirement_strings(pyproject: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
     """(table, extra or None, text) of every PEP 508 requirement string."""
-    project = _table(pyproject, "project")
-    for text in _list(project, "dependencies"):
+    project = table(pyproject, "project")
+    for text in array(project, "dependencies"):
         yield "[project] dependencies", None, text
-    for extra, texts in _table(project, "optional-dependencies").items():
+    for extra, texts in table(project, "optional-dependencies").items():
         for text in texts if isinstance(texts, list) else []:
             yield f"[project.optional-dependencies] {extra}", canonical_name(extra), text
-    for group, items in _table(pyproject, "dependency-groups").items():
+    for group, items in table(pyproject, "dependency-groups").items():
         if group == MANAGED_GROUP:
             continue
         for text in items if isinstance(items, list) else []:
@@ -483,9 +369,9 @@ def _requirement_pin(
         return []
     marker = str(requirement.marker) if requirement.marker else ""
     if requirement.url:
-        pins = _url_pin(family, name, requirement.url, where, repr(text), marker)
+        pins = url_pin(family, name, requirement.url, where, repr(text), marker)
         return [dataclasses.replace(p, extra=extra or p.extra) for p in pins]
-    labelled = _label(family, str(requirement.specifier))
+    labelled = label(family, str(requirement.specifier))
     if labelled is None:
         return []
     # A label in an extra's requirement names that extra's build (uv's guide: torch==2.5.1+cpu).

@@ -39,11 +39,11 @@ if TYPE_CHECKING:
 
 
 Policy = Literal["newest", "native"]
-Backend = Literal["auto", "poetry", "uv"]
+BackendName = Literal["auto", "poetry", "uv"]
 ToolkitMode = Literal["system", "wheels", "redist"]
 
 POLICIES: tuple[Policy, ...] = ("newest", "native")
-BACKENDS: tuple[Backend, ...] = ("auto", "poetry", "uv")
+BACKENDS: tuple[BackendName, ...] = ("auto", "poetry", "uv")
 TOOLKIT_MODES: tuple[ToolkitMode, ...] = ("system", "wheels", "redist")
 MIRROR_KEYS = ("pytorch", "paddle")
 REDIST_KEY = "cuda-redist"  # in the mirrors table, but not an index family
@@ -265,7 +265,7 @@ class Settings:
     policy: Policy = "newest"
     allow_cpu_fallback: bool = False
     targets: tuple[str, ...] = ()
-    backend: Backend = "auto"
+    backend: BackendName = "auto"
     toolkit: ToolkitMode = "system"
     # `poetry run` in the project gets the project's CUDA environment (`env`).
     run_environment: bool = True

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends import choose
-from poetry_cuda.backends import choose_with_reason
-from poetry_cuda.backends import for_project
+from poetry_cuda.backends.base import choose
+from poetry_cuda.backends.base import choose_for_lock
+from poetry_cuda.backends.base import choose_with_reason
 from poetry_cuda.errors import UsageError
 
 
@@ -71,6 +71,6 @@ def test_a_set_backend_wins_and_says_so(setting: str, tmp_path: Path) -> None:
 
 def test_inside_poetry_auto_never_guesses_uv_and_says_why(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"found a uv project \(the build backend is uv_build\)"):
-        for_project("auto", tmp_path, UV_BUILD, inside_poetry="poetry cuda lock")
-    assert for_project("uv", tmp_path, UV_BUILD, inside_poetry="poetry cuda lock").name == "uv"
-    assert for_project("auto", tmp_path, UV_BUILD, inside_poetry=None).name == "uv"
+        choose_for_lock("auto", tmp_path, UV_BUILD, inside_poetry="poetry cuda lock")
+    assert choose_for_lock("uv", tmp_path, UV_BUILD, inside_poetry="poetry cuda lock") == "uv"
+    assert choose_for_lock("auto", tmp_path, UV_BUILD, inside_poetry=None) == "uv"

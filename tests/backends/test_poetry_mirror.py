@@ -18,8 +18,8 @@ with warnings.catch_warnings():
     from poetry.repositories.repository_pool import Priority
     from poetry.utils.authenticator import Authenticator
 
-    from poetry_cuda.backends.poetry_mirror import MirroredRepository
-    from poetry_cuda.backends.poetry_mirror import redirect_pool
+    from poetry_cuda.backends.poetry.mirror import MirroredRepository
+    from poetry_cuda.backends.poetry.mirror import redirect_pool
 
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poetry_cuda.backends import LockedEntry
+from poetry_cuda.backends.base import LockedEntry
 from poetry_cuda.doctor.checks import LockState
 from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from poetry_cuda.cli.registry import package_manager
 from poetry_cuda.doctor import gather
 from poetry_cuda.doctor import run_checks
 from poetry_cuda.host.detect import HostPaths
@@ -43,7 +44,13 @@ CUDART118 = SystemRequirement(
 
 
 def doctor(project: Path, root: Path, env: dict[str, str], **extra: str) -> list[Finding]:
-    facts = gather(project, KB, environ={**env, **extra}, paths=HostPaths.under(root))
+    facts = gather(
+        project,
+        KB,
+        environ={**env, **extra},
+        paths=HostPaths.under(root),
+        load_manager=package_manager,
+    )
     return run_checks(facts, KB)
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends.poetry import PoetryBackend
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.poetry.manager import PoetryManager
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import met_by_lock
@@ -95,7 +95,7 @@ def planned(project: Path, pyproject: dict[str, Any], *needs: SystemRequirement)
 def test_cross_check_marks_what_the_lock_meets(tmp_path: Path) -> None:
     (tmp_path / "poetry.lock").write_text(POETRY_LOCK)
     nccl = SystemRequirement("onnxruntime-gpu", "nccl", ">=2,<3", "loads NCCL", "install")
-    checked = cross_check(planned(tmp_path, {}, CUDNN9, nccl), tmp_path, PoetryBackend())
+    checked = cross_check(planned(tmp_path, {}, CUDNN9, nccl), tmp_path, PoetryManager())
     assert [r.satisfied_by for r in checked] == [
         "nvidia-cudnn-cu12 in the lock",
         "",  # only an optional dependency (an extra) brings NCCL
@@ -108,5 +108,5 @@ def test_a_declared_rule_is_kept_as_written(tmp_path: Path) -> None:
         "tool": {"poetry-cuda": {"packages": {"onnxruntime-gpu": {"needs": ["cudnn>=9"]}}}}
     }
     rule = SystemRequirement("onnxruntime-gpu", "cudnn", ">=9", "declared", "install")
-    [checked] = cross_check(planned(tmp_path, pyproject, rule), tmp_path, PoetryBackend())
+    [checked] = cross_check(planned(tmp_path, pyproject, rule), tmp_path, PoetryManager())
     assert checked.satisfied_by == ""

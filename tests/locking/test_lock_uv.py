@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
-from poetry_cuda.locking.managed import CUDA_PLATFORMS
+from poetry_cuda.planning.managed import CUDA_PLATFORMS
 from tests.support.cli import BIN
 from tests.support.example import EXAMPLES
 from tests.support.example import configure_uv

@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends.poetry import PoetryBackend
-from poetry_cuda.backends.uv import UvBackend
+from poetry_cuda.backends.poetry.manager import PoetryManager
+from poetry_cuda.backends.readers import READERS
+from poetry_cuda.backends.uv.manager import UvManager
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load
@@ -96,14 +97,14 @@ def test_a_build_pinning_the_chosen_runtime_passes(tmp_path: Path) -> None:
     (tmp_path / "poetry.lock").write_text(
         poetry_lock("2.5.1+cu124", "12.4.127", reference="pytorch-cu124")
     )
-    assert verify(plan_of(torch_choice()), tmp_path, PoetryBackend()) == {"torch": "2.5.1+cu124"}
+    assert verify(plan_of(torch_choice()), tmp_path, PoetryManager()) == {"torch": "2.5.1+cu124"}
 
 
 def test_locked_entries_carry_files_and_dependencies(tmp_path: Path) -> None:
     (tmp_path / "poetry.lock").write_text(
         poetry_lock("2.5.1+cu124", "12.4.127", reference="pytorch-cu124")
     )
-    [entry] = PoetryBackend().locked(tmp_path, "torch")
+    [entry] = PoetryManager().locked(tmp_path, "torch")
     assert entry.source_name == "pytorch-cu124"
     assert entry.files == ("torch-2.5.1+cu124-cp311-cp311-linux_x86_64.whl",)
     assert entry.dependencies == (("filelock", "*"), ("nvidia-cuda-runtime-cu12", "12.4.127"))
@@ -113,11 +114,11 @@ def test_a_pypi_build_is_checked_through_its_runtime_pin(tmp_path: Path) -> None
     """PyPI's torch 2.5.1 has no label; only its nvidia-* pins say which CUDA it is."""
     pypi = Source("pypi", "https://pypi.org/simple")
     (tmp_path / "poetry.lock").write_text(poetry_lock("2.5.1", "12.4.127", reference=None))
-    assert verify(plan_of(torch_choice(pypi, "")), tmp_path, PoetryBackend()) == {"torch": "2.5.1"}
+    assert verify(plan_of(torch_choice(pypi, "")), tmp_path, PoetryManager()) == {"torch": "2.5.1"}
 
     (tmp_path / "poetry.lock").write_text(poetry_lock("2.5.1", "12.1.105", reference=None))
     with pytest.raises(ResolutionError) as error:
-        verify(plan_of(torch_choice(pypi, "")), tmp_path, PoetryBackend())
+        verify(plan_of(torch_choice(pypi, "")), tmp_path, PoetryManager())
     assert "nvidia-cuda-runtime-cu12 12.1.105" in error.value.what
     assert "12.4" in error.value.what
     assert "--regenerate" in error.value.fix
@@ -128,7 +129,7 @@ def test_a_labelled_build_with_another_runtime_fails(tmp_path: Path) -> None:
         poetry_lock("2.5.1+cu124", "12.6.77", reference="pytorch-cu124")
     )
     with pytest.raises(ResolutionError, match=r"a CUDA runtime other than the chosen 12\.4"):
-        verify(plan_of(torch_choice()), tmp_path, PoetryBackend())
+        verify(plan_of(torch_choice()), tmp_path, PoetryManager())
 
 
 def test_a_missing_label_or_source_names_what_was_locked(tmp_path: Path) -> None:
@@ -136,7 +137,7 @@ def test_a_missing_label_or_source_names_what_was_locked(tmp_path: Path) -> None
         poetry_lock("2.5.1+cpu", "12.4.127", reference="pytorch-cu124")
     )
     with pytest.raises(ResolutionError) as error:
-        verify(plan_of(torch_choice()), tmp_path, PoetryBackend())
+        verify(plan_of(torch_choice()), tmp_path, PoetryManager())
     assert "it locks 2.5.1+cpu from pytorch-cu124" in error.value.what
     assert "+cu124" in error.value.fix
 
@@ -200,7 +201,9 @@ def torch_and_triton_plan() -> Plan:
         ),
         KB.nvidia,
     )
-    dependencies = read_dependencies({"project": {"dependencies": ["torch==2.5.1", "triton"]}})
+    dependencies = read_dependencies(
+        {"project": {"dependencies": ["torch==2.5.1", "triton"]}}, READERS
+    )
     return make_plan(dependencies, [target], Settings(), KB)
 
 
@@ -212,7 +215,7 @@ def test_an_unlabelled_companion_is_checked_by_its_source_alone(tmp_path: Path) 
     assert (triton.variant, triton.label, triton.version) == ("cu124", "", None)
     (tmp_path / "pyproject.toml").write_text(UV_PYPROJECT)
     (tmp_path / "uv.lock").write_text(uv_lock("https://download.pytorch.org/whl/cu124"))
-    assert verify(plan, tmp_path, UvBackend()) == {"torch": "2.5.1+cu124", "triton": "3.1.0"}
+    assert verify(plan, tmp_path, UvManager()) == {"torch": "2.5.1+cu124", "triton": "3.1.0"}
 
 
 def test_an_unlabelled_companion_from_another_index_fails(tmp_path: Path) -> None:
@@ -220,7 +223,7 @@ def test_an_unlabelled_companion_from_another_index_fails(tmp_path: Path) -> Non
     (tmp_path / "pyproject.toml").write_text(UV_PYPROJECT)
     (tmp_path / "uv.lock").write_text(uv_lock("https://pypi.org/simple"))
     with pytest.raises(ResolutionError) as error:
-        verify(plan, tmp_path, UvBackend())
+        verify(plan, tmp_path, UvManager())
     assert "does not lock triton cu124 from pytorch-cu124: it locks 3.1.0 from PyPI" in (
         error.value.what
     )
@@ -270,9 +273,9 @@ content-hash = "0"
 '''
 
     (tmp_path / "poetry.lock").write_text(lock("0.29.2+cu130"))
-    assert verify(plan_of(vision), tmp_path, PoetryBackend()) == {"torchvision": "0.29.2+cu130"}
+    assert verify(plan_of(vision), tmp_path, PoetryManager()) == {"torchvision": "0.29.2+cu130"}
     # The same version without the label is not the cu130 build.
     (tmp_path / "poetry.lock").write_text(lock("0.29.2"))
     with pytest.raises(ResolutionError) as error:
-        verify(plan_of(vision), tmp_path, PoetryBackend())
+        verify(plan_of(vision), tmp_path, PoetryManager())
     assert "with versions ending in +cu130" in error.value.fix

@@ -10,9 +10,9 @@ import pytest
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
-from poetry_cuda.locking.managed import Managed
 from poetry_cuda.planning.adoption import pinned_request
 from poetry_cuda.planning.adoption import review
+from poetry_cuda.planning.managed import Managed
 from poetry_cuda.request.settings import CudaRequest
 from tests.support.plans import KB
 from tests.support.plans import linux_host

@@ -9,7 +9,7 @@ import pytest
 
 from poetry_cuda.doctor.extras import pick_extras
 from poetry_cuda.locking.lockfile import LockedExtra
-from poetry_cuda.locking.managed import Managed
+from poetry_cuda.planning.managed import Managed
 from tests.support.plans import KB
 from tests.support.plans import linux_host
 from tests.support.plans import plan_text

@@ -19,13 +19,14 @@ from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
 from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 from poetry_cuda.planning.planner import Options
 from poetry_cuda.planning.planner import apply_options
 from poetry_cuda.planning.targets import settle
@@ -67,8 +68,8 @@ def plan_for(deps: list[str], *hosts: dict[str, Any], **changes: Any) -> Any:
         targets.append(target)
     settings = dataclasses.replace(Settings(), **changes)
     pyproject = {"project": {"dependencies": deps}}
-    hand = recognise(pyproject, KB.families, settings.mirrors)
-    return make_plan(read_dependencies(pyproject), targets, settings, KB, hand)
+    hand = recognise(pyproject, KB.families, settings.mirrors, READERS)
+    return make_plan(read_dependencies(pyproject, READERS), targets, settings, KB, hand)
 
 
 RTX4090_550 = host("linux", "550.54.14", "8.9")
@@ -482,7 +483,8 @@ def test_a_constraint_repeated_in_several_places_is_said_once() -> None:
                 "dependencies": ["torch==2.5.1"],
                 "optional-dependencies": {"a": ["torch==2.5.1"], "b": ["torch==2.5.1"]},
             }
-        }
+        },
+        READERS,
     )
     target, _ = settle(profile_from_json(host("linux", "570.124.06", "12.0"), "t"), KB.nvidia)
     with pytest.raises(NoVariantError) as caught:

@@ -6,6 +6,7 @@ import json
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.host.detect import detect_this_machine
 from poetry_cuda.host.profiles import Driver
 from poetry_cuda.host.profiles import HostProfile
@@ -92,10 +93,14 @@ def test_the_no_gpu_warning_is_only_for_cpu_plans(tmp_path: Path) -> None:
     pyproject = tmp_path / "pyproject.toml"
     head = '[project]\nname = "x"\nversion = "0"\ndependencies = ["torch==2.5.1"]\n'
     pyproject.write_text(head)
-    cpu = plan_project(tmp_path, options, load(), {}, detect=detect_this_machine).plan
+    cpu = plan_project(
+        tmp_path, options, load(), {}, detect=detect_this_machine, readers=READERS
+    ).plan
     assert any("serves no GPU (CPU builds only)" in w for w in cpu.warnings)
     pyproject.write_text(head + '[tool.poetry-cuda]\ncuda = "12.4"\n')
-    cuda = plan_project(tmp_path, options, load(), {}, detect=detect_this_machine).plan
+    cuda = plan_project(
+        tmp_path, options, load(), {}, detect=detect_this_machine, readers=READERS
+    ).plan
     torch = cuda.choice("torch")
     assert torch is not None
     assert torch.variant == "cu124"

@@ -19,8 +19,8 @@ from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import toolkit_wheels
 from poetry_cuda.knowledge.tables import TOOLKIT_WHEELS_FILE
 from poetry_cuda.knowledge.tables import validate_toolkit_wheels
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
@@ -119,6 +119,7 @@ def test_nothing_added_for_system_mode_or_unpublished_versions() -> None:
 
 
 def test_plan_project_adds_them(tmp_path: Path) -> None:
+    from poetry_cuda.backends.readers import READERS
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import plan_project
 
@@ -130,7 +131,9 @@ def test_plan_project_adds_them(tmp_path: Path) -> None:
     )
     (tmp_path / "host.json").write_text(json.dumps({"schema": 1, "os": "linux"}))
     options = Options(targets=(str(tmp_path / "host.json"),))
-    planned = plan_project(tmp_path, options, load(), {}, detect=detect_this_machine)
+    planned = plan_project(
+        tmp_path, options, load(), {}, detect=detect_this_machine, readers=READERS
+    )
     assert [a.name for a in planned.plan.additions][:1] == ["nvidia-cuda-nvcc"]
 
 

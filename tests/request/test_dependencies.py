@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.request.dependencies import read_dependencies
 
@@ -26,7 +27,8 @@ def test_reads_every_place_a_dependency_can_be_declared() -> None:
                 "test": ["torchaudio==2.5.1", {"include-group": "dev"}],
                 "poetry-cuda": ["torch"],
             },
-        }
+        },
+        READERS,
     )
     found = [(d.name, d.constraint, sorted(d.extras)) for d in deps]
     assert found == [
@@ -42,9 +44,9 @@ def test_reads_every_place_a_dependency_can_be_declared() -> None:
 
 
 def test_local_label_of_a_pin() -> None:
-    (dep,) = read_dependencies({"project": {"dependencies": ["torch==2.5.1+cpu"]}})
+    (dep,) = read_dependencies({"project": {"dependencies": ["torch==2.5.1+cpu"]}}, READERS)
     assert dep.local_label == "cpu"
-    (dep,) = read_dependencies({"tool": {"poetry": {"dependencies": {"torch": "2.5.1"}}}})
+    (dep,) = read_dependencies({"tool": {"poetry": {"dependencies": {"torch": "2.5.1"}}}}, READERS)
     assert dep.local_label is None
 
 
@@ -61,7 +63,8 @@ def test_multiple_constraint_entries() -> None:
                     }
                 }
             }
-        }
+        },
+        READERS,
     )
     assert [d.constraint for d in deps] == ["2.5.1", "2.4.1"]
 
@@ -77,4 +80,14 @@ def test_multiple_constraint_entries() -> None:
 )
 def test_bad_dependencies_are_config_errors(pyproject: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
-        read_dependencies(pyproject)
+        read_dependencies(pyproject, READERS)
+
+
+def test_a_package_managers_own_tables_are_read_by_its_reader() -> None:
+    pyproject = {
+        "project": {"dependencies": ["numpy"]},
+        "tool": {"poetry": {"dependencies": {"torch": "2.5.1"}}},
+        "dependency-groups": {"dev": ["pytest"]},
+    }
+    assert [d.name for d in read_dependencies(pyproject, ())] == ["numpy", "pytest"]
+    assert [d.name for d in read_dependencies(pyproject, READERS)] == ["numpy", "torch", "pytest"]

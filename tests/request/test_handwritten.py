@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.request.handwritten import HandWritten
@@ -20,7 +21,7 @@ MIRRORS = {"pytorch": Mirror("https://mirror.example/torch/{variant}/simple")}
 
 def _recognised(text: str, mirrors: dict[str, Mirror] | None = None) -> HandWritten:
     document: dict[str, Any] = parse_toml(text)
-    return recognise(document, FAMILIES, mirrors or {})
+    return recognise(document, FAMILIES, mirrors or {}, READERS)
 
 
 @pytest.mark.parametrize(
@@ -195,3 +196,23 @@ def test_a_poetry_1_source_is_recognised_with_its_old_priority() -> None:
     )
     assert hand.indexes[0].old_priority == "secondary = true"
     assert not hand.indexes[0].implicit
+
+
+def test_each_managers_tables_are_recognised_through_its_reader() -> None:
+    document: dict[str, Any] = parse_toml(
+        """
+[project]
+dependencies = ["torch==2.5.1+cu124"]
+[tool.poetry.dependencies]
+torchvision = {version = "^0.20", source = "pt"}
+[[tool.poetry.source]]
+name = "pt"
+url = "https://download.pytorch.org/whl/cu126"
+"""
+    )
+    alone = recognise(document, FAMILIES, {}, ())
+    assert [(p.package, p.where) for p in alone.pins] == [("torch", "[project] dependencies")]
+    assert alone.indexes == ()
+    both = recognise(document, FAMILIES, {}, READERS)
+    assert [p.package for p in both.pins] == ["torchvision", "torch"]
+    assert [i.name for i in both.indexes] == ["pt"]

@@ -17,18 +17,20 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends import poetry_config
-from poetry_cuda.backends import uv_config
+from poetry_cuda.backends.poetry import editor as poetry_editor
+from poetry_cuda.backends.uv import editor as uv_editor
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
+from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 
+FAMILIES = load().families
 CU124 = ("pytorch-cu124", "https://download.pytorch.org/whl/cu124")
 CU118 = ("pytorch-cu118", "https://download.pytorch.org/whl/cu118")
 PLANS = {
@@ -86,8 +88,8 @@ UV_LAYOUTS = {
     "inline-default-groups": HEAD + '\n[tool]\nuv = { default-groups = ["dev"] }\n',
 }
 BACKENDS: dict[str, tuple[Callable[..., str], dict[str, str]]] = {
-    "poetry": (poetry_config.rewrite, POETRY_LAYOUTS),
-    "uv": (uv_config.rewrite, UV_LAYOUTS),
+    "poetry": (poetry_editor.rewrite, POETRY_LAYOUTS),
+    "uv": (uv_editor.rewrite, UV_LAYOUTS),
 }
 CASES = [
     (backend, layout, plan, previous)
@@ -101,7 +103,7 @@ def _user_data(text: str) -> Any:
     data = parse_toml(text)
     tool = data.get("tool", {})
     defaults = tool.get("uv", {}).get("default-groups")
-    if uv_config.DEFAULTS_COMMENT in text:  # the whole list is ours
+    if uv_editor.DEFAULTS_COMMENT in text:  # the whole list is ours
         del tool["uv"]["default-groups"]
     elif isinstance(defaults, list) and "poetry-cuda" in defaults:
         defaults.remove("poetry-cuda")
@@ -131,7 +133,7 @@ def test_rewrite_refuses_or_writes_valid_toml_with_the_users_data_kept(
     rewrite, layouts = BACKENDS[backend]
     text = layouts[layout]
     try:
-        result = rewrite(text, PLANS[plan], previous=PREVIOUS[previous])
+        result = rewrite(text, PLANS[plan], PREVIOUS[previous], FAMILIES)
     except ConfigError as error:
         assert error.exit_code == 2 and error.fix, error
         return
@@ -143,4 +145,4 @@ def test_rewrite_refuses_or_writes_valid_toml_with_the_users_data_kept(
         held = re.sub(r"[\]}\s]*(#.*)?$", "", line)
         assert held.strip() and any(new.startswith(held) for new in lines), (line, result)
     wanted = tuple(name for name, _ in PLANS[plan].sources)
-    assert rewrite(result, PLANS[plan], previous=wanted) == result
+    assert rewrite(result, PLANS[plan], wanted, FAMILIES) == result

@@ -35,10 +35,10 @@ ALLOWED = {
     ("host/run.py", "subprocess.Popen"): "probes' runner, bounded by communicate(timeout=)",
     # `sync`: the package manager's install runs as long as the download takes, in the
     # user's terminal, and Ctrl-C stops it as it stops a plain install.
-    ("backends/__init__.py", "subprocess.call"): "sync runs the package manager's install",
+    ("backends/base.py", "subprocess.call"): "sync runs the package manager's install",
     # `lock`'s uv part started ahead: its one wait is `wait(timeout=LOCK_TIMEOUT)`, and an
-    # unused one is killed at exit (`_stop_ahead`).
-    ("backends/uv.py", "subprocess.Popen"): "uv started ahead, bounded by wait(timeout=)",
+    # unused one is killed at exit (`UvAhead.stop`).
+    ("backends/uv/runner.py", "subprocess.Popen"): "uv started ahead, bounded by wait(timeout=)",
 }
 
 
@@ -77,7 +77,7 @@ def _spawns() -> list[tuple[str, str, ast.Call]]:
 def test_the_scan_sees_the_known_calls() -> None:
     names = {(relative, name) for relative, name, _ in _spawns()}
     assert set(ALLOWED) <= names
-    assert ("backends/uv.py", "subprocess.run") in names
+    assert ("backends/uv/runner.py", "subprocess.run") in names
 
 
 def test_no_shell_anywhere() -> None:

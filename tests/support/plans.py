@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.backends.readers import READERS
 from poetry_cuda.files import parse_toml
 from poetry_cuda.host.profiles import profile_from_json
 from poetry_cuda.knowledge.packaged import load
@@ -50,6 +51,6 @@ def plan_text(text: str, targets: Sequence[Target], **settings: Any) -> Planned:
     """The plan for the project `text` on `targets`, with `settings` replaced."""
     pyproject = parse_toml(text)
     chosen = dataclasses.replace(Settings(), **settings)
-    hand = recognise(pyproject, KB.families, chosen.mirrors)
-    plan = make_plan(read_dependencies(pyproject), list(targets), chosen, KB, hand)
+    hand = recognise(pyproject, KB.families, chosen.mirrors, READERS)
+    plan = make_plan(read_dependencies(pyproject, READERS), list(targets), chosen, KB, hand)
     return Planned(plan, hand, chosen)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from typing import Protocol
 
 from poetry_cuda.cli.markup import escape
-from poetry_cuda.cli.prefetch import Ahead
+from poetry_cuda.cli.prefetch import Prefetched
 from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.cli.registry import detect_this_machine
 from poetry_cuda.display import shown
@@ -269,7 +269,9 @@ class CudaCommand:
     def __init__(self, port: Port, invoked_as: str) -> None:
         self.port = port
         self.invoked_as = invoked_as
-        self.ahead = Ahead()  # what `execute` starts for the command to collect
+        # What `execute` starts ahead (`cli.prefetch`) for the command to collect and hand
+        # down: the NVML worker to detection, uv's part of a lock to the lock.
+        self.prefetched = Prefetched()
 
     def execute(self) -> int:
         """Run the command: its exit code, an error's, 130 when interrupted, 141 when the
@@ -277,13 +279,13 @@ class CudaCommand:
 
         What the command will wait for starts first (`prefetch`), and what it did not
         collect is stopped when it ends."""
-        self.ahead = start_ahead(self.name, self.option, os.environ, self.project_start())
+        self.prefetched = start_ahead(self.name, self.option, os.environ, self.project_start())
         try:
             return self._execute()
         except BrokenPipeError:
             return reader_gone()
         finally:
-            self.ahead.stop()
+            self.prefetched.stop()
 
     def _execute(self) -> int:
         try:
@@ -317,7 +319,7 @@ class CudaCommand:
     def detect_this_machine(self, environ: Mapping[str, str]) -> HostProfile:
         """This machine's profile, from the NVML worker started ahead if there is one (what
         planning takes as `detect`)."""
-        return detect_this_machine(environ, early=self.ahead.early)
+        return detect_this_machine(environ, early=self.prefetched.early)
 
     def project_start(self) -> Path:
         """Where to look for the project: Poetry's --project/--directory, else the cwd."""

@@ -55,10 +55,17 @@ class DoctorCommand(CudaCommand):
 
     def run_command(self) -> int:
         from poetry_cuda import doctor
+        from poetry_cuda.cli.registry import package_manager
         from poetry_cuda.knowledge.packaged import load
 
         kb = load()
-        facts = doctor.gather(self.project_start(), kb, environ=os.environ, early=self.ahead.early)
+        facts = doctor.gather(
+            self.project_start(),
+            kb,
+            environ=os.environ,
+            early=self.prefetched.early,
+            load_manager=package_manager,
+        )
         findings = doctor.run_checks(facts, kb)
         if self.option("deep"):
             findings += doctor.deep_checks(facts, os.environ)

@@ -51,6 +51,7 @@ class EnvCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
+        from poetry_cuda.cli.registry import package_manager
         from poetry_cuda.cudaenv.decide import changes
         from poetry_cuda.cudaenv.project_env import project_environment
         from poetry_cuda.cudaenv.shells import SHELLS
@@ -63,7 +64,7 @@ class EnvCommand(CudaCommand):
                 f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json",
                 fix="pass e.g. --shell fish",
             )
-        env = project_environment(self.project_start())
+        env = project_environment(self.project_start(), load_manager=package_manager)
         values, unset = changes(env, os.environ)
         if shell == "json":
             self.print_json(to_json(values, unset, env))

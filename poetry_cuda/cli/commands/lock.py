@@ -40,7 +40,9 @@ class LockCommand(PlanCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda import backends
+        from poetry_cuda.backends.base import choose_for_lock
+        from poetry_cuda.backends.readers import READERS
+        from poetry_cuda.cli.registry import package_manager
         from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.locking import lock
         from poetry_cuda.locking import transaction
@@ -58,11 +60,18 @@ class LockCommand(PlanCommand):
                 self.planning_options(), recorded=lock.recorded_targets(project)
             )
             planned = plan_project(
-                project, options, load(), os.environ, detect=self.detect_this_machine
+                project,
+                options,
+                load(),
+                os.environ,
+                detect=self.detect_this_machine,
+                readers=READERS,
             )
             settings = planned.settings
-            backend = backends.for_project(
-                settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
+            backend = package_manager(
+                choose_for_lock(
+                    settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
+                )
             )
             if check:
                 stale = lock.stale_reasons(planned, backend)
@@ -78,6 +87,7 @@ class LockCommand(PlanCommand):
                     notify=self.notify,
                     adopt=self.option("adopt"),
                     command=self.invocation,
+                    ahead=self.prefetched.ahead,
                 )
         if check:
             if stale:

@@ -17,7 +17,7 @@ from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import message
-from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
@@ -57,10 +57,16 @@ class PlanCommand(CudaCommand):
         )
 
     def plan(self, start: Path, kb: KnowledgeBase) -> Planned:
+        from poetry_cuda.backends.readers import READERS
         from poetry_cuda.planning.planner import plan_project
 
         return plan_project(
-            start, self.planning_options(), kb, os.environ, detect=self.detect_this_machine
+            start,
+            self.planning_options(),
+            kb,
+            os.environ,
+            detect=self.detect_this_machine,
+            readers=READERS,
         )
 
     def run_command(self) -> int:
@@ -69,7 +75,7 @@ class PlanCommand(CudaCommand):
         planned = self.plan(self.project_start(), load())
         backend, reason = self.backend(planned)
         if backend == "poetry":
-            from poetry_cuda.backends.poetry_rules import check_mirrors
+            from poetry_cuda.backends.poetry.rules import check_mirrors
 
             check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
         reports = self.check_index(planned) if self.option("check-index") else None
@@ -98,11 +104,9 @@ class PlanCommand(CudaCommand):
 
     def backend(self, planned: Planned) -> tuple[str, str]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
-        from poetry_cuda import backends
+        from poetry_cuda.backends import base
 
-        return backends.choose_with_reason(
-            planned.settings.backend, planned.project, planned.pyproject
-        )
+        return base.choose_with_reason(planned.settings.backend, planned.project, planned.pyproject)
 
     def backend_line(self, planned: Planned) -> str:
         return backend_line(*self.backend(planned))

@@ -81,6 +81,7 @@ class RunCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
+        from poetry_cuda.cli.registry import package_manager
         from poetry_cuda.cudaenv.decide import apply
         from poetry_cuda.cudaenv.project_env import project_environment
 
@@ -91,7 +92,9 @@ class RunCommand(CudaCommand):
                 why="run executes a command with the project's CUDA environment",
                 fix=f"write the command after run, e.g. `{self.program} nvcc --version`",
             )
-        env = apply(project_environment(self.project_start()), os.environ)
+        env = apply(
+            project_environment(self.project_start(), load_manager=package_manager), os.environ
+        )
         program = find_program(argv[0], env.get("PATH", ""))
         if program is None:
             raise CommandNotFoundError(

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from poetry_cuda.backends import Backend
+    from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.doctor.extras import Pick
     from poetry_cuda.locking.lockfile import CudaLock
 
@@ -68,10 +68,10 @@ class SyncCommand(CudaCommand):
             return self._sync(project)
 
     def _sync(self, project: Path) -> int:
-        from poetry_cuda import backends
+        from poetry_cuda.cli.registry import package_manager
 
         cuda_lock, pyproject = locked(project)
-        backend = backends.load(cuda_lock.backend)
+        backend = package_manager(cuda_lock.backend)
         check_manager_lock(backend, project)
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
         extras, groups = selection(picks)
@@ -91,7 +91,7 @@ class SyncCommand(CudaCommand):
         if cuda_lock.toolkit is not None:
             from poetry_cuda.cudaenv.project_env import ensure_redist_toolkit
 
-            tree = ensure_redist_toolkit(project)
+            tree = ensure_redist_toolkit(project, load_manager=package_manager)
             if tree is not None:
                 self.line(f"<info>Toolkit</info>: {escape(tree.describe())} (redist)")
         return 0
@@ -131,12 +131,12 @@ def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
     return cuda_lock, pyproject
 
 
-def check_manager_lock(backend: Backend, project: Path) -> None:
+def check_manager_lock(backend: PackageManager, project: Path) -> None:
     """Exit 2 unless the package manager's lock exists and fits pyproject.toml by the
     manager's own check (`uv lock --check`, Poetry's content hash): its install would
     refuse a stale one, or install what was locked for another pyproject.toml."""
     if backend.name == "poetry":  # the same message as the install's, before Poetry's check
-        from poetry_cuda.backends.poetry import require_poetry
+        from poetry_cuda.backends.poetry.runner import require_poetry
 
         require_poetry('cuda.lock records backend "poetry"')
     missing = backend.lockfile_problem(project)

@@ -1,15 +1,31 @@
+"""The Poetry backend's editor: the sources and the group poetry-cuda writes in pyproject.toml."""
+
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends.poetry_config import add_pins
-from poetry_cuda.backends.poetry_config import rewrite
+from poetry_cuda.backends.poetry import editor as poetry_editor
+from poetry_cuda.backends.poetry.editor import add_pins
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.packaged import load
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
-from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
+from poetry_cuda.planning.managed import is_our_source
+
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+
+FAMILIES = load().families
+
+
+def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+    """The Poetry editor's rewrite, knowing the packaged families' own sources."""
+    return poetry_editor.rewrite(text, managed, previous, FAMILIES)
 
 
 PYPROJECT = """\
@@ -127,7 +143,7 @@ def test_add_pins_adds_to_the_group_and_keeps_everything_else() -> None:
 
 
 MIRROR_URL = "https://mirror.example/whl/cu124"
-MIRROR = next(f for f in load().families if f.name == "torch").source_name(
+MIRROR = next(f for f in FAMILIES if f.name == "torch").source_name(
     "cu124", MIRROR_URL, mirrored=True
 )
 OWN_SOURCE = '\n[[tool.poetry.source]]\nname = "internal"\nurl = "https://pkg.example/simple"\n'
@@ -151,7 +167,7 @@ OWN_SOURCE = '\n[[tool.poetry.source]]\nname = "internal"\nurl = "https://pkg.ex
 def test_a_source_is_ours_only_with_a_name_and_url_poetry_cuda_produces(
     name: str, url: str | None, ours: bool
 ) -> None:
-    assert is_our_source(name, url) is ours
+    assert is_our_source(name, url, FAMILIES) is ours
 
 
 @pytest.mark.parametrize("priority", ['priority = "explicit"\n', 'priority = "primary"\n'])

@@ -11,42 +11,43 @@ a table added under dotted keys lands elsewhere. So the backends edit only stand
 tables (`table`), add inline entries to an inline array (`edit_inline_array`), and
 `render` re-parses every result and compares it with the edited document before it is
 written: a layout this misses is refused with exit 2, never written broken.
+
+tomlkit itself is imported by the first edit (`lazy.tomlkit`), so that loading a backend
+costs the commands that only read (`doctor`, `env`, `sync`) nothing of it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 
 from typing import TYPE_CHECKING
 from typing import Any
 
-import tomlkit
-import tomlkit.exceptions
-
-from tomlkit.container import OutOfOrderTableProxy
-from tomlkit.items import AoT
-from tomlkit.items import Array
-from tomlkit.items import Comment
-from tomlkit.items import InlineTable
-from tomlkit.items import Table
-
+from poetry_cuda import lazy
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.locking.managed import is_our_source
+from poetry_cuda.names import canonical_name
+from poetry_cuda.planning.managed import is_our_source
 from poetry_cuda.records import frozen
-from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Collection
     from collections.abc import Iterator
+    from collections.abc import Sequence
 
+    from tomlkit.items import Array
     from tomlkit.toml_document import TOMLDocument
 
+    from poetry_cuda.knowledge.model import Family
 
-# tomlkit raises ValueError where an edit cannot be expressed in the document's layout.
-EDIT_ERRORS = (tomlkit.exceptions.TOMLKitError, ValueError)
+
+def edit_errors() -> tuple[type[Exception], ...]:
+    """What tomlkit raises where an edit cannot be expressed in the document's layout."""
+    return (lazy.tomlkit().exceptions.TOMLKitError, ValueError)
 
 
 def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str:
@@ -57,7 +58,7 @@ def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str
     document = parse(text)
     try:
         apply(document)
-    except EDIT_ERRORS as error:
+    except edit_errors() as error:
         raise layout_error(where, str(error)) from None
     result = render(document, where)
     if result.endswith("\n\n") and not text.endswith("\n\n"):
@@ -65,6 +66,7 @@ def rewrite(text: str, where: str, apply: Callable[[TOMLDocument], None]) -> str
     if result == text:
         return text
     # Only layout changed (tomlkit's own spelling of what was there): keep the user's bytes.
+    tomlkit = lazy.tomlkit()
     return text if tomlkit.parse(result) == tomlkit.parse(text) else result
 
 
@@ -96,9 +98,10 @@ class IndexShape:
             return found is self.explicit  # `explicit = 1` is no boolean
         return isinstance(found, str) and found == self.explicit
 
-    def is_ours(self, entry: Any) -> bool:
+    def is_ours(self, entry: Any, families: Sequence[Family]) -> bool:
         """An entry exactly as poetry-cuda writes it (its own name and URL, explicit)."""
-        return is_our_source(entry.get("name"), entry.get("url")) and self.is_explicit(entry)
+        ours = is_our_source(entry.get("name"), entry.get("url"), families)
+        return ours and self.is_explicit(entry)
 
 
 def apply_indexes(
@@ -107,13 +110,15 @@ def apply_indexes(
     shape: IndexShape,
     wanted: dict[str, str],
     previous: Collection[str],
+    families: Sequence[Family],
     flat: Collection[str] = (),
 ) -> None:
     """Keep every user index; add the managed ones, drop those the plan no longer needs.
 
     `wanted` maps each index the plan uses to its URL; `previous` names the indexes an
-    earlier lock managed (cuda.lock's managed-sources); `flat` names the wanted indexes
-    that are flat listings (`IndexShape.flat_key`).
+    earlier lock managed (cuda.lock's managed-sources); `families` are the knowledge
+    base's, whose names and URLs say which indexes are ours; `flat` names the wanted
+    indexes that are flat listings (`IndexShape.flat_key`).
     """
     current = entries(parent, key, shape.where)
     wanted = dict(wanted)
@@ -121,7 +126,7 @@ def apply_indexes(
     for entry in current:
         name = entry.get("name")
         if name in wanted:
-            if not shape.is_ours(entry):
+            if not shape.is_ours(entry, families):
                 explicit = "" if shape.is_explicit(entry) else ", not explicit"
                 raise ConfigError(
                     f"[[{shape.where}]] {name!r} already exists with url = "
@@ -138,13 +143,15 @@ def apply_indexes(
                     del entry[shape.flat_key]
             del wanted[name]
         elif name in previous:
-            if not shape.is_ours(entry):
+            if not shape.is_ours(entry, families):
                 raise foreign_entry(f"[[{shape.where}]]", name, entry.get("url"))
             dropped.add(name)  # an index an earlier plan needed and this one does not
     existing = parent.get(key)
     if not dropped and not wanted:
         return
-    if isinstance(existing, Array):  # `key = [{ ... }]`: ours are written inline too
+    tomlkit = lazy.tomlkit()
+    # `key = [{ ... }]`: ours are written inline too
+    if isinstance(existing, tomlkit.items.Array):
         edit_inline_array(
             existing,
             lambda entry: entry.get("name") in dropped,
@@ -194,7 +201,7 @@ def remove_entries(parent: Any, key: str, drop: Callable[[Any], bool]) -> None:
     if len(pieces) > 1:
         _drop_from(pieces, key, drop)
         return
-    if isinstance(existing, Array):
+    if isinstance(existing, lazy.tomlkit().items.Array):
         edit_inline_array(existing, drop, [])
     else:
         kept = [entry for entry in existing if not drop(entry)]
@@ -223,16 +230,16 @@ def _pieces(parent: Any, key: str) -> list[Any]:
     proxy over several tables, and edits made through its merged array are lost: each
     piece is edited in its own table instead.
     """
-    if not isinstance(parent, OutOfOrderTableProxy):
+    tomlkit = lazy.tomlkit()
+    if not isinstance(parent, tomlkit.container.OutOfOrderTableProxy):
         return []
     tables = parent._tables  # tomlkit offers no public way to reach them
-    return [t for t in tables if isinstance(t.get(key), AoT)]
+    return [t for t in tables if isinstance(t.get(key), tomlkit.items.AoT)]
 
 
 def _inline(fields: dict[str, str | bool]) -> str:
-    return (
-        "{ " + ", ".join(f"{k} = {tomlkit.item(v).as_string()}" for k, v in fields.items()) + " }"
-    )
+    item = lazy.tomlkit().item
+    return "{ " + ", ".join(f"{k} = {item(v).as_string()}" for k, v in fields.items()) + " }"
 
 
 def foreign_entry(kind: str, name: str, url: object) -> ConfigError:
@@ -298,13 +305,15 @@ def shown(value: object, *, limit: int | None = 60) -> str:
 
 
 def parse(text: str) -> TOMLDocument:
+    tomlkit = lazy.tomlkit()
     try:
-        return tomlkit.parse(text)
+        document: TOMLDocument = tomlkit.parse(text)
     except tomlkit.exceptions.ParseError as error:
         raise ConfigError(
             f"pyproject.toml: not valid TOML ({error})",
             fix="correct the syntax at the position shown",
         ) from None
+    return document
 
 
 def layout_error(where: str, detail: str) -> ConfigError:
@@ -323,15 +332,16 @@ def table(parent: Any, key: str, where: str, *, create: bool = True) -> Any:
     An inline table cannot hold the tables and marker comments poetry-cuda writes, and
     any other value there is not a table at all: both are refused, naming `where`.
     """
+    tomlkit = lazy.tomlkit()
     found = parent.get(key)
     if found is None:
         if not create:
             return None
         found = tomlkit.table(is_super_table=True)
         parent[key] = found
-    elif isinstance(found, InlineTable):
+    elif isinstance(found, tomlkit.items.InlineTable):
         raise layout_error(where, f"{key} = {{ ... }} is an inline table")
-    elif not isinstance(found, (Table, OutOfOrderTableProxy)):
+    elif not isinstance(found, (tomlkit.items.Table, tomlkit.container.OutOfOrderTableProxy)):
         raise ConfigError(
             f"pyproject.toml: {where} must be a table, not {shown(found)}",
             fix=f"write it as a [{where}] table",
@@ -362,7 +372,10 @@ def entries(parent: Any, key: str, where: str) -> list[Any]:
     found = parent.get(key)
     if found is None:
         return []
-    if not isinstance(found, (AoT, Array)) or not all(isinstance(e, dict) for e in found):
+    items = lazy.tomlkit().items
+    if not isinstance(found, (items.AoT, items.Array)) or not all(
+        isinstance(e, dict) for e in found
+    ):
         raise ConfigError(
             f"pyproject.toml: {where} must be an array of tables, not {shown(found)}",
             fix=f"write each entry as a [[{where}]] table",
@@ -385,28 +398,31 @@ def edit_inline_array(array: Array, drop: Callable[[Any], bool], added: list[str
 
 def value(text: str) -> Any:
     """A TOML value parsed from text, so that it reads as written (uv's guide, ours)."""
-    return tomlkit.parse(f"v = {text}\n")["v"]
+    return lazy.tomlkit().parse(f"v = {text}\n")["v"]
 
 
 def string(text: str) -> str:
-    return tomlkit.string(text).as_string()
+    written: str = lazy.tomlkit().string(text).as_string()
+    return written
 
 
 def has_comment(item: Any, comment: str) -> bool:
     """Whether the table or array `item` holds the line `comment` ("# ...") itself."""
-    if isinstance(item, Table):
+    items = lazy.tomlkit().items
+    if isinstance(item, items.Table):
         lines: Iterator[Any] = (part for _, part in item.value.body)
         return any(
-            isinstance(line, Comment) and line.as_string().strip() == comment for line in lines
+            isinstance(line, items.Comment) and line.as_string().strip() == comment
+            for line in lines
         )
-    if isinstance(item, Array):
+    if isinstance(item, items.Array):
         return any(line.strip() == comment for line in item.as_string().splitlines())
     return False
 
 
 def render(document: TOMLDocument, where: str) -> str:
     """The edited document as text, once it reads back as exactly what was edited."""
-    result = tomlkit.dumps(document)
+    result: str = lazy.tomlkit().dumps(document)
     try:
         parsed = parse_toml(result)
     except (ValueError, RecursionError) as error:  # both parsers' errors are ValueErrors
@@ -435,3 +451,23 @@ def _pruned(value: Any) -> Any:
     if isinstance(value, list):
         return [_pruned(item) for item in value]
     return value
+
+
+def key_of(found: Any, package: str) -> str | None:
+    """The key of the table `found` that names `package` (a canonical name), as written."""
+    return next((k for k in found if canonical_name(k) == package), None)
+
+
+def one_line(value: Any) -> str:
+    """A dependency's value in one line, as inline TOML: tables of arrays read inline."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {one_line(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(one_line(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+def remove_named(parent: Any, key: str, where: str, name: str) -> None:
+    """Remove the entry named `name` from the array of tables `key` (`[[where]]`)."""
+    entries(parent, key, where)  # refuses another shape
+    remove_entries(parent, key, lambda entry: entry.get("name") == name)

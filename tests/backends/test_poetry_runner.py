@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from poetry_cuda.backends import poetry
+from poetry_cuda.backends.poetry import runner as poetry
 from poetry_cuda.errors import UsageError
 from tests.support.isolation import hermetic_env
 

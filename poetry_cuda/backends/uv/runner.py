@@ -1,6 +1,6 @@
-"""The uv backend: the real `uv lock`, uv.lock and the environment uv syncs.
+"""The uv backend's runner: the real `uv lock`, uv.lock and the environment uv syncs.
 
-uv has no plugin API: poetry-cuda writes uv's own configuration (`uv_config`) and runs
+uv has no plugin API: poetry-cuda writes uv's own configuration (`editor`) and runs
 uv itself.
 """
 
@@ -18,23 +18,21 @@ from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
-from poetry_cuda.backends import InstallCommand
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends import lockfile_problem
-from poetry_cuda.backends import packages
-from poetry_cuda.backends import run_install
+from poetry_cuda import lazy
+from poetry_cuda.backends.base import InstallCommand
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import Unreachable
+from poetry_cuda.backends.base import lock_failed
+from poetry_cuda.backends.base import packages
+from poetry_cuda.backends.base import run_install
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_toml_once
 from poetry_cuda.files import replace_bytes
-from poetry_cuda.messages import Localized
-from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.names import canonical_name
-from poetry_cuda.request.settings import mirrors_said
-from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
 from poetry_cuda.request.user_mirrors import variable
 
@@ -42,6 +40,8 @@ from poetry_cuda.request.user_mirrors import variable
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
+
+    from poetry_cuda.backends.base import Ahead
 
 
 UV_ENV = "POETRY_CUDA_UV"  # the uv executable to run, where it is not the one found
@@ -62,61 +62,51 @@ UNREACHABLE = re.compile(
 )
 
 
-class UvBackend:
-    name = "uv"
-    lockfile = "uv.lock"
+LOCKFILE = "uv.lock"
 
-    def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
-        # uv reads every pyproject.toml poetry-cuda can (a BOM included).
-        refuse_user_mirrors(os.environ)
 
-    def run_lock(self, project: Path, *, regenerate: bool) -> None:
-        run_lock(find_uv(os.environ), project, regenerate=regenerate)
+def locked(project: Path, name: str) -> list[LockedEntry]:
+    """Every entry of package `name` in uv.lock (empty when there is none)."""
+    path = project / LOCKFILE
+    if not path.is_file():
+        return []
+    default = default_index(read_toml_once(project / "pyproject.toml"), os.environ)
+    wanted = canonical_name(name)
+    return [
+        _entry(package, default)
+        for package in packages(path)
+        if canonical_name(str(package.get("name", ""))) == wanted
+    ]
 
-    def locked(self, project: Path, name: str) -> list[LockedEntry]:
-        path = project / self.lockfile
-        if not path.is_file():
-            return []
-        default = default_index(read_toml_once(project / "pyproject.toml"), os.environ)
-        wanted = canonical_name(name)
-        return [
-            _entry(package, default)
-            for package in packages(path)
-            if canonical_name(str(package.get("name", ""))) == wanted
-        ]
 
-    def lockfile_problem(self, project: Path) -> str | None:
-        return lockfile_problem(project / self.lockfile, "version")
+def outdated_offline(project: Path) -> str | None:
+    """`outdated` offline, with what uv.lock and uv's cache hold; None where uv cannot say."""
+    # The project's own interpreter spares uv looking for one, most of what the check
+    # costs (a tenth of a second or more, where it finds many).
+    root = environment(project, os.environ)
+    found = [root / p for p in ("bin/python", "Scripts/python.exe")] if root else []
+    python = next((str(path) for path in found if path.is_file()), None)
+    try:
+        return outdated(find_uv(os.environ), project, offline=True, python=python)
+    except PoetryCudaError:  # no uv, one too old, or one that does not answer in time
+        return None
 
-    def outdated(self, project: Path) -> str | None:
-        return outdated(find_uv(os.environ), project)
 
-    def outdated_offline(self, project: Path) -> str | None:
-        # The project's own interpreter spares uv looking for one, most of what the check
-        # costs (a tenth of a second or more, where it finds many).
-        root = environment(project, os.environ)
-        found = [root / p for p in ("bin/python", "Scripts/python.exe")] if root else []
-        python = next((str(path) for path in found if path.is_file()), None)
-        try:
-            return outdated(find_uv(os.environ), project, offline=True, python=python)
-        except PoetryCudaError:  # no uv, one too old, or one that does not answer in time
-            return None
+def install_command(extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
+    """`uv sync --locked` with `extras` and `groups`."""
+    # --locked: install uv.lock as it is, and fail where it no longer fits pyproject.toml.
+    chosen = [a for e in extras for a in ("--extra", e)] + [
+        a for g in groups for a in ("--group", g)
+    ]
+    return InstallCommand("uv", ("sync", "--locked", *chosen))
 
-    def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
-        return environment(project, environ)
 
-    def install_command(self, extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
-        # --locked: install uv.lock as it is, and fail where it no longer fits pyproject.toml.
-        chosen = [a for e in extras for a in ("--extra", e)] + [
-            a for g in groups for a in ("--group", g)
-        ]
-        return InstallCommand("uv", ("sync", "--locked", *chosen))
-
-    def install(self, project: Path, command: InstallCommand) -> None:
-        refuse_user_mirrors(os.environ)
-        uv = find_uv(os.environ)
-        check_version(uv)
-        run_install(command, [uv, *command.arguments], project)
+def install(project: Path, command: InstallCommand) -> None:
+    """Run `command` (`install_command`) in `project` with the uv poetry-cuda runs."""
+    refuse_user_mirrors(os.environ)
+    uv = find_uv(os.environ)
+    check_version(uv)
+    run_install(command, [uv, *command.arguments], project)
 
 
 def refuse_user_mirrors(environ: Mapping[str, str]) -> None:
@@ -152,9 +142,7 @@ def find_uv(environ: Mapping[str, str]) -> str:
             )
         return str(Path(found).absolute())
     try:
-        import uv
-
-        return str(Path(uv.find_uv_bin()).absolute())
+        return str(Path(lazy.uv().find_uv_bin()).absolute())
     except (ImportError, FileNotFoundError):
         pass
     found = shutil.which("uv", path=environ.get("PATH"))
@@ -208,20 +196,25 @@ def check_version(uv: str) -> tuple[int, ...]:
 LOCK_INPUTS = ("pyproject.toml", ".python-version", "uv.toml")
 
 
-class _Ahead:
-    """A `uv lock --check` (beside an existing uv.lock) or a `uv lock` in a scratch copy of
-    the project's inputs (without one), started before the plan, never writing in the
-    project."""
+class UvAhead:
+    """uv's part of `lock`, started before the plan (`start_ahead`): a `uv lock --check`
+    beside an existing uv.lock, or a `uv lock` in a scratch copy of the project's inputs
+    without one. It never writes in the project, and is stopped at exit if unused."""
 
     def __init__(
         self,
+        uv: str,
+        project: Path,
         process: subprocess.Popen[bytes],
         inputs: dict[str, bytes | None],
         scratch: tempfile.TemporaryDirectory[str] | None,
     ) -> None:
+        self.uv = uv
+        self.project = project
         self.process = process
         self.inputs = inputs
         self.scratch = scratch
+        atexit.register(self.stop)
 
     def answer(self, project: Path) -> int | None:
         """Its exit code, when the project's inputs are still what it started from."""
@@ -234,28 +227,42 @@ class _Ahead:
             self.stop()
             return None
 
+    def take(self, uv: str, project: Path) -> bool:
+        """Whether uv.lock is now what `uv lock` run by `uv` in `project` would leave: the
+        lock made from the same inputs elsewhere, copied in, or uv.lock found up to date.
+
+        False where it cannot say (another uv or project, inputs the plan changed, a
+        failed check): it is stopped, and the caller runs `uv lock` itself.
+        """
+        code = self.answer(project) if (uv, project) == (self.uv, self.project) else None
+        if code != 0:
+            self.stop()
+            return False
+        check_version(uv)
+        if self.scratch is not None:  # the lock made from the same inputs elsewhere
+            replace_bytes(project / "uv.lock", (Path(self.scratch.name) / "uv.lock").read_bytes())
+            self.scratch.cleanup()
+        atexit.unregister(self.stop)
+        return True  # else uv found uv.lock up to date: `uv lock` would change nothing
+
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
         if self.scratch is not None:
             self.scratch.cleanup()
+        atexit.unregister(self.stop)
 
 
-_AHEAD: dict[tuple[str, Path], _Ahead] = {}
-
-
-def start_ahead(uv: str, project: Path) -> None:
+def start_ahead(uv: str, project: Path) -> UvAhead | None:
     """Start uv's part of `lock` now, beside the planning, for `run_lock` to use.
 
     Beside an existing uv.lock it is `uv lock --check`, which says whether the lock already
     fits pyproject.toml; without one, `uv lock` in a scratch folder holding a copy of the
-    project's inputs (only for a project that uv locks from those alone). Neither writes in
-    the project. `run_lock` uses the answer only when the inputs are still byte for byte
-    what it started from (the plan changed nothing), and otherwise runs `uv lock` itself.
+    project's inputs (only for a project that uv locks from those alone: else None). Neither
+    writes in the project. `run_lock` uses the answer only when the inputs are still byte
+    for byte what it started from (the plan changed nothing), and otherwise runs `uv lock`
+    itself.
     """
-    key = (uv, project)
-    if key in _AHEAD:
-        return
     try:
         inputs = _inputs(project)
         if (project / "uv.lock").is_file():
@@ -267,7 +274,7 @@ def start_ahead(uv: str, project: Path) -> None:
                     (Path(scratch.name) / name).write_bytes(data)
             argv, cwd = [uv, "lock", "--color", "never"], Path(scratch.name)
         else:
-            return
+            return None
         process = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -276,15 +283,8 @@ def start_ahead(uv: str, project: Path) -> None:
             stderr=subprocess.DEVNULL,
         )
     except OSError:
-        return  # `run_lock` runs uv itself, and says what is wrong
-    _AHEAD[key] = _Ahead(process, inputs, scratch)
-    if len(_AHEAD) == 1:
-        atexit.register(_stop_ahead)
-
-
-def _stop_ahead() -> None:
-    while _AHEAD:
-        _AHEAD.popitem()[1].stop()
+        return None  # `run_lock` runs uv itself, and says what is wrong
+    return UvAhead(uv, project, process, inputs, scratch)
 
 
 def _inputs(project: Path) -> dict[str, bytes | None]:
@@ -326,50 +326,23 @@ def _locks_alone(project: Path, inputs: Mapping[str, bytes | None]) -> bool:
     return True
 
 
-def _ahead_answer(uv: str, project: Path) -> tuple[int, _Ahead] | None:
-    ahead = _AHEAD.pop((uv, project), None)
-    if ahead is None:
-        return None
-    code = ahead.answer(project)
-    return None if code is None else (code, ahead)
-
-
-def run_lock(uv: str, project: Path, *, regenerate: bool) -> None:
-    """Run `uv lock` in `project`; raises ResolutionError with uv's message."""
-    answered = None if regenerate else _ahead_answer(uv, project)
-    if answered is not None and answered[0] == 0:
-        ahead = answered[1]
-        check_version(uv)
-        if ahead.scratch is not None:  # the lock made from the same inputs elsewhere
-            replace_bytes(project / "uv.lock", (Path(ahead.scratch.name) / "uv.lock").read_bytes())
-            ahead.scratch.cleanup()
-        return  # else uv found uv.lock up to date: `uv lock` would change nothing
-    if answered is not None:
-        answered[1].stop()
+def run_lock(uv: str, project: Path, *, regenerate: bool, ahead: Ahead | None = None) -> None:
+    """Run `uv lock` in `project`, or take what `ahead` (`start_ahead`) already made of it;
+    raises ResolutionError with uv's message."""
+    if ahead is not None:
+        if not regenerate and ahead.take(uv, project):
+            return
+        ahead.stop()
     # --upgrade: resolve every package anew, as Poetry's `lock --regenerate` does.
     completed = _uv_lock(uv, project, ["--upgrade"] if regenerate else [])
     if completed.returncode != 0:
-        said = (completed.stderr or completed.stdout).strip()
-        why: Localized = message("resolution.uv-why")
-        fix: Localized = message("resolution.uv-fix")
-        if UNREACHABLE.search(said):
-            why, fix = unreachable(project)
-        raise ResolutionError(
-            Phrase((message("resolution.uv-failed"), said), "\n"), why=why, fix=fix
+        raise lock_failed(
+            project,
+            message("resolution.uv-failed"),
+            (completed.stderr or completed.stdout).strip(),
+            (message("resolution.uv-why"), message("resolution.uv-fix")),
+            Unreachable("uv", UNREACHABLE, "poetry-cuda plan"),
         )
-
-
-def unreachable(project: Path) -> tuple[str, str]:
-    """Why and fix when an index could not be reached: the mirror setting, and the others."""
-    settings = parse_settings(read_toml_once(project / "pyproject.toml"))
-    return (
-        f"uv could not reach an index; {mirrors_said(settings)}",
-        (
-            "check the network and the mirror; `poetry-cuda plan --check-index` asks each chosen "
-            "index whether it serves the chosen version; another mirror is one line in "
-            "[tool.poetry-cuda.mirrors]"
-        ),
-    )
 
 
 def outdated(

@@ -9,30 +9,40 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends import choose
-from poetry_cuda.backends import load
-from poetry_cuda.backends.uv import UV_ENV
-from poetry_cuda.backends.uv import UvBackend
-from poetry_cuda.backends.uv import check_version
-from poetry_cuda.backends.uv import default_index
-from poetry_cuda.backends.uv import environment
-from poetry_cuda.backends.uv import find_uv
-from poetry_cuda.backends.uv import run_lock
-from poetry_cuda.backends.uv_config import rewrite
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import choose
+from poetry_cuda.backends.uv import editor as uv_editor
+from poetry_cuda.backends.uv.manager import UvManager
+from poetry_cuda.backends.uv.runner import UV_ENV
+from poetry_cuda.backends.uv.runner import check_version
+from poetry_cuda.backends.uv.runner import default_index
+from poetry_cuda.backends.uv.runner import environment
+from poetry_cuda.backends.uv.runner import find_uv
+from poetry_cuda.backends.uv.runner import run_lock
+from poetry_cuda.cli.registry import package_manager
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import parse_toml
-from poetry_cuda.locking.managed import CUDA_PLATFORMS
-from poetry_cuda.locking.managed import Managed
-from poetry_cuda.locking.managed import Pin
+from poetry_cuda.knowledge.packaged import load as load_knowledge
+from poetry_cuda.planning.managed import CUDA_PLATFORMS
+from poetry_cuda.planning.managed import Managed
+from poetry_cuda.planning.managed import Pin
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Source
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from pathlib import Path
+
+
+FAMILIES = load_knowledge().families
+
+
+def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+    """The uv editor's rewrite, knowing the packaged families' own indexes."""
+    return uv_editor.rewrite(text, managed, previous, FAMILIES)
 
 
 PYPROJECT = """\
@@ -230,7 +240,7 @@ source = {{ registry = "https://pypi.org/simple" }}
 dependencies = [{{ name = "torch", version = "2.5.1+cu124", source = {{ registry = "{CU124_URL}" }} }}]
 """
     )
-    backend = UvBackend()
+    backend = UvManager()
     cuda, default = backend.locked(tmp_path, "Torch")
     assert cuda == LockedEntry(
         version="2.5.1+cu124",
@@ -280,7 +290,7 @@ def test_auto_chooses_uv_for_uv_projects(tmp_path: Path) -> None:
     assert choose("auto", tmp_path, {}) == "poetry"
     (tmp_path / "uv.lock").write_text("version = 1\n")
     assert choose("auto", tmp_path, {}) == "uv"
-    assert load("uv").lockfile == "uv.lock"
+    assert package_manager("uv").lockfile == "uv.lock"
 
 
 def fake_uv(folder: Path, version: str) -> Path:

@@ -1,10 +1,12 @@
-"""The Poetry backend: Poetry's own `lock`, poetry.lock and Poetry's environment.
+"""The Poetry backend's runner: Poetry's own `lock`, poetry.lock and Poetry's environment.
 
-What it writes in pyproject.toml is `poetry_config`'s. Locking goes through Poetry's console application exactly as `poetry lock` does (the
-same events, environment and installer), so poetry.lock is Poetry's own lock.
+What it writes in pyproject.toml is `editor`'s. Locking goes through Poetry's console
+application exactly as `poetry lock` does (the same events, environment and installer), so
+poetry.lock is Poetry's own lock.
 
-Poetry itself is imported only where it runs (`require_poetry` first): the standalone script
-is installed without it unless its `poetry` extra is asked for, and uv projects never need it.
+Poetry itself is imported only where it runs (`require_poetry` first, then `lazy`): the
+standalone script is installed without it unless its `poetry` extra is asked for, and uv
+projects never need it.
 """
 
 from __future__ import annotations
@@ -20,22 +22,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-from poetry_cuda.backends import InstallCommand
-from poetry_cuda.backends import LockedEntry
-from poetry_cuda.backends import choose_with_reason
-from poetry_cuda.backends import lockfile_problem
-from poetry_cuda.backends import packages
-from poetry_cuda.backends import poetry_rules
-from poetry_cuda.backends import run_install
+from poetry_cuda import lazy
+from poetry_cuda.backends.base import InstallCommand
+from poetry_cuda.backends.base import LockedEntry
+from poetry_cuda.backends.base import Unreachable
+from poetry_cuda.backends.base import choose_with_reason
+from poetry_cuda.backends.base import lock_failed
+from poetry_cuda.backends.base import packages
+from poetry_cuda.backends.base import run_install
+from poetry_cuda.backends.poetry import rules
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import starts_with_bom
 from poetry_cuda.messages import Localized
-from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
-from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
 
@@ -83,75 +84,66 @@ def require_poetry(reason: str = 'backend "poetry"') -> None:
         )
 
 
-class PoetryBackend:
-    name = "poetry"
-    lockfile = "poetry.lock"
+LOCKFILE = "poetry.lock"
 
-    def check_pyproject(self, project: Path, pyproject: Mapping[str, Any]) -> None:
-        # Before anything is written: Poetry must be there to lock what poetry-cuda writes.
-        if not has_poetry():
-            setting = parse_settings(dict(pyproject)).backend
-            require_poetry(choose_with_reason(setting, project, pyproject)[1])
-        if starts_with_bom(project / "pyproject.toml"):
-            raise ConfigError(
-                "pyproject.toml starts with a UTF-8 byte order mark (BOM)",
-                why="Poetry cannot read a pyproject.toml that starts with a BOM, so it could not "
-                "lock what poetry-cuda writes (uv can)",
-                fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
-                "'UTF-8 with BOM')",
-            )
-        poetry_rules.check_sources(pyproject)
-        # Poetry's lock runs the plugin, which redirects the sources; a bad value stops us first.
-        user_mirrors(os.environ)
 
-    def run_lock(self, project: Path, *, regenerate: bool) -> None:
-        run_lock(project, regenerate=regenerate)
+def check_pyproject(project: Path, pyproject: Mapping[str, Any]) -> None:
+    """Refuse, before anything is written, what keeps Poetry from locking what poetry-cuda
+    writes: no Poetry, a byte order mark, Poetry 1.x sources, a bad per-user mirror."""
+    if not has_poetry():
+        setting = parse_settings(dict(pyproject)).backend
+        require_poetry(choose_with_reason(setting, project, pyproject)[1])
+    if starts_with_bom(project / "pyproject.toml"):
+        raise ConfigError(
+            "pyproject.toml starts with a UTF-8 byte order mark (BOM)",
+            why="Poetry cannot read a pyproject.toml that starts with a BOM, so it could not "
+            "lock what poetry-cuda writes (uv can)",
+            fix="save pyproject.toml as UTF-8 without a BOM (in VS Code: 'UTF-8', not "
+            "'UTF-8 with BOM')",
+        )
+    rules.check_sources(pyproject)
+    # Poetry's lock runs the plugin, which redirects the sources; a bad value stops us first.
+    user_mirrors(os.environ)
 
-    def locked(self, project: Path, name: str) -> list[LockedEntry]:
-        path = project / self.lockfile
-        if not path.is_file():
-            return []
-        found = []
-        for package in packages(path):
-            if package.get("name") == name:
-                source = package.get("source") or {}
-                found.append(
-                    LockedEntry(
-                        version=str(package.get("version")),
-                        source_name=source.get("reference"),
-                        source_url=source.get("url"),
-                        files=tuple(f["file"] for f in package.get("files", []) if "file" in f),
-                        dependencies=tuple(_dependencies(package.get("dependencies", {}))),
-                    )
+
+def locked(project: Path, name: str) -> list[LockedEntry]:
+    """Every entry of package `name` in poetry.lock (empty when there is none)."""
+    path = project / LOCKFILE
+    if not path.is_file():
+        return []
+    found = []
+    for package in packages(path):
+        if package.get("name") == name:
+            source = package.get("source") or {}
+            found.append(
+                LockedEntry(
+                    version=str(package.get("version")),
+                    source_name=source.get("reference"),
+                    source_url=source.get("url"),
+                    files=tuple(f["file"] for f in package.get("files", []) if "file" in f),
+                    dependencies=tuple(_dependencies(package.get("dependencies", {}))),
                 )
-        return found
+            )
+    return found
 
-    def lockfile_problem(self, project: Path) -> str | None:
-        return lockfile_problem(project / self.lockfile, "metadata")
 
-    def outdated(self, project: Path) -> str | None:
-        return outdated(project)
+def install_command(extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
+    """`poetry install` with `extras` and `groups`."""
+    # Poetry's install never resolves: it refuses a poetry.lock that no longer fits.
+    chosen = [a for e in extras for a in ("--extras", e)] + [
+        a for g in groups for a in ("--with", g)
+    ]
+    return InstallCommand("poetry", ("install", *chosen))
 
-    def outdated_offline(self, project: Path) -> str | None:
-        return None  # Poetry's check loads its whole application: seconds, not a fraction
 
-    def environment(self, project: Path, environ: Mapping[str, str]) -> Path | None:
-        return environment(project, environ)
-
-    def install_command(self, extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:
-        # Poetry's install never resolves: it refuses a poetry.lock that no longer fits.
-        chosen = [a for e in extras for a in ("--extras", e)] + [
-            a for g in groups for a in ("--with", g)
-        ]
-        return InstallCommand("poetry", ("install", *chosen))
-
-    def install(self, project: Path, command: InstallCommand) -> None:
-        # The Poetry poetry-cuda runs with (inside the plugin: this very Poetry), in a child
-        # process of its own: its installer, its output and its signal handling are then
-        # those of a plain `poetry install`, per-user mirrors included (the plugin's).
-        user_mirrors(os.environ)
-        require_poetry('cuda.lock records backend "poetry"')
-        run_install(command, [sys.executable, "-m", "poetry", *command.arguments], project)
+def install(project: Path, command: InstallCommand) -> None:
+    """Run `command` (`install_command`) in `project` with the Poetry poetry-cuda runs with."""
+    # Inside the plugin this very Poetry, in a child process of its own: its installer, its
+    # output and its signal handling are then those of a plain `poetry install`, per-user
+    # mirrors included (the plugin's).
+    user_mirrors(os.environ)
+    require_poetry('cuda.lock records backend "poetry"')
+    run_install(command, [sys.executable, "-m", "poetry", *command.arguments], project)
 
 
 def _dependencies(table: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -172,27 +164,26 @@ def _dependencies(table: Mapping[str, Any]) -> list[tuple[str, str]]:
 def run_lock(project: Path, *, regenerate: bool) -> None:
     """Run `poetry lock` for `project` in-process; raises ResolutionError."""
     require_poetry()
-    from cleo.io.inputs.argv_input import ArgvInput
-    from cleo.io.outputs.buffered_output import BufferedOutput
-    from poetry.console.application import Application
-
-    application = Application()
+    application = lazy.poetry_application().Application()
     application.auto_exits(False)
     argv = ["poetry", "--no-interaction", "--no-ansi", "--project", str(project), "lock"]
     if regenerate:
         argv.append("--regenerate")
-    output, errors = BufferedOutput(), BufferedOutput()
-    code = application.run(ArgvInput(argv), output, errors)
+    buffered = lazy.cleo_buffered_output().BufferedOutput
+    output, errors = buffered(), buffered()
+    code = application.run(lazy.cleo_argv_input().ArgvInput(argv), output, errors)
     if code != 0:
         said = (errors.fetch() or output.fetch()).strip()
         why: Localized = message("resolution.poetry-why")
         fix: Localized = message("resolution.poetry-fix")
-        if UNREACHABLE.search(said):
-            why, fix = unreachable(project)
-        elif missing := MISSING_SOURCE.search(said):
+        if missing := MISSING_SOURCE.search(said):
             why, fix = missing_source(missing.group(1))
-        raise ResolutionError(
-            Phrase((message("resolution.poetry-failed"), said), "\n"), why=why, fix=fix
+        raise lock_failed(
+            project,
+            message("resolution.poetry-failed"),
+            said,
+            (why, fix),
+            Unreachable("Poetry", UNREACHABLE, "poetry cuda plan"),
         )
 
 
@@ -209,28 +200,13 @@ def missing_source(name: str) -> tuple[str, str]:
     return why, fix
 
 
-def unreachable(project: Path) -> tuple[str, str]:
-    """Why and fix when an index could not be reached: the mirror setting, and the others."""
-    settings = parse_settings(read_toml(project / "pyproject.toml"))
-    return (
-        f"Poetry could not reach an index; {mirrors_said(settings)}",
-        (
-            "check the network and the mirror; `poetry cuda plan --check-index` asks each chosen "
-            "index whether it serves the chosen version; another mirror is one line in "
-            "[tool.poetry-cuda.mirrors]"
-        ),
-    )
-
-
 def outdated(project: Path) -> str | None:
     """Why poetry.lock no longer fits pyproject.toml (Poetry's own freshness check), if so."""
     require_poetry()
-    from poetry.core.pyproject.exceptions import PyProjectError
-    from poetry.factory import Factory
-
+    refused = lazy.poetry_pyproject_errors().PyProjectError
     try:
-        locker = Factory().create_poetry(project).locker
-    except (PyProjectError, RuntimeError, ValueError, OSError) as error:  # Poetry's validation
+        locker = lazy.poetry_factory().Factory().create_poetry(project).locker
+    except (refused, RuntimeError, ValueError, OSError) as error:  # Poetry's validation
         return f"Poetry cannot read pyproject.toml ({error.__class__.__name__}: {error})"
     if not locker.is_fresh():
         return (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from poetry_cuda.backends.poetry_rules import check_sources
+from poetry_cuda.backends.poetry.rules import check_sources
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.files import parse_toml
 

@@ -22,32 +22,34 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Any
 
-import tomlkit
-
-from tomlkit.items import Array
-from tomlkit.items import Table
-
-from poetry_cuda.backends import pyproject_edit
+from poetry_cuda import lazy
+from poetry_cuda.backends import requirements_edit
+from poetry_cuda.backends import toml_edit
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.locking.managed import CUDA_PLATFORMS
-from poetry_cuda.locking.managed import group_marker
 from poetry_cuda.names import canonical_name
-from poetry_cuda.request.dependencies import MANAGED_GROUP
+from poetry_cuda.planning.managed import CUDA_PLATFORMS
+from poetry_cuda.planning.managed import group_marker
 from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.request.tables import MANAGED_GROUP
 
 
 if TYPE_CHECKING:
     from collections.abc import Collection
+    from collections.abc import Sequence
     from pathlib import Path
 
     from tomlkit.toml_document import TOMLDocument
 
-    from poetry_cuda.locking.managed import Managed
-    from poetry_cuda.locking.managed import Pin
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.planning.managed import Managed
+    from poetry_cuda.planning.managed import Pin
+    from poetry_cuda.request.handwritten import HandIndex
+    from poetry_cuda.request.handwritten import HandPin
 
 
 INDEXES = "tool.uv.index"
-INDEX = pyproject_edit.IndexShape(
+SOURCES = "[tool.uv.sources]"
+INDEX = toml_edit.IndexShape(
     INDEXES, "index", "explicit", True, blank_after=True, flat_key="format"
 )
 GROUP_COMMENT = group_marker("poetry-cuda")
@@ -60,7 +62,7 @@ def _is_managed_source(value: Any, ours: Collection[str]) -> bool:
 
     `ours` are the indexes pyproject.toml itself shows to be poetry-cuda's.
     """
-    value = pyproject_edit.plain(value)
+    value = toml_edit.plain(value)
     return (
         isinstance(value, list)
         and len(value) == 1
@@ -74,7 +76,7 @@ def _is_managed_source(value: Any, ours: Collection[str]) -> bool:
 def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     pinned = {pin.package: pin.source for pin in managed.pins if pin.source is not None}
     urls = dict(managed.sources)
-    found = pyproject_edit.mapping(uv, "sources", "tool.uv.sources")
+    found = toml_edit.mapping(uv, "sources", "tool.uv.sources")
     for key in list(found):
         name = canonical_name(key)
         value = found[key]
@@ -87,9 +89,9 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
                 del uv["sources"][key]  # a package an earlier plan pinned and this one does not
         elif name in pinned:
             wanted = pinned[name]
-            raise pyproject_edit.own_source_conflict(
+            raise toml_edit.own_source_conflict(
                 "[tool.uv.sources]",
-                f"{key} = {pyproject_edit.shown(value, limit=None)}",
+                f"{key} = {toml_edit.shown(value, limit=None)}",
                 name,
                 wanted,
                 urls[wanted],
@@ -101,16 +103,16 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
         return
     created = sources is None
     if sources is None:
-        sources = tomlkit.table()
+        sources = lazy.tomlkit().table()
     for package, index in pinned.items():
-        value = pyproject_edit.value(
-            f"[{{ index = {pyproject_edit.string(index)}, marker = {pyproject_edit.string(CUDA_PLATFORMS)} }}]"
+        value = toml_edit.value(
+            f"[{{ index = {toml_edit.string(index)}, marker = {toml_edit.string(CUDA_PLATFORMS)} }}]"
         )
         key = next((k for k in sources if canonical_name(k) == package), package)
-        if pyproject_edit.plain(sources.get(key)) != pyproject_edit.plain(value):
+        if toml_edit.plain(sources.get(key)) != toml_edit.plain(value):
             sources[key] = value
     if created:
-        sources.add(tomlkit.nl())
+        sources.add(lazy.tomlkit().nl())
         uv["sources"] = sources
 
 
@@ -128,8 +130,8 @@ def _flat(document: TOMLDocument, wanted: dict[str, str]) -> set[str]:
 
 
 def _managed_group(document: TOMLDocument) -> Any:
-    groups = pyproject_edit.mapping(document, "dependency-groups", "dependency-groups")
-    return pyproject_edit.managed_group(
+    groups = toml_edit.mapping(document, "dependency-groups", "dependency-groups")
+    return toml_edit.managed_group(
         groups,
         f"[dependency-groups] {MANAGED_GROUP}",
         GROUP_COMMENT,
@@ -147,19 +149,19 @@ def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
     pins = _grouped(managed)
     if not pins:
         if group is not None:
-            pyproject_edit.remove(document, "dependency-groups", MANAGED_GROUP)
+            toml_edit.remove(document, "dependency-groups", MANAGED_GROUP)
         return
     requirements = [
         f"{pin.package}{'' if pin.version == '*' else pin.version}; {CUDA_PLATFORMS}"
         for pin in pins
     ]
-    if group is not None and pyproject_edit.plain(group) == requirements:
+    if group is not None and toml_edit.plain(group) == requirements:
         return
-    lines = "".join(f"    {pyproject_edit.string(r)},\n" for r in requirements)
-    array = pyproject_edit.value(f"[\n    {GROUP_COMMENT}\n{lines}]")
+    lines = "".join(f"    {toml_edit.string(r)},\n" for r in requirements)
+    array = toml_edit.value(f"[\n    {GROUP_COMMENT}\n{lines}]")
     groups = document.get("dependency-groups")
     if groups is None:
-        groups = tomlkit.table()
+        groups = lazy.tomlkit().table()
         document["dependency-groups"] = groups
     groups[MANAGED_GROUP] = array
 
@@ -170,8 +172,8 @@ def _default_groups(document: TOMLDocument) -> list[str]:
     uv's own default is `["dev"]`, but a `dev` written there must exist: uv refuses a
     default group that the project does not define.
     """
-    groups = pyproject_edit.mapping(document, "dependency-groups", "dependency-groups")
-    uv = pyproject_edit.tool_table(document, "uv")
+    groups = toml_edit.mapping(document, "dependency-groups", "dependency-groups")
+    uv = toml_edit.tool_table(document, "uv")
     has_dev = "dev" in groups or "dev-dependencies" in uv
     return [*(["dev"] if has_dev else []), MANAGED_GROUP]
 
@@ -183,14 +185,15 @@ def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -
     the project had none); in a list of the user's, only the entry naming the managed
     group is, and it goes only with that group. `"all"` already holds the group.
     """
-    found = pyproject_edit.tool_table(document, "uv").get("default-groups")
-    ours = pyproject_edit.has_comment(found, DEFAULTS_COMMENT)
+    items = lazy.tomlkit().items
+    found = toml_edit.tool_table(document, "uv").get("default-groups")
+    ours = toml_edit.has_comment(found, DEFAULTS_COMMENT)
     if found is not None and not ours and found != "all":
-        names = pyproject_edit.plain(found)
-        if not isinstance(found, Array) or not all(isinstance(n, str) for n in names):
+        names = toml_edit.plain(found)
+        if not isinstance(found, items.Array) or not all(isinstance(n, str) for n in names):
             raise ConfigError(
                 f'pyproject.toml: {DEFAULTS} must be a list of group names or "all", '
-                f"not {pyproject_edit.shown(found)}",
+                f"not {toml_edit.shown(found)}",
                 fix='write e.g. default-groups = ["dev"] under [tool.uv], or delete it',
             )
     if not needed:
@@ -198,29 +201,29 @@ def _apply_defaults(document: TOMLDocument, needed: bool, dropped_group: bool) -
             uv = document["tool"]["uv"]
             del uv["default-groups"]
             if not uv and not uv.as_string().strip():  # a [tool.uv] that held only our list
-                pyproject_edit.remove(document, "tool", "uv")
-        elif dropped_group and isinstance(found, Array) and MANAGED_GROUP in found:
-            pyproject_edit.edit_inline_array(found, lambda name: name == MANAGED_GROUP, [])
+                toml_edit.remove(document, "tool", "uv")
+        elif dropped_group and isinstance(found, items.Array) and MANAGED_GROUP in found:
+            toml_edit.edit_inline_array(found, lambda name: name == MANAGED_GROUP, [])
         return
     if found == "all" or (not ours and found is not None and MANAGED_GROUP in found):
         return
     if found is not None and not ours:  # the user's list, wherever it is written
-        pyproject_edit.edit_inline_array(
-            found, lambda name: False, [pyproject_edit.string(MANAGED_GROUP)]
-        )
+        toml_edit.edit_inline_array(found, lambda name: False, [toml_edit.string(MANAGED_GROUP)])
         return
     wanted = _default_groups(document)
-    if ours and pyproject_edit.plain(found) == wanted:
+    if ours and toml_edit.plain(found) == wanted:
         return
-    uv = pyproject_edit.table(pyproject_edit.table(document, "tool", "tool"), "uv", "tool.uv")
-    lines = "".join(f"    {pyproject_edit.string(name)},\n" for name in wanted)
-    array = pyproject_edit.value(f"[\n    {DEFAULTS_COMMENT}\n{lines}]")
-    if isinstance(uv, Table) and uv.is_super_table():  # no [tool.uv] header yet
+    uv = toml_edit.table(toml_edit.table(document, "tool", "tool"), "uv", "tool.uv")
+    lines = "".join(f"    {toml_edit.string(name)},\n" for name in wanted)
+    array = toml_edit.value(f"[\n    {DEFAULTS_COMMENT}\n{lines}]")
+    if isinstance(uv, items.Table) and uv.is_super_table():  # no [tool.uv] header yet
         array.trivia.trail = "\n\n"  # a blank line before the tables that follow
     uv["default-groups"] = array
 
 
-def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -> None:
+def apply(
+    document: TOMLDocument, managed: Managed, previous: Collection[str], families: Sequence[Family]
+) -> None:
     """Rewrite the managed entries of `document` in place.
 
     An index is poetry-cuda's only when pyproject.toml itself says so: explicit, with a
@@ -232,31 +235,34 @@ def apply(document: TOMLDocument, managed: Managed, previous: Collection[str]) -
     """
     wanted = dict(managed.sources)
     group = _managed_group(document)
-    found = pyproject_edit.tool_table(document, "uv")
-    indexes = pyproject_edit.entries(found, "index", INDEXES)
+    found = toml_edit.tool_table(document, "uv")
+    indexes = toml_edit.entries(found, "index", INDEXES)
     ours = {
         *wanted,
         *managed.adopted,
-        *(entry.get("name") for entry in indexes if INDEX.is_ours(entry)),
+        *(entry.get("name") for entry in indexes if INDEX.is_ours(entry, families)),
     }
-    sources = pyproject_edit.mapping(found, "sources", "tool.uv.sources").values()
+    sources = toml_edit.mapping(found, "sources", "tool.uv.sources").values()
     if (
         wanted
         or any(pin.source is not None for pin in managed.pins)
         or any(entry.get("name") in previous for entry in indexes)
         or any(_is_managed_source(value, ours) for value in sources)
     ):  # otherwise nothing of ours is there to change, whatever the layout
-        uv = pyproject_edit.table(pyproject_edit.table(document, "tool", "tool"), "uv", "tool.uv")
-        pyproject_edit.apply_indexes(uv, "index", INDEX, wanted, previous, _flat(document, wanted))
+        uv = toml_edit.table(toml_edit.table(document, "tool", "tool"), "uv", "tool.uv")
+        flat = _flat(document, wanted)
+        toml_edit.apply_indexes(uv, "index", INDEX, wanted, previous, families, flat)
         _apply_sources(uv, managed, ours)
     _apply_group(document, managed, group)
     _apply_defaults(document, bool(_grouped(managed)), dropped_group=group is not None)
 
 
-def rewrite(text: str, managed: Managed, previous: Collection[str]) -> str:
+def rewrite(
+    text: str, managed: Managed, previous: Collection[str], families: Sequence[Family]
+) -> str:
     """pyproject.toml's text with the managed entries rewritten; `text` if nothing changes."""
-    return pyproject_edit.rewrite(
-        text, "tool.uv", lambda document: apply(document, managed, previous)
+    return toml_edit.rewrite(
+        text, "tool.uv", lambda document: apply(document, managed, previous, families)
     )
 
 
@@ -265,3 +271,49 @@ def prepare(project: Path, dropped: Collection[str]) -> None:
     # uv notices on its own that an index left pyproject.toml and resolves the
     # packages locked from it anew; every other package keeps its version.
     return
+
+
+# `lock --adopt`: the hand-written entries of uv's tables that the plan takes over
+# (`backends.adoption_edit` asks each manager's editor; None: not in a table of uv's).
+
+
+def adopt_pin(document: TOMLDocument, pin: HandPin, pins: Sequence[HandPin]) -> list[str] | None:
+    """A `[tool.uv.sources]` entry is removed; a wheel's version moves into the requirement."""
+    if pin.where != SOURCES:
+        return None
+    sources: Any = document["tool"]["uv"]["sources"]
+    key = toml_edit.key_of(sources, pin.package)
+    if key is None:
+        return []
+    before = toml_edit.one_line(toml_edit.plain(sources[key]))
+    del sources[key]
+    changes = [f"{SOURCES} {key} = {before}: removed"]
+    version = next((p.version for p in pins if p.kind == "url" and p.version), None)
+    if version is not None:
+        changes.extend(requirements_edit.pin_version(document, pin.package, version))
+    return changes
+
+
+def drop_index(document: TOMLDocument, index: HandIndex) -> list[str] | None:
+    """An unused `[[tool.uv.index]]` is removed, or its URL from `[tool.uv]` index-url,
+    extra-index-url or find-links (a URL or a list of them)."""
+    if index.where == f"[[{INDEXES}]]":
+        toml_edit.remove_named(document["tool"]["uv"], "index", INDEXES, index.name)
+        return [f"{index.said}: removed (no longer used)"]
+    if not index.where.startswith("[tool.uv] "):
+        return None
+    uv: Any = document["tool"]["uv"]
+    key = index.where.split()[-1]
+    value = uv.get(key)
+    if isinstance(value, lazy.tomlkit().items.Array):
+        toml_edit.edit_inline_array(value, lambda url: url == index.url, [])
+        if not value:
+            del uv[key]
+    elif value == index.url:
+        del uv[key]
+    return [f"[tool.uv] {key}: {index.url} removed (no longer used)"]
+
+
+def make_explicit(document: TOMLDocument, index: HandIndex) -> list[str] | None:
+    """None: uv has no priority of an older uv that it refuses (Poetry 1.x's are Poetry's)."""
+    return None

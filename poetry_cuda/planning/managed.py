@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from poetry_cuda.knowledge.model import Family
     from poetry_cuda.planning.plan import Plan
 
 
@@ -71,15 +73,16 @@ class Managed:
         return tuple(name for name, _ in self.sources)
 
 
-def is_our_source(name: object, url: object) -> bool:
-    """Whether poetry-cuda itself names an index `name` with this `url` (`Family.names`).
+def is_our_source(name: object, url: object, families: Iterable[Family]) -> bool:
+    """Whether poetry-cuda itself names an index `name` with this `url` for one of
+    `families` (`Family.names`; the knowledge base's families).
 
     So a user's source of any other name, or of our name with another URL, is never
     taken for ours.
     """
     if not isinstance(name, str) or not isinstance(url, str):
         return False
-    return any(family.names(name, url) for family in load().families)
+    return any(family.names(name, url) for family in families)
 
 
 def group_marker(command: str) -> str:

@@ -1,6 +1,6 @@
 """What Poetry 2 cannot lock, refused before anything is written.
 
-Pure checks of the settings and pyproject.toml, apart from the editing of `poetry_config`,
+Pure checks of the settings and pyproject.toml, apart from the editing of `editor`,
 so that `plan` can refuse a flat mirror without loading the TOML editor.
 """
 
