@@ -487,6 +487,19 @@ def _gfx_list(gpus: Iterable[AmdGpu]) -> str:
     return ", ".join(gpu.gfx or "unknown architecture" for gpu in gpus)
 
 
+def _kfd_device_report(root: Path, *, compute: bool) -> ProbeReport:
+    path = root / "dev" / "kfd"
+    if compute:
+        return ProbeReport("dev-kfd", "found", f"{path}: compute device present")
+    # A container sees the host's sysfs but only the devices passed to it.
+    return ProbeReport(
+        "dev-kfd",
+        "absent",
+        f"{path} is missing, so ROCm cannot reach the GPUs: load amdgpu, or in a container "
+        "pass the devices (docker run --device=/dev/kfd --device=/dev/dri)",
+    )
+
+
 def detect_amd(
     *, root: Path, environ: Mapping[str, str], timeout: float = 5.0, programs: bool = True
 ) -> AmdDetection:
@@ -535,6 +548,7 @@ def detect_amd(
     compute = (root / "dev" / "kfd").exists()
     if not gpus:
         return AmdDetection(gpus=(), rocm=None, compute=compute, reports=tuple(reports))
+    reports.append(_kfd_device_report(root, compute=compute))
     rocm = Rocm(
         version=read_rocm_version(root, environ),
         kernel_driver=read_kernel_driver(root) or module_from_tool,

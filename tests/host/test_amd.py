@@ -259,6 +259,7 @@ def test_pci_only_gpu_has_no_architecture(sysfs: FakeSysfs) -> None:
         "rocm_agent_enumerator": "absent",
         "amd-smi": "absent",
         "pci": "found",
+        "dev-kfd": "absent",
     }
     targets, ignored = rocm_targets(found.gpus, nvidia_gpus=0)
     assert targets == ()
@@ -311,3 +312,25 @@ def test_programs_can_be_left_out(sysfs: FakeSysfs) -> None:
     sysfs.tool("rocminfo", ROCMINFO_MI300A)
     found = detect_amd(root=sysfs.root, environ=environ(), programs=False)
     assert found.gpus == ()
+
+
+def test_kfd_topology_without_the_device_node(sysfs: FakeSysfs) -> None:
+    # A container that sees the host's sysfs but was given no /dev/kfd.
+    fake_sysfs.mi300x(sysfs)
+    (sysfs.root / "dev" / "kfd").unlink()
+    found = detect_amd(root=sysfs.root, environ=environ())
+    assert [gpu.gfx for gpu in found.gpus] == ["gfx942"]
+    assert not found.compute
+    report = found.reports[-1]
+    assert (report.probe, report.result) == ("dev-kfd", "absent")
+    assert "--device=/dev/kfd" in report.detail
+
+
+def test_a_topology_with_only_the_cpu_node(sysfs: FakeSysfs) -> None:
+    sysfs.cpu_node()
+    found = detect_amd(root=sysfs.root, environ=environ())
+    assert found.gpus == ()
+    assert (found.reports[0].result, found.reports[0].detail.endswith("no GPU node")) == (
+        "absent",
+        True,
+    )
