@@ -161,7 +161,11 @@ def check_builds(
             )
             continue
         found.append(_table(package, build, target))
-        found += [_kernels(package, build, gpu, target) for gpu in target.profile.gpus]
+        found += [
+            _kernels(package, build, gpu, gpu.compute_capability, target)
+            for gpu in target.profile.nvidia_gpus
+            if gpu.compute_capability is not None
+        ]
     return found
 
 
@@ -199,8 +203,10 @@ def _is_locked_build(package: LockedPackage, build: Build, target: Target) -> bo
     )
 
 
-def _kernels(package: LockedPackage, build: Build, gpu: Gpu, target: Target) -> Finding:
-    name, cc = package.name, gpu.compute_capability
+def _kernels(
+    package: LockedPackage, build: Build, gpu: Gpu, cc: ComputeCapability, target: Target
+) -> Finding:
+    name = package.name
     about = f"GPU {gpu.index} ({gpu.name}, {cc.sm})"
     subject = f"{name} on gpu{gpu.index}"
     relock = (

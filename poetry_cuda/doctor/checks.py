@@ -143,7 +143,7 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
                 f"driver {target.driver} supports CUDA <= {target.cuda} [{source}]",
             )
         )
-        if not profile.gpus:
+        if not profile.nvidia_gpus:
             found.append(
                 warn(
                     "host",
@@ -152,7 +152,7 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
                     message("doctor.no-gpu-fix"),
                 )
             )
-        for gpu in profile.gpus:
+        for gpu in profile.nvidia_gpus:
             found.append(
                 ok(
                     "host",
@@ -214,7 +214,9 @@ def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase)
         ]
     found = [ok("host", "variant", f"{name} {variant_name}: {verdict.detail}", subject=name)]
     built = variant.on(target.platform)
-    for gpu in target.profile.gpus:
+    for gpu in target.profile.nvidia_gpus:
+        if gpu.compute_capability is None:
+            continue
         served, fact = serves_gpu(built, gpu.compute_capability, native=verdict.fit == "native")
         subject = f"{name} on gpu{gpu.index}"
         if served:

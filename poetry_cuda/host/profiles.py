@@ -5,12 +5,20 @@ omit everything but ``os``; `driver.cuda` may then be derived from `driver.versi
 with NVIDIA's table (see `poetry_cuda.knowledge`), which is the caller's job. A profile
 that `detect --kubernetes` wrote for a group of cluster nodes also says which `nodes` it
 stands for, and is called after them ("the 4 nodes of k8s-a100-535").
+
+Schema 2 describes other GPUs than NVIDIA's: each GPU names its `vendor` (``nvidia``,
+``amd``, ``intel``; NVIDIA when absent), an AMD GPU its ``gfx`` target instead of a
+compute capability, an Intel GPU its `device_ip` where known, and the host its ROCm
+(`rocm`) and Intel XPU (`xpu`) stacks. A schema-1 profile stays valid and means NVIDIA
+GPUs only; `detect --json` writes schema 2. The host's accelerators follow from its GPUs
+(`HostProfile.accelerators`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 from dataclasses import field
 from pathlib import PurePath
@@ -18,6 +26,11 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from poetry_cuda.accelerators import VENDOR_ACCELERATOR
+from poetry_cuda.accelerators import VENDOR_NAMES
+from poetry_cuda.accelerators import VENDORS
+from poetry_cuda.accelerators import Accelerator
+from poetry_cuda.accelerators import Vendor
 from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import PROFILE_LIMIT
@@ -32,10 +45,12 @@ from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 
-SCHEMA = 1
+SCHEMA = 2
+SCHEMAS = (1, 2)  # schema 1: NVIDIA GPUs only
 OperatingSystem = Literal["linux", "windows", "macos"]
 OPERATING_SYSTEMS: tuple[OperatingSystem, ...] = ("linux", "windows", "macos")
 # Other spellings of the machines: Windows' AMD64, x64 in target files, arm64 on Linux.
@@ -67,12 +82,45 @@ class Driver:
 
 @frozen
 class Gpu:
+    """One GPU: an NVIDIA GPU by its compute capability, an AMD GPU by its ``gfx`` target
+    (``gfx90a``), an Intel GPU by its `device_ip` (``12.55.8``) where known."""
+
     index: int
     name: str
-    compute_capability: ComputeCapability
+    compute_capability: ComputeCapability | None  # NVIDIA GPUs only, where they have one
     source: str
     uuid: str | None = None
     memory_mib: int | None = None
+    vendor: Vendor = "nvidia"
+    gfx: str | None = None  # AMD GPUs
+    device_ip: str | None = None  # Intel GPUs
+
+    @property
+    def accelerator(self) -> Accelerator:
+        """The stack its builds are made for: CUDA, ROCm or XPU."""
+        return VENDOR_ACCELERATOR[self.vendor]
+
+    def describe(self) -> str:
+        """``AMD Instinct MI250X (gfx90a)``: its name, with what tells builds apart."""
+        detail = self.gfx or self.device_ip or self.compute_capability
+        return f"{self.name} ({detail})" if detail else self.name
+
+
+@frozen
+class Rocm:
+    """AMD's ROCm stack: its version, the amdgpu kernel driver's, and the probe."""
+
+    version: str
+    kernel_driver: str | None
+    source: str
+
+
+@frozen
+class Xpu:
+    """Intel's GPU stack: the driver's version and the probe that read it."""
+
+    driver: str
+    source: str
 
 
 @frozen
@@ -148,10 +196,25 @@ class HostProfile:
     label: str = "this machine"
     nodes: Nodes | None = None  # the cluster nodes a profile from `detect --kubernetes` stands for
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    rocm: Rocm | None = None
+    xpu: Xpu | None = None
 
     @property
     def capabilities(self) -> tuple[ComputeCapability, ...]:
-        return tuple(sorted({gpu.compute_capability for gpu in self.gpus}))
+        """The compute capabilities of the NVIDIA GPUs."""
+        return tuple(
+            sorted({g.compute_capability for g in self.nvidia_gpus if g.compute_capability})
+        )
+
+    @property
+    def nvidia_gpus(self) -> tuple[Gpu, ...]:
+        return tuple(gpu for gpu in self.gpus if gpu.vendor == "nvidia")
+
+    @property
+    def accelerators(self) -> tuple[Accelerator, ...]:
+        """The stacks its GPUs are for (CUDA, ROCm, XPU), in that order; none without a GPU."""
+        present = {gpu.accelerator for gpu in self.gpus}
+        return tuple(kind for kind in VENDOR_ACCELERATOR.values() if kind in present)
 
     def to_json(self) -> dict[str, Any]:
         """The SPEC's profile document (plus `problems` and `probes`, and `nodes` if any)."""
@@ -167,17 +230,7 @@ class HostProfile:
                 "source": self.driver.source,
                 "cuda_source": self.driver.cuda_source or self.driver.source,
             },
-            "gpus": [
-                {
-                    "index": gpu.index,
-                    "name": gpu.name,
-                    "compute_capability": str(gpu.compute_capability),
-                    "uuid": gpu.uuid,
-                    "memory_mib": gpu.memory_mib,
-                    "source": gpu.source,
-                }
-                for gpu in self.gpus
-            ],
+            "gpus": [_gpu_json(gpu) for gpu in self.gpus],
             "toolkits": [
                 {"version": t.version, "root": t.root, "nvcc": t.nvcc, "source": t.source}
                 for t in self.toolkits
@@ -192,9 +245,40 @@ class HostProfile:
                 {"probe": p.probe, "result": p.result, "detail": p.detail} for p in self.probes
             ],
         }
+        document["rocm"] = (
+            None
+            if self.rocm is None
+            else {
+                "version": self.rocm.version,
+                "kernel_driver": self.rocm.kernel_driver,
+                "source": self.rocm.source,
+            }
+        )
+        document["xpu"] = (
+            None
+            if self.xpu is None
+            else {
+                "driver": self.xpu.driver,
+                "source": self.xpu.source,
+            }
+        )
         if self.nodes is not None:
             document["nodes"] = {"count": self.nodes.count, "names": list(self.nodes.names)}
         return document
+
+
+def _gpu_json(gpu: Gpu) -> dict[str, Any]:
+    """A GPU's entry: its vendor's identifying fact (compute capability, gfx, device IP)."""
+    entry: dict[str, Any] = {"index": gpu.index, "name": gpu.name, "vendor": gpu.vendor}
+    if gpu.vendor == "nvidia":
+        cc = gpu.compute_capability
+        entry["compute_capability"] = None if cc is None else str(cc)
+    elif gpu.vendor == "amd":
+        entry["gfx"] = gpu.gfx
+    else:
+        entry["device_ip"] = gpu.device_ip
+    entry.update(uuid=gpu.uuid, memory_mib=gpu.memory_mib, source=gpu.source)
+    return entry
 
 
 VOICE = Voice(
@@ -214,44 +298,21 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
         raise voice.fail("", "expected a JSON object")
     top = Table(data, voice)
     schema = top.value("schema", int, "an integer", None)
-    if schema is not None and schema != SCHEMA:
-        raise top.error("schema", f"unsupported schema {schema} (this version reads {SCHEMA})")
+    if schema is not None and schema not in SCHEMAS:
+        raise top.error(
+            "schema", f"unsupported schema {schema} (this version reads 1 and {SCHEMA})"
+        )
+    nvidia_only = schema == 1
     os_name = top.choice("os", OPERATING_SYSTEMS)
     machine = top.value("machine", str, "a string", None) or "x86_64"
-
-    driver = None
-    raw_driver = top.table("driver", None, what=OBJECT)
-    if raw_driver is not None:
-        version_text = raw_driver.value("version", str, "a string", None)
-        cuda_text = raw_driver.value("cuda", str, "a string", None)
-        if version_text is None and cuda_text is None:
-            raise top.error("driver", "give driver.version, driver.cuda or both")
-        driver = Driver(
-            version=raw_driver.parse("version", version_text, DriverVersion.parse)
-            if version_text
-            else None,
-            cuda=raw_driver.parse("cuda", cuda_text, CudaVersion.parse) if cuda_text else None,
-            source=raw_driver.value("source", str, "a string", None) or "target",
-        )
-
-    gpus = []
-    for i, raw in enumerate(top.tables("gpus", what=OBJECTS, item=OBJECT)):
-        cc_text = raw.value("compute_capability", str, "a string")
-        index = raw.value("index", int, "an integer", None)
-        gpus.append(
-            Gpu(
-                index=i if index is None else index,
-                name=raw.value("name", str, "a string", None) or "NVIDIA GPU",
-                compute_capability=raw.parse(
-                    "compute_capability", cc_text, ComputeCapability.parse
-                ),
-                source=raw.value("source", str, "a string", None) or "target",
-                uuid=raw.value("uuid", str, "a string", None),
-                memory_mib=raw.value("memory_mib", int, "an integer", None),
-            )
-        )
-    if gpus and driver is None:
-        raise top.error("driver", "GPUs are listed but no driver is given")
+    driver = _driver(top)
+    gpus = tuple(
+        _gpu(raw, i, nvidia_only)
+        for i, raw in enumerate(top.tables("gpus", what=OBJECTS, item=OBJECT))
+    )
+    if driver is None and any(gpu.vendor == "nvidia" for gpu in gpus):
+        raise top.error("driver", "NVIDIA GPUs are listed but no driver is given")
+    rocm, xpu = _rocm(top, nvidia_only), _xpu(top, nvidia_only)
 
     toolkits = []
     for raw in top.tables("toolkits", what=OBJECTS, item=OBJECT):
@@ -280,11 +341,122 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
         os=os_name,
         machine=machine.lower(),
         driver=driver,
-        gpus=tuple(gpus),
+        gpus=gpus,
         toolkits=tuple(toolkits),
         cudnn=tuple(cudnn),
         label=origin if nodes is None else nodes.label(group_name(origin)),
         nodes=nodes,
+        rocm=rocm,
+        xpu=xpu,
+    )
+
+
+def _driver(top: Table) -> Driver | None:
+    """The NVIDIA driver: its version, its highest CUDA version, or both."""
+    raw = top.table("driver", None, what=OBJECT)
+    if raw is None:
+        return None
+    version_text = raw.value("version", str, "a string", None)
+    cuda_text = raw.value("cuda", str, "a string", None)
+    if version_text is None and cuda_text is None:
+        raise top.error("driver", "give driver.version, driver.cuda or both")
+    return Driver(
+        version=raw.parse("version", version_text, DriverVersion.parse) if version_text else None,
+        cuda=raw.parse("cuda", cuda_text, CudaVersion.parse) if cuda_text else None,
+        source=raw.value("source", str, "a string", None) or "target",
+    )
+
+
+# What the other vendors' GPUs and stacks are known by: AMD's gfx targets (gfx90a,
+# gfx1100), Intel's device IPs (12.55.8), and versions such as ROCm's 6.4.1 or 6.4.1-120.
+GFX = re.compile(r"gfx[0-9a-f]{3,4}")
+DEVICE_IP = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4}){1,2}")
+STACK_VERSION = re.compile(r"[0-9]{1,5}(?:\.[0-9]{1,9}){0,3}(?:[-+][0-9A-Za-z.]{1,32})?")
+SCHEMA_2 = "needs schema 2: a schema-1 profile describes NVIDIA GPUs only"
+SCHEMA_2_FIX = 'set "schema": 2, or write the profile with `poetry-cuda detect --json`'
+
+
+def _matching(pattern: re.Pattern[str], example: str) -> Callable[[str], str]:
+    """A parser that accepts a text matching `pattern` whole (`example` shows one)."""
+
+    def check(text: str) -> str:
+        if not pattern.fullmatch(text):
+            raise ValueError(f"{text!r} is not of the form {example!r}")
+        return text
+
+    return check
+
+
+def _vendor_field(raw: Table, key: str, vendor: Vendor, owner: Vendor, example: str) -> str | None:
+    """`key` of a GPU, which only a GPU of `owner` may carry."""
+    if not raw.has(key):
+        return None
+    if vendor != owner:
+        raise raw.error(key, f"only {VENDOR_NAMES[owner]} GPUs carry {key}; this one is {vendor}")
+    pattern = GFX if key == "gfx" else DEVICE_IP
+    return raw.parsed(key, _matching(pattern, example))
+
+
+def _gpu(raw: Table, position: int, nvidia_only: bool) -> Gpu:
+    """One GPU entry: an NVIDIA GPU's compute capability, an AMD GPU's gfx target, an
+    Intel GPU's device IP (where known)."""
+    if nvidia_only:
+        for key in ("vendor", "gfx", "device_ip"):
+            if raw.has(key):
+                raise raw.error(key, SCHEMA_2, fix=SCHEMA_2_FIX)
+    vendor = raw.choice("vendor", VENDORS, "nvidia")
+    capability = None
+    if vendor == "nvidia":
+        cc_text = raw.value("compute_capability", str, "a string")
+        capability = raw.parse("compute_capability", cc_text, ComputeCapability.parse)
+    elif raw.has("compute_capability"):
+        raise raw.error("compute_capability", f"only NVIDIA GPUs have one; this one is {vendor}")
+    gfx = _vendor_field(raw, "gfx", vendor, "amd", "gfx90a")
+    if vendor == "amd" and gfx is None:
+        raise raw.error("gfx", "missing (an AMD GPU is known by its gfx target, e.g. 'gfx90a')")
+    index = raw.value("index", int, "an integer", None)
+    return Gpu(
+        index=position if index is None else index,
+        name=raw.value("name", str, "a string", None) or f"{VENDOR_NAMES[vendor]} GPU",
+        compute_capability=capability,
+        source=raw.value("source", str, "a string", None) or "target",
+        uuid=raw.value("uuid", str, "a string", None),
+        memory_mib=raw.value("memory_mib", int, "an integer", None),
+        vendor=vendor,
+        gfx=gfx,
+        device_ip=_vendor_field(raw, "device_ip", vendor, "intel", "12.55.8"),
+    )
+
+
+def _stack(top: Table, key: str, nvidia_only: bool) -> Table | None:
+    """The `rocm` or `xpu` object (null: the stack is absent)."""
+    if nvidia_only and top.has(key) and top.data[key] is not None:
+        raise top.error(key, SCHEMA_2, fix=SCHEMA_2_FIX)
+    return top.table(key, None, what=f"{OBJECT} or null")
+
+
+def _rocm(top: Table, nvidia_only: bool) -> Rocm | None:
+    raw = _stack(top, "rocm", nvidia_only)
+    if raw is None:
+        return None
+    version = _matching(STACK_VERSION, "6.4.1")
+    kernel_driver = raw.value("kernel_driver", str, "a string", None)
+    return Rocm(
+        version=raw.parsed("version", version),
+        kernel_driver=None
+        if kernel_driver is None
+        else raw.parse("kernel_driver", kernel_driver, version),
+        source=raw.value("source", str, "a string", None) or "target",
+    )
+
+
+def _xpu(top: Table, nvidia_only: bool) -> Xpu | None:
+    raw = _stack(top, "xpu", nvidia_only)
+    if raw is None:
+        return None
+    return Xpu(
+        driver=raw.parsed("driver", _matching(STACK_VERSION, "24.35.30872.22")),
+        source=raw.value("source", str, "a string", None) or "target",
     )
 
 

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING
 from typing import Literal
 from typing import get_args
 
+from poetry_cuda.accelerators import build_accelerator
 from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from poetry_cuda.accelerators import Accelerator
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.base_images import BaseImage
     from poetry_cuda.versions import ComputeCapability
@@ -149,8 +151,14 @@ class Variant:
     platform_arches: tuple[PlatformArches, ...] = ()
 
     @property
+    def accelerator(self) -> Accelerator:
+        """CUDA with a CUDA version, else what the label names: a ROCm or XPU build is no
+        CPU build for having none."""
+        return build_accelerator(self.name, has_cuda=self.cuda is not None)
+
+    @property
     def is_cpu(self) -> bool:
-        return self.cuda is None
+        return self.accelerator == "cpu"
 
     def on(self, platform: str) -> Variant:
         """This variant as built for `platform`: its architectures replaced where they differ."""

@@ -26,6 +26,8 @@ from typing import get_args
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from poetry_cuda.accelerators import accelerator_of
+from poetry_cuda.accelerators import stack_name
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.base_images import CUDNN_TAGS
@@ -215,6 +217,7 @@ def _nvidia(top: Table) -> Nvidia:
 def _variant(row: Table, inherited: Provenance) -> Variant:
     name = row.text("name")
     cuda = row.parsed("cuda", CudaVersion.parse) if row.has("cuda") else None
+    _check_accelerator(row, name, cuda)
     sass = row.parsed_list("sass", _cc)
     ptx = row.parsed_list("ptx", _cc)
     platforms = row.parsed_list("platforms", _platform)
@@ -248,6 +251,21 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
         confidence=confidence,
         platform_arches=tuple(builds),
     )
+
+
+def _check_accelerator(row: Table, name: str, cuda: CudaVersion | None) -> None:
+    """A variant's label names its accelerator (`accelerators.accelerator_of`), and only a
+    CUDA build has a CUDA version."""
+    accelerator = accelerator_of(name)
+    if accelerator is None:
+        raise row.error(
+            "name",
+            f"{name!r} names no accelerator (expected e.g. 'cu124', 'rocm6.4', 'xpu', 'cpu')",
+        )
+    if accelerator == "cuda" and cuda is None:
+        raise row.error("cuda", f"missing: {name} is a CUDA build")
+    if accelerator != "cuda" and cuda is not None:
+        raise row.error("cuda", f"{name} is a {stack_name(accelerator)} build, not a CUDA one")
 
 
 def _pairs(

@@ -1,6 +1,7 @@
 """`cuda.lock`: what the resolver cannot record, committed beside poetry.lock / uv.lock.
 
-It holds the schema `version`, a `content-hash` over the CUDA-relevant parts of
+It holds the schema `version` (2; a version-1 file, from before each package recorded
+its `accelerator`, is read as CUDA or CPU builds by their CUDA version), a `content-hash` over the CUDA-relevant parts of
 pyproject.toml (so staleness is detectable), the policy and cuda request, the targets'
 facts at lock time, each package's chosen variant, CUDA version, source and locked
 version with the architectures it serves, the hidden system requirements, which
@@ -20,6 +21,8 @@ from typing import TypeVar
 
 from packaging.specifiers import SpecifierSet
 
+from poetry_cuda.accelerators import ACCELERATORS
+from poetry_cuda.accelerators import build_accelerator
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import CUDA_LOCK_LIMIT
@@ -61,11 +64,13 @@ if TYPE_CHECKING:
     from collections.abc import Collection
     from pathlib import Path
 
+    from poetry_cuda.accelerators import Accelerator
     from poetry_cuda.planning.targets import Target
 
 
 FILENAME = "cuda.lock"
-VERSION = 1
+VERSION = 2
+VERSIONS = (1, VERSION)  # version 1: no `accelerator` per package
 T = TypeVar("T")
 HEADER = (
     "This file is written by poetry-cuda (`lock`) and is meant to be committed.\n"
@@ -121,6 +126,12 @@ class LockedPackage:
     version: str | None  # as locked by the package manager
     arches: tuple[str, ...]
     reason: str
+
+    @property
+    def accelerator(self) -> Accelerator:
+        """What the locked build runs on: written per package, and read back only where it
+        agrees with the variant and its CUDA version (`accelerators.build_accelerator`)."""
+        return build_accelerator(self.variant, has_cuda=self.cuda is not None)
 
 
 SASS, PTX = "sm_", "compute_"  # how an architecture is spelled: sm_89 SASS, compute_90 PTX
@@ -244,9 +255,9 @@ def read(path: Path) -> CudaLock:
         )
     top = Table(data, dataclasses.replace(VOICE, prefix=f"{path}: "))
     version = top.value("version", int, "an integer")
-    if version != VERSION:
+    if version not in VERSIONS:
         raise InputFileError(
-            f"{path}: version {version} is not supported (this poetry-cuda reads {VERSION})",
+            f"{path}: version {version} is not supported (this poetry-cuda reads 1 and {VERSION})",
             why="the file was written by a different poetry-cuda release",
             fix="upgrade poetry-cuda, or run `poetry cuda lock` to write it for this release",
         )
@@ -267,19 +278,7 @@ def read(path: Path) -> CudaLock:
             )
             for t in top.tables("targets")
         ),
-        packages=tuple(
-            LockedPackage(
-                name=p.value("name", str, STRING),
-                variant=p.value("variant", str, STRING),
-                cuda=_parsed(p, "cuda", CudaVersion.parse),
-                source=p.value("source", str, STRING),
-                url=p.value("url", str, STRING),
-                version=p.value("version", str, STRING, None),
-                arches=p.texts("arches", ()),
-                reason=p.value("reason", str, STRING),
-            )
-            for p in top.tables("packages")
-        ),
+        packages=tuple(_package(p, version) for p in top.tables("packages")),
         system_requirements=tuple(
             SystemRequirement(
                 package=q.value("package", str, STRING),
@@ -306,6 +305,33 @@ def read(path: Path) -> CudaLock:
         ),
         toolkit=_read_toolkit(top),
     )
+
+
+def _package(row: Table, version: int) -> LockedPackage:
+    """One `[[packages]]` row; from version 2 on, its `accelerator` must agree with its build."""
+    package = LockedPackage(
+        name=row.value("name", str, STRING),
+        variant=row.value("variant", str, STRING),
+        cuda=_parsed(row, "cuda", CudaVersion.parse),
+        source=row.value("source", str, STRING),
+        url=row.value("url", str, STRING),
+        version=row.value("version", str, STRING, None),
+        arches=row.texts("arches", ()),
+        reason=row.value("reason", str, STRING),
+    )
+    if version == 1:
+        if row.has("accelerator"):
+            raise row.error("accelerator", "a version-1 cuda.lock records none")
+        return package
+    recorded = row.choice("accelerator", ACCELERATORS)
+    if recorded != package.accelerator:
+        cuda = f"CUDA {package.cuda}" if package.cuda else "no CUDA version"
+        raise row.error(
+            "accelerator",
+            f"{recorded!r} disagrees with the build: {package.variant} with {cuda} is a "
+            f"{package.accelerator!r} build",
+        )
+    return package
 
 
 def _read_toolkit(top: Table) -> LockedToolkit | None:

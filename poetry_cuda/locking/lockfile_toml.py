@@ -96,6 +96,7 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
     return {
         "name": package.name,
         "variant": package.variant,
+        "accelerator": package.accelerator,
         "cuda": _text(package.cuda),
         "source": package.source,
         "url": package.url,

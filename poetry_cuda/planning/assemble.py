@@ -182,7 +182,7 @@ def source_for(
     """The index that serves `build`: PyPI for PyPI's own upload (and macOS's CPU build),
     else the family's index of the variant, or its mirror."""
     variant = build.variant
-    if variant.cuda is None and all(t.os == "macos" for t in targets):
+    if variant.accelerator == "cpu" and all(t.os == "macos" for t in targets):
         return PYPI
     if (
         version_label(family, build.release, variant) == ""

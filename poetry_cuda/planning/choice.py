@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from poetry_cuda.accelerators import stack_name
 from poetry_cuda.planning.candidates import admitted_releases
 from poetry_cuda.planning.candidates import assumed_builds
 from poetry_cuda.planning.compat import judge
@@ -137,6 +138,11 @@ def _cpu_reason(targets: Sequence[Target], request: CudaRequest) -> str:
         return f"{request.said} asks for the CPU build"
     if all(t.os == "macos" for t in targets):
         return "macOS has no CUDA builds; PyPI's build is the CPU build"
+    unplanned = [gpu for t in targets for gpu in t.unplanned_gpus]
+    if unplanned:
+        names = ", ".join(dict.fromkeys(gpu.describe() for gpu in unplanned))
+        stacks = " or ".join(dict.fromkeys(stack_name(gpu.accelerator) for gpu in unplanned))
+        return f"no target has an NVIDIA driver; {names}: no {stacks} builds are planned yet"
     return "no target has an NVIDIA driver"
 
 
@@ -154,7 +160,7 @@ def first_runnable(
     for builds in releases:
         lost: list[Loss] = []
         for build in builds:
-            if build.variant.is_cpu:
+            if build.variant.accelerator != "cuda":  # the only GPU builds planned yet
                 continue
             if not request.allows(build.variant.cuda):
                 lost.append(Loss(build, f"{build.variant.name} excluded by {request.said}", True))
@@ -214,7 +220,9 @@ def _passed_over(
         # A build with no member versions the project allows was never a candidate: say
         # so, or "no build runs" would hide it (torch 2.14's cu126 has no torchaudio).
         tried = {loss.build.variant.name for loss in losses}
-        unmatched = [v.name for v in release.variants if not v.is_cpu and v.name not in tried]
+        unmatched = [
+            v.name for v in release.variants if v.accelerator == "cuda" and v.name not in tried
+        ]
         if unmatched:
             verb = "has" if len(unmatched) == 1 else "have"
             why += f"; {', '.join(unmatched)} {verb} no member versions the project allows"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Literal
 
+from poetry_cuda.accelerators import stack_name
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -100,8 +101,12 @@ def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
     if variant.platforms and target.platform not in variant.platforms:
         return Verdict("no", f"{name} is not published for {target.platform}")
     c_v = variant.cuda
-    if c_v is None:
+    if variant.accelerator == "cpu":
         return Verdict("cpu", f"{name} is a CPU build")
+    if c_v is None:  # a ROCm or XPU build: none is planned for yet
+        return Verdict(
+            "no", f"{name} is a {stack_name(variant.accelerator)} build, not planned yet"
+        )
     variant = variant.on(target.platform)  # e.g. aarch64 builds ship fewer architectures
     if not target.runs_cuda or target.cuda is None:
         return Verdict("no", f"{name} needs an NVIDIA driver")

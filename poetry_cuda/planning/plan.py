@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from poetry_cuda.accelerators import build_accelerator
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Iterable
 
+    from poetry_cuda.accelerators import Accelerator
     from poetry_cuda.request.settings import CudaRequest
     from poetry_cuda.request.settings import Policy
 
@@ -62,6 +64,11 @@ class Choice:
     bound: str = ""
     # The project installs it only with an extra: its managed pin must not install it always.
     optional: bool = False
+
+    @property
+    def accelerator(self) -> Accelerator:
+        """What the chosen build runs on (`accelerators.build_accelerator`)."""
+        return build_accelerator(self.variant, has_cuda=self.cuda is not None)
 
 
 @frozen
@@ -126,6 +133,7 @@ class Plan:
                 {
                     "name": c.name,
                     "variant": c.variant,
+                    "accelerator": c.accelerator,
                     "cuda": str(c.cuda) if c.cuda else None,
                     "source": {"name": c.source.name, "url": c.source.url},
                     "version": c.version,

@@ -16,6 +16,8 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poetry_cuda.accelerators import PLANNED
+from poetry_cuda.accelerators import stack_name
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.host.profiles import load_target
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
+    from poetry_cuda.accelerators import Accelerator
+    from poetry_cuda.host.profiles import Gpu
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.model import Nvidia
@@ -63,8 +67,19 @@ class Target:
         return f"{self.os}-{machine}"
 
     @property
+    def accelerator(self) -> Accelerator:
+        """What its builds are planned for: CUDA where an NVIDIA driver runs them, else
+        the CPU (ROCm and XPU builds are not planned yet: see `unplanned_gpus`)."""
+        return "cuda" if self.os != "macos" and self.cuda is not None else "cpu"
+
+    @property
     def runs_cuda(self) -> bool:
-        return self.os != "macos" and self.cuda is not None
+        return self.accelerator == "cuda"
+
+    @property
+    def unplanned_gpus(self) -> tuple[Gpu, ...]:
+        """Its GPUs of an accelerator no build is planned for (AMD's ROCm, Intel's XPU)."""
+        return tuple(gpu for gpu in self.profile.gpus if gpu.accelerator not in PLANNED)
 
 
 def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
@@ -72,7 +87,8 @@ def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
     warnings: list[str] = []
     driver = profile.driver
     if profile.os == "macos" or driver is None:
-        return Target(profile, None, None), warnings
+        target = Target(profile, None, None)
+        return target, unplanned_warnings(target)
     cuda, version = driver.cuda, driver.version
     if cuda is None and version is not None:
         cuda = nvidia.max_cuda(version, profile.os)
@@ -86,14 +102,33 @@ def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
             )
     if version is None and cuda is not None:
         version = nvidia.toolkit_driver(cuda, profile.os)
-    if cuda is not None and not profile.gpus:
+    if cuda is not None and not profile.nvidia_gpus:
         warnings.append(
             f"{profile.label}: the NVIDIA driver lists no GPU (only /proc was readable, or the "
             "driver version was given by hand), so the plan cannot check that a build has "
             "kernels for its GPUs; give a profile with compute-capabilities "
             "(`poetry-cuda detect --json` on that machine) to have them checked"
         )
-    return Target(profile, cuda, version), warnings
+    target = Target(profile, cuda, version)
+    return target, [*warnings, *unplanned_warnings(target)]
+
+
+def unplanned_warnings(target: Target) -> list[str]:
+    """One warning per accelerator the target's GPUs need and no plan serves yet, naming
+    them (none on macOS, where no GPU stack but Apple's is built for)."""
+    if target.os == "macos":
+        return []
+    by_stack: dict[Accelerator, list[Gpu]] = {}
+    for gpu in target.unplanned_gpus:
+        by_stack.setdefault(gpu.accelerator, []).append(gpu)
+    gets = "CUDA" if target.runs_cuda else "CPU"
+    return [
+        f"{target.label}: {', '.join(gpu.describe() for gpu in gpus)} "
+        f"need{'s' * (len(gpus) == 1)} {stack_name(stack)} builds, which poetry-cuda does not "
+        f"plan yet; the plan gives this target {gets} builds"
+        + ("" if target.runs_cuda else ", which run on its CPU")
+        for stack, gpus in by_stack.items()
+    ]
 
 
 def distinct(targets: Sequence[Target]) -> tuple[Target, ...]:
@@ -101,7 +136,9 @@ def distinct(targets: Sequence[Target]) -> tuple[Target, ...]:
     first: dict[tuple[object, ...], Target] = {}
     for target in targets:
         facts = (target.os, target.platform, target.driver, target.cuda)
-        first.setdefault((*facts, target.profile.capabilities), target)
+        others = {(gpu.vendor, gpu.gfx or gpu.device_ip or "") for gpu in target.unplanned_gpus}
+        gpus = (target.profile.capabilities, tuple(sorted(others)))
+        first.setdefault((*facts, *gpus), target)
     return tuple(first.values())
 
 

@@ -25,7 +25,7 @@ def test_one_gpu_json(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
     result = cli.run("detect", "--json", cwd=tmp_path, env=fake_nvml.scenario())
     assert result.code == 0, result.stderr
     profile = json.loads(result.stdout)
-    assert profile["schema"] == 1
+    assert profile["schema"] == 2
     assert profile["os"] == "linux"
     assert profile["driver"] == {
         "version": "550.54.14",

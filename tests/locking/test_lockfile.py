@@ -156,14 +156,14 @@ def test_content_hash_is_order_independent() -> None:
 @pytest.mark.parametrize(
     ("edit", "culprit"),
     [
-        (lambda t: t.replace("version = 1", "version = 2"), "version 2 is not supported"),
+        (lambda t: t.replace("version = 2", "version = 3"), "version 3 is not supported"),
         (lambda t: t.replace('backend = "poetry"\n', ""), "backend: missing"),
         (lambda t: t.replace('variant = "cu124"', "variant = 124"), "packages[0].variant"),
         (lambda t: t.replace('os = "linux"', "os = []"), "targets[0].os"),
         (lambda t: t[: len(t) // 2] + "\n[[packages]\n", "not valid TOML"),
         (
-            lambda t: t.replace("version = 1", 'version = "1"'),
-            "version: expected an integer, got '1'",
+            lambda t: t.replace("version = 2", 'version = "2"'),
+            "version: expected an integer, got '2'",
         ),
         (lambda t: "", "version: missing"),
         (

@@ -232,7 +232,7 @@ CASES = [
     Case("cuda-lock-garbled", write("cuda.lock", b"\x00\x01\x02 garbage \xff"), ("cuda.lock",)),
     Case(
         "cuda-lock-future",
-        replace("version = 1", "version = 99", "cuda.lock"),
+        replace("version = 2", "version = 99", "cuda.lock"),
         ("cuda.lock", "version"),
     ),
     Case(

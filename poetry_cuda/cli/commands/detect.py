@@ -15,6 +15,7 @@ from poetry_cuda.cli.markup import escape
 
 
 if TYPE_CHECKING:
+    from poetry_cuda.host.profiles import Gpu
     from poetry_cuda.host.profiles import HostProfile
 
 
@@ -108,8 +109,7 @@ def render(profile: HostProfile) -> list[str]:
             f"[{driver.cuda_source or driver.source}]"
         )
     gpus = [
-        f"  {gpu.index}: {esc(gpu.name)}, compute capability {gpu.compute_capability} "
-        f"({gpu.compute_capability.sm})"
+        f"  {gpu.index}: {esc(gpu.name)}, {_identity(gpu)}"
         + (f", {gpu.memory_mib} MiB" if gpu.memory_mib else "")
         + f" [{gpu.source}]"
         for gpu in profile.gpus
@@ -125,6 +125,14 @@ def render(profile: HostProfile) -> list[str]:
     lines += section("CUDA toolkits", toolkits, "none found")
     cudnn = [f"  {c.version} at {esc(c.path)} [{esc(c.source)}]" for c in profile.cudnn]
     lines += section("cuDNN", cudnn, "none found")
+    if profile.rocm is not None:
+        rocm = profile.rocm
+        kernel = f", amdgpu {esc(rocm.kernel_driver)}" if rocm.kernel_driver else ""
+        lines.append(f"<info>ROCm</info>: {esc(rocm.version)}{kernel} [{esc(rocm.source)}]")
+    if profile.xpu is not None:
+        lines.append(
+            f"<info>Intel XPU driver</info>: {esc(profile.xpu.driver)} [{esc(profile.xpu.source)}]"
+        )
     for problem in profile.problems:
         lines.append(f"<error>Problem</error> [{problem.probe}]: {esc(problem.message)}")
         lines.append(f"  Fix: {esc(problem.fix)}")
@@ -133,3 +141,13 @@ def render(profile: HostProfile) -> list[str]:
         for p in profile.probes
     ]
     return lines + section("Probes", probes)
+
+
+def _identity(gpu: Gpu) -> str:
+    """What tells builds apart for a GPU: compute capability, gfx target or device IP."""
+    cc = gpu.compute_capability
+    if cc is not None:
+        return f"compute capability {cc} ({cc.sm})"
+    if gpu.gfx is not None:
+        return f"AMD {escape(gpu.gfx)}"
+    return "Intel" + (f", device IP {escape(gpu.device_ip)}" if gpu.device_ip else "")

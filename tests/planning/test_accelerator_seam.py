@@ -1,0 +1,75 @@
+"""The accelerator seam in planning: CUDA planned as before, ROCm and XPU GPUs named, not hidden."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from poetry_cuda.host.profiles import profile_from_json
+from poetry_cuda.planning.targets import distinct
+from poetry_cuda.planning.targets import settle
+from tests.support.plans import KB
+from tests.support.plans import linux_host
+from tests.support.plans import plan_text
+
+
+TORCH = '[project]\nname = "p"\nversion = "0"\ndependencies = ["torch==2.5.1"]\n'
+MI250X = {"name": "AMD Instinct MI250X", "vendor": "amd", "gfx": "gfx90a"}
+MAX_1550 = {"name": "Intel Data Center GPU Max 1550", "vendor": "intel", "device_ip": "12.60.7"}
+
+
+def host(label: str, *gpus: dict[str, Any], **fields: Any) -> Any:
+    document = {"schema": 2, "os": "linux", "machine": "x86_64", "gpus": list(gpus), **fields}
+    return settle(profile_from_json(document, label), KB.nvidia)
+
+
+def test_an_amd_only_host_gets_the_cpu_build_with_a_warning_naming_its_gpu() -> None:
+    target, warnings = host("mi250x.json", MI250X, rocm={"version": "6.4.1", "source": "kfd"})
+    assert target.accelerator == "cpu"
+    assert not target.runs_cuda
+    assert target.unplanned_gpus == target.profile.gpus
+    (warning,) = warnings
+    assert warning.startswith("mi250x.json: AMD Instinct MI250X (gfx90a) needs ROCm builds")
+    assert "CPU builds" in warning
+    planned = plan_text(TORCH, [target])
+    torch = planned.plan.choice("torch")
+    assert torch is not None
+    assert (torch.variant, torch.accelerator) == ("cpu", "cpu")
+    assert "AMD Instinct MI250X (gfx90a)" in torch.reason
+    assert "ROCm" in torch.reason
+
+
+def test_an_intel_gpu_beside_an_nvidia_one_is_named_and_cuda_is_planned() -> None:
+    nvidia = {"name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}
+    target, warnings = host("mixed.json", nvidia, MAX_1550, driver={"version": "550.54.14"})
+    assert target.accelerator == "cuda"
+    assert [gpu.name for gpu in target.unplanned_gpus] == [MAX_1550["name"]]
+    assert warnings == [
+        (
+            "mixed.json: Intel Data Center GPU Max 1550 (12.60.7) needs XPU builds, which "
+            "poetry-cuda does not plan yet; the plan gives this target CUDA builds"
+        )
+    ]
+    torch = plan_text(TORCH, [target]).plan.choice("torch")
+    assert torch is not None
+    assert (torch.variant, torch.accelerator) == ("cu124", "cuda")
+
+
+def test_cuda_targets_are_planned_as_before() -> None:
+    target = linux_host("rtx4090.json", "550.54.14", "8.9")
+    assert target.accelerator == "cuda"
+    assert target.unplanned_gpus == ()
+    document = plan_text(TORCH, [target]).plan.to_json()
+    torch = document["packages"][0]
+    assert (torch["variant"], torch["accelerator"], torch["cuda"]) == ("cu124", "cuda", "12.4")
+
+
+def test_plan_json_says_cpu_for_a_cpu_build() -> None:
+    document = plan_text(TORCH, [linux_host("ci.json", None)]).plan.to_json()
+    assert {p["accelerator"] for p in document["packages"]} == {"cpu"}
+
+
+def test_hosts_that_differ_only_in_their_amd_gpus_stay_two_targets() -> None:
+    a, _ = host("a.json", MI250X)
+    b, _ = host("b.json", {**MI250X, "gfx": "gfx942"})
+    c, _ = host("c.json", {**MI250X, "index": 3})
+    assert [t.label for t in distinct([a, b, c])] == ["a.json", "b.json"]
