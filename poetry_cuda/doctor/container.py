@@ -10,8 +10,6 @@ may leave no file). Reading is `read_image`; judging it is pure (`check_image`).
 
 from __future__ import annotations
 
-import re
-
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +18,7 @@ from packaging.version import Version
 
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
+from poetry_cuda.knowledge.base_images import TAG
 from poetry_cuda.records import frozen
 
 
@@ -31,11 +30,6 @@ if TYPE_CHECKING:
 
 # What a runtime leaves behind, and how the finding names it.
 _MARKERS = (("/.dockerenv", "Docker"), ("/run/.containerenv", "Podman"))
-# nvidia/cuda:<cuda>-[<cudnn-tag>-]<flavour>-<os>
-_TAG = re.compile(
-    r"nvidia/cuda:(?P<cuda>[0-9]+\.[0-9]+\.[0-9]+)-(?:(?P<cudnn>cudnn[0-9]?)-)?"
-    r"(?P<flavour>base|runtime|devel)-(?P<os>[a-z0-9.]+)"
-)
 
 
 @frozen
@@ -86,7 +80,7 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
     """The container's CUDA and cuDNN against the image cuda.lock records."""
     if image is None or base_image is None:
         return []
-    tag = _TAG.fullmatch(base_image)
+    tag = TAG.fullmatch(base_image)
     if tag is None:
         return []
     wanted = Version(tag["cuda"])

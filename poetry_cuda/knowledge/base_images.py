@@ -7,6 +7,8 @@ lock needs is decided in `planning.base_image`.
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 from typing import Literal
 from typing import get_args
@@ -25,6 +27,11 @@ Flavour = Literal["base", "runtime", "devel"]
 FLAVOURS: tuple[Flavour, ...] = get_args(Flavour)
 CudnnTag = Literal["cudnn", "cudnn8", "cudnn9"]
 CUDNN_TAGS: tuple[CudnnTag, ...] = get_args(CudnnTag)
+# How `BaseImage.tag` spells an image: what cuda.lock's `base-image` must read.
+TAG = re.compile(
+    r"nvidia/cuda:(?P<cuda>[0-9]+\.[0-9]+\.[0-9]+)-(?:(?P<cudnn>cudnn[89]?)-)?"
+    r"(?P<flavour>base|runtime|devel)-(?P<os>ubuntu[0-9]{2}\.[0-9]{2})"
+)
 
 
 @frozen
