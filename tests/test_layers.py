@@ -27,7 +27,7 @@ ALLOWED = {
     "knowledge": {"host.profiles"},
     "request": {"knowledge.model", "knowledge.packaged"},
     # Planning is given the knowledge base (and this machine's detection) as arguments.
-    "planning": {"request", "host.profiles", "knowledge.model"},
+    "planning": {"request", "host.profiles", "knowledge.model", "knowledge.base_images"},
     "backends": {"request", "knowledge.model", "planning.plan", "planning.managed"},
     "locking": {"request", "host", "knowledge", "planning", "backends", "redist"},
     "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends", "redist"},

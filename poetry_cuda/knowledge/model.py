@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.accelerators import Accelerator
     from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.knowledge.base_images import BaseImage
     from poetry_cuda.versions import ComputeCapability
     from poetry_cuda.versions import CudaVersion
     from poetry_cuda.versions import DriverVersion
@@ -411,6 +412,7 @@ class KnowledgeBase:
     mirrors: tuple[KnownMirror, ...] = ()
     toolkit_wheels: tuple[ToolkitWheels, ...] = ()
     nvcc_parts: tuple[NvccParts, ...] = ()  # sorted by `first`, ascending
+    base_images: tuple[BaseImage, ...] = ()  # newest CUDA first
 
     def family_of(self, package: str) -> Family | None:
         for family in self.families:

@@ -23,6 +23,7 @@ from poetry_cuda.knowledge.loader import read_data
 from poetry_cuda.knowledge.loader import read_part
 from poetry_cuda.knowledge.model import preferred_packages
 from poetry_cuda.knowledge.tables import validate
+from poetry_cuda.knowledge.tables import validate_base_images
 from poetry_cuda.knowledge.tables import validate_installed
 from poetry_cuda.knowledge.tables import validate_mirrors
 from poetry_cuda.knowledge.tables import validate_nvcc_parts
@@ -33,6 +34,7 @@ from poetry_cuda.knowledge.tables import validate_toolkit_wheels
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from poetry_cuda.knowledge.base_images import BaseImage
     from poetry_cuda.knowledge.model import Installed
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import KnownMirror
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "base_images",
     "installed",
     "known_mirrors",
     "load",
@@ -109,6 +112,12 @@ def toolkit_wheels() -> tuple[ToolkitWheels, ...]:
 def nvcc_parts() -> tuple[NvccParts, ...]:
     """The redistributables' components nvcc needs (``redist_components.toml``)."""
     return _read(validate_nvcc_parts, lambda base: base.nvcc_parts)
+
+
+@functools.cache
+def base_images() -> tuple[BaseImage, ...]:
+    """NVIDIA's CUDA container images, newest CUDA first (``base_images.toml``)."""
+    return _read(validate_base_images, lambda base: base.base_images)
 
 
 @functools.cache

@@ -30,6 +30,8 @@ from poetry_cuda.accelerators import accelerator_of
 from poetry_cuda.accelerators import stack_name
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge.base_images import CUDNN_TAGS
+from poetry_cuda.knowledge.base_images import BaseImage
 from poetry_cuda.knowledge.model import LAYOUTS
 from poetry_cuda.knowledge.model import PLATFORMS
 from poetry_cuda.knowledge.model import PROBES
@@ -77,8 +79,16 @@ FIXED_FILE = "fixed.toml"
 MIRRORS_FILE = "mirrors.toml"
 TOOLKIT_WHEELS_FILE = "toolkit_wheels.toml"
 REDIST_COMPONENTS_FILE = "redist_components.toml"
+BASE_IMAGES_FILE = "base_images.toml"
 # The tables of a data folder that are no package family, in the order they are read.
-TABLE_FILES = (NVIDIA_FILE, FIXED_FILE, MIRRORS_FILE, TOOLKIT_WHEELS_FILE, REDIST_COMPONENTS_FILE)
+TABLE_FILES = (
+    NVIDIA_FILE,
+    FIXED_FILE,
+    MIRRORS_FILE,
+    TOOLKIT_WHEELS_FILE,
+    REDIST_COMPONENTS_FILE,
+    BASE_IMAGES_FILE,
+)
 Documents = Mapping[str, dict[str, Any]]
 CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
 MECHANISMS: tuple[Mechanism, ...] = get_args(Mechanism)
@@ -472,6 +482,41 @@ def _is_template(url: str) -> bool:
     return len(url) <= 2048 and "{variant}" in url and _TEMPLATE.fullmatch(url) is not None
 
 
+# An Ubuntu release as image tags spell it.
+_UBUNTU = re.compile(r"ubuntu[0-9]{2}\.[0-9]{2}")
+
+
+def _base_images(top: Table) -> tuple[BaseImage, ...]:
+    rows: list[BaseImage] = []
+    for row in top.tables("image", by("cuda")):
+        cuda = row.parsed("cuda", Version)
+        if len(cuda.release) != 3 or cuda.local or cuda.pre or cuda.post or cuda.dev:
+            raise row.error("cuda", "must be a CUDA point release such as 12.4.1")
+        if rows and cuda >= rows[-1].cuda:
+            raise row.error("cuda", "rows must be ordered newest CUDA first")
+        if rows and cuda.release[:2] == rows[-1].cuda.release[:2]:
+            raise row.error("cuda", "one row per CUDA minor: its current point release")
+        os = tuple(row.texts("os"))
+        cudnn_os = tuple(row.texts("cudnn-os", ()))
+        if not os or any(not _UBUNTU.fullmatch(name) for name in os):
+            raise row.error("os", "must list Ubuntu releases as tags spell them: ubuntu22.04")
+        if list(os) != sorted(os, reverse=True):
+            raise row.error("os", "must be ordered newest first")
+        if any(name not in os for name in cudnn_os):
+            raise row.error("cudnn-os", "every release must also be in `os`")
+        tag = row.choice("cudnn-tag", CUDNN_TAGS) if row.has("cudnn-tag") else None
+        cudnn = row.parsed("cudnn", Version) if row.has("cudnn") else None
+        if (tag is None) != (cudnn is None) or (tag is None) != (not cudnn_os):
+            raise row.error("cudnn-tag", "cudnn-tag, cudnn and cudnn-os go together")
+        if tag is not None and cudnn is not None and tag != "cudnn" and tag[-1] != str(cudnn.major):
+            raise row.error("cudnn-tag", f"{tag} tags carry cuDNN {tag[-1]}, not {cudnn}")
+        source, confidence = provenance(row)
+        rows.append(BaseImage(cuda, os, tag, cudnn, cudnn_os, source, confidence))
+        row.done()
+    top.done()
+    return tuple(rows)
+
+
 def _toolkit_wheels(top: Table) -> tuple[ToolkitWheels, ...]:
     rows = []
     for row in top.tables("major", by("cuda")):
@@ -536,6 +581,7 @@ def validate(documents: Documents) -> KnowledgeBase:
         mirrors=validate_mirrors(documents),
         toolkit_wheels=validate_toolkit_wheels(documents),
         nvcc_parts=validate_nvcc_parts(documents),
+        base_images=validate_base_images(documents),
     )
 
 
@@ -561,6 +607,11 @@ def validate_toolkit_wheels(documents: Documents) -> tuple[ToolkitWheels, ...]:
 def validate_nvcc_parts(documents: Documents) -> tuple[NvccParts, ...]:
     """Only the redistributables' components nvcc needs, checked."""
     return _nvcc_parts(_top(REDIST_COMPONENTS_FILE, documents[REDIST_COMPONENTS_FILE]))
+
+
+def validate_base_images(documents: Documents) -> tuple[BaseImage, ...]:
+    """Only NVIDIA's CUDA container images, checked."""
+    return _base_images(_top(BASE_IMAGES_FILE, documents[BASE_IMAGES_FILE]))
 
 
 def validate_installed(documents: Documents) -> tuple[Installed, ...]:

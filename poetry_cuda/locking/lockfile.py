@@ -33,6 +33,7 @@ from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import OperatingSystem
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.knowledge.base_images import TAG
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
@@ -191,6 +192,8 @@ class CudaLock:
     managed_sources: tuple[str, ...]
     extras: tuple[LockedExtra, ...] = ()  # multi-variant projects only
     toolkit: LockedToolkit | None = None  # toolkit = "redist" only
+    # The NVIDIA CUDA image that meets the system requirements (`planning.base_image`).
+    base_image: str | None = None
 
     def project_cuda(self, preferred: Collection[str]) -> CudaVersion | None:
         """The project's CUDA version (see `project_cuda`), as this lock records it."""
@@ -304,7 +307,16 @@ def read(path: Path) -> CudaLock:
             for e in top.tables("extras")
         ),
         toolkit=_read_toolkit(top),
+        base_image=_checked(top, "base-image", _base_image) if top.has("base-image") else None,
     )
+
+
+def _base_image(text: str) -> str:
+    if len(text) > NAME_LIMIT or TAG.fullmatch(text) is None:
+        raise ValueError(
+            f"{text[:80]!r} is not an image such as nvidia/cuda:12.4.1-base-ubuntu22.04"
+        )
+    return text
 
 
 def _package(row: Table, version: int) -> LockedPackage:

@@ -38,6 +38,8 @@ def dumps(lock: CudaLock) -> str:
     document.add("policy", lock.policy)
     document.add("cuda", lock.cuda)
     document.add("managed-sources", _array(lock.managed_sources))
+    if lock.base_image is not None:
+        document.add("base-image", lock.base_image)
     document.add(tomlkit.nl())
     rows = {
         "targets": [_facts_table(t) for t in lock.targets],

@@ -16,6 +16,7 @@ from poetry_cuda.knowledge.model import LeadRange
 from poetry_cuda.knowledge.packaged import DATA
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.knowledge.packaged import load_directory
+from poetry_cuda.knowledge.tables import BASE_IMAGES_FILE
 from poetry_cuda.knowledge.tables import MIRRORS_FILE
 from poetry_cuda.knowledge.tables import REDIST_COMPONENTS_FILE
 from poetry_cuda.knowledge.tables import TOOLKIT_WHEELS_FILE
@@ -118,7 +119,7 @@ def write_minimal(directory: Path) -> Path:
     """A data folder of one family, with the packaged copies of the tables beside them."""
     for name, text in (("nvidia.toml", NVIDIA), ("fixed.toml", FIXED), ("torch.toml", TORCH)):
         (directory / name).write_text(text)
-    for name in (MIRRORS_FILE, TOOLKIT_WHEELS_FILE, REDIST_COMPONENTS_FILE):
+    for name in (MIRRORS_FILE, TOOLKIT_WHEELS_FILE, REDIST_COMPONENTS_FILE, BASE_IMAGES_FILE):
         shutil.copyfile(DATA / name, directory / name)
     return directory
 
