@@ -6,6 +6,11 @@ poetry-cuda's rules (`planning.variant_label`) and the file written that makes u
 wheel-variant preview pick it with no provider plugin run (`planning.variant_properties`;
 uv reads it from the path in ``UV_VARIANT_LOCK``). The file goes to `-o FILE`, written
 whole or not at all, or to stdout; the choice, its reason and any audit line go to stderr.
+
+No released uv reads ``UV_VARIANT_LOCK`` yet (uv 0.13 selects variants in preview with its
+vendored NVIDIA provider; the file is its prototype's): the tests check the file against the
+prototype's format, and the label choice against what uv 0.13 installs from a loopback
+variant index with the provider's facts forced (``NV_VARIANT_PROVIDER_FORCE_*``).
 """
 
 from __future__ import annotations
