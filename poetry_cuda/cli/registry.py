@@ -88,6 +88,11 @@ COMMANDS: dict[str, Callable[[], type[CudaCommand]]] = {
     "doctor": _doctor,
     "sync": _sync,
     "store": _store,
+    "variant-properties": lambda: (
+        __import__(
+            "poetry_cuda.cli.commands.variant_properties", fromlist=["_"]
+        ).VariantPropertiesCommand
+    ),
 }
 
 

@@ -199,12 +199,12 @@ def command_parser(body: type[CudaCommand]) -> _Parser:
     parser = _Parser(f"`{PROGRAM} {body.name} --help` shows its options")
     _add_globals(parser, given_only=True)
     for option in body.options:
-        flag = f"--{option.name}"
+        flags = [f"--{option.name}", *([f"-{option.short}"] if option.short else [])]
         if option.flag:
-            parser.add_argument(flag, dest=option.name, action="store_true")
+            parser.add_argument(*flags, dest=option.name, action="store_true")
         else:
             action = "append" if option.multiple else "store"
-            parser.add_argument(flag, dest=option.name, action=action, metavar=option.shown_value)
+            parser.add_argument(*flags, dest=option.name, action=action, metavar=option.shown_value)
     for argument in body.arguments:
         if argument.rest:
             nargs: str | None = argparse.REMAINDER
@@ -294,7 +294,12 @@ def command_help(body: type[CudaCommand]) -> list[str]:
         else:
             usage += f" [{value}]" if argument.optional else f" {value}"
     rows = [
-        (f"    --{o.name}" + ("" if o.flag else f"={o.shown_value}"), o.description)
+        (
+            (f"-{o.short}, " if o.short else "    ")
+            + f"--{o.name}"
+            + ("" if o.flag else f"={o.shown_value}"),
+            o.description,
+        )
         for o in body.options
     ]
     lines = ["<b>Description:</b>", f"  {escape(body.description)}", ""]

@@ -52,13 +52,15 @@ EXIT_CODES_HELP = (
 
 class Option(NamedTuple):
     """A `--name` option: a flag, or one that takes a value (several with `multiple`);
-    `value` names the value in the script's help (`--target=FILE`), NAME by default."""
+    `value` names the value in the script's help (`--target=FILE`), NAME by default;
+    `short` is its one-letter form (`-o`), if any."""
 
     name: str
     description: str
     flag: bool = True
     multiple: bool = False
     value: str = ""
+    short: str = ""
 
     @property
     def shown_value(self) -> str:

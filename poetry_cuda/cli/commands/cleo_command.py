@@ -83,7 +83,7 @@ def cleo_command(body: type[CudaCommand], name: str) -> CleoCommand:
         "description": body.description,
         "help": literal_help(body.help),
         "options": [
-            option(o.name, None, o.description, flag=o.flag, multiple=o.multiple)
+            option(o.name, o.short or None, o.description, flag=o.flag, multiple=o.multiple)
             for o in body.options
         ],
         "arguments": [

@@ -1,0 +1,336 @@
+"""Which wheel-variant label (PEP 825) a target gets, by poetry-cuda's own rules.
+
+An installer with a variant provider asks the provider what the host supports and takes the
+best label the published properties admit. NVIDIA's provider looks at the driver's CUDA and
+at the **highest** compute capability only, so a host with an RTX 4090 (sm 8.9) and a GTX
+1080 (sm 6.1) gets torch's ``cuda13.0``, which has no kernels for the 1080. Here each label
+is instead judged as any build is (`compat.judge`): every GPU of the target, SASS or PTX,
+the driver's CUDA with minor-version compatibility, the architectures the knowledge base
+records for that build. The published properties are read for what they say and compared:
+where they disagree with the knowledge base, `LabelChoice.audit` says so, and the knowledge
+base decides.
+
+`provider_order` ranks labels as PEP 825 does for given supported properties, and
+`provider_supported` gives the properties NVIDIA's provider reports for a target: together,
+the label a variant-enabled installer picks, which the audit names when it differs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from poetry_cuda.errors import NoVariantError
+from poetry_cuda.knowledge.model import Variant
+from poetry_cuda.planning.compat import Verdict
+from poetry_cuda.planning.compat import best_fit
+from poetry_cuda.planning.variant_metadata import is_null
+from poetry_cuda.records import frozen
+from poetry_cuda.versions import ComputeCapability
+from poetry_cuda.versions import CudaVersion
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Sequence
+
+    from poetry_cuda.knowledge.model import Nvidia
+    from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.planning.targets import Target
+    from poetry_cuda.planning.variant_metadata import Properties
+    from poetry_cuda.planning.variant_metadata import VariantMetadata
+    from poetry_cuda.request.settings import Policy
+
+
+NVIDIA = "nvidia"
+LOWER_BOUND = "cuda_version_lower_bound"
+SM_ARCH = "sm_arch"
+_CUDA_LABEL = re.compile(r"cuda(\d+)\.(\d+)")  # torch 2.9+: cuda12.8
+_CU_LABEL = re.compile(r"cu(\d+)(\d)")  # torch 2.8: cu128, the index's own names
+_ARCH = re.compile(r"(\d+)(\d)_(real|virtual)")  # CMake's CUDA_ARCHITECTURES: 86_real
+
+
+@frozen
+class LabelChoice:
+    """The label a target gets, why, and where the published metadata disagrees."""
+
+    label: str
+    reason: str
+    audit: tuple[str, ...]
+    verdicts: tuple[tuple[str, Verdict], ...]  # every label's verdict, as published order
+
+
+def variant_name(label: str) -> str:
+    """The knowledge base's name of a label's build: cuda12.8 -> cu128, null -> cpu."""
+    if is_null(label):
+        return "cpu"
+    found = _CUDA_LABEL.fullmatch(label)
+    return f"cu{found[1]}{found[2]}" if found else label
+
+
+def label_cuda(label: str) -> CudaVersion | None:
+    """The CUDA version a label names (cuda12.8, cu128), None for any other."""
+    found = _CUDA_LABEL.fullmatch(label) or _CU_LABEL.fullmatch(label)
+    return CudaVersion(int(found[1]), int(found[2])) if found else None
+
+
+def arch_value(cc: ComputeCapability, kind: str) -> str:
+    """``86_real`` (SASS for sm_86) or ``90_virtual`` (PTX for compute_90)."""
+    return f"{cc.major}{cc.minor}_{kind}"
+
+
+def published_arches(
+    properties: Properties,
+) -> tuple[tuple[ComputeCapability, ...], tuple[ComputeCapability, ...]]:
+    """The SASS and PTX architectures a label's ``nvidia :: sm_arch`` lists."""
+    sass: list[ComputeCapability] = []
+    ptx: list[ComputeCapability] = []
+    for value in properties.get(NVIDIA, {}).get(SM_ARCH, ()):
+        found = _ARCH.fullmatch(value)
+        if found:
+            cc = ComputeCapability(int(found[1]), int(found[2]))
+            (sass if found[3] == "real" else ptx).append(cc)
+    return tuple(sorted(sass)), tuple(sorted(ptx))
+
+
+def _foreign(properties: Properties, metadata: VariantMetadata) -> str | None:
+    """A namespace of the label that needs hardware other than NVIDIA's (amd, intel)."""
+    for namespace in properties:
+        if namespace != NVIDIA and metadata.static_values(namespace) is None:
+            return namespace
+    return None
+
+
+def choose_label(
+    metadata: VariantMetadata,
+    target: Target,
+    nvidia: Nvidia,
+    *,
+    release: Release | None,
+    policy: Policy = "newest",
+    package: str = "",
+) -> LabelChoice:
+    """The label of `metadata` whose build serves every GPU of `target` best (the CPU build,
+    ``null``, without an NVIDIA driver), judged with the knowledge base's `release` where
+    it has the build; a NoVariantError (exit 3) when no label serves the target."""
+    what = package or metadata.where
+    builds: list[Variant] = []
+    labels: list[str] = []
+    audit: list[str] = []
+    refused: list[tuple[str, Verdict]] = []
+    for label, properties in metadata.variants.items():
+        known = _known(release, label)
+        published = _published(label, properties)
+        foreign = _foreign(properties, metadata)
+        if foreign is not None:
+            verdict = Verdict("no", f"{label} needs {foreign} hardware, not an NVIDIA GPU")
+            refused.append((label, verdict))
+            continue
+        if known is None and published is not None and not is_null(label):
+            audit.append(
+                f"{what} {label}: not in the knowledge base; judged by its published properties"
+            )
+        build = known or published
+        if build is None:
+            continue
+        labels.append(label)
+        builds.append(replace(build, name=label))
+    fit = best_fit(builds, target, nvidia, policy=policy, allow_cpu_fallback=False)
+    verdicts = tuple(zip(labels, fit.verdicts, strict=True)) + tuple(refused)
+    if fit.best is None:
+        said = "; ".join(verdict.detail for _, verdict in verdicts) or "it lists no label"
+        raise NoVariantError(
+            f"{what}: no variant label serves {target.label}",
+            why=said,
+            fix="plan for another target, or install a build from the family's own index",
+        )
+    label = labels[fit.best]
+    verdict = fit.verdicts[fit.best]
+    reason = (
+        f"{label}: {verdict.detail}"
+        if fit.how == "cuda"
+        else f"{label}: {target.label} has no NVIDIA driver, so the CPU build"
+    )
+    for other, properties in metadata.variants.items():
+        known = _known(release, other)
+        audit += _disagreements(what, other, properties, known, target, chosen=other == label)
+    installer = provider_pick(metadata, target)
+    if installer is not None and installer != label:
+        audit.append(
+            f"{what}: a variant-enabled installer picks {installer} on {target.label} (its "
+            f"NVIDIA provider looks at the driver and the highest GPU only); poetry-cuda "
+            f"chose {label}"
+        )
+    return LabelChoice(label, reason, tuple(audit), verdicts)
+
+
+def choose_for_all(
+    metadata: VariantMetadata,
+    targets: Sequence[Target],
+    nvidia: Nvidia,
+    *,
+    release: Release | None,
+    policy: Policy = "newest",
+    package: str = "",
+) -> LabelChoice:
+    """One label for every target (a variant must work on each): each target's own choice
+    when they agree, else the highest-CUDA label every target's verdict admits."""
+    choices = [
+        choose_label(metadata, t, nvidia, release=release, policy=policy, package=package)
+        for t in targets
+    ]
+    labels = {choice.label for choice in choices}
+    audit = tuple(line for choice in choices for line in choice.audit)
+    if len(labels) == 1:
+        reasons = [f"{t.label}: {c.reason}" for t, c in zip(targets, choices, strict=True)]
+        return LabelChoice(choices[0].label, "; ".join(reasons), audit, choices[0].verdicts)
+    admitted = [
+        label
+        for label in metadata.variants
+        if all(
+            dict(choice.verdicts)[label].ok for choice in choices if label in dict(choice.verdicts)
+        )
+    ]
+    usable = [label for label in admitted if label_cuda(label) is not None]
+    if not usable:
+        raise NoVariantError(
+            f"{package or metadata.where}: no variant label serves every target",
+            why="; ".join(
+                f"{t.label} gets {c.label}" for t, c in zip(targets, choices, strict=True)
+            ),
+            fix="plan for fewer targets, or give each its own properties file",
+        )
+    label = max(usable, key=lambda name: label_cuda(name) or CudaVersion(0, 0))
+    return LabelChoice(label, f"{label}: the newest build every target runs", audit, ())
+
+
+def _known(release: Release | None, label: str) -> Variant | None:
+    if release is None:
+        return None
+    name = variant_name(label)
+    return next((v for v in release.variants if v.name == name), None)
+
+
+def _published(label: str, properties: Properties) -> Variant | None:
+    """A build as its published properties describe it (None: not an NVIDIA or CPU one)."""
+    if is_null(label) or not properties:
+        return Variant(label, None)
+    cuda = label_cuda(label)
+    if cuda is None or NVIDIA not in properties:
+        return None
+    sass, ptx = published_arches(properties)
+    return Variant(label, cuda, sass, ptx)
+
+
+def _disagreements(
+    what: str,
+    label: str,
+    properties: Properties,
+    known: Variant | None,
+    target: Target,
+    *,
+    chosen: bool,
+) -> list[str]:
+    """Audit lines: where a label's published architectures and the knowledge base (its
+    build for the target's platform) differ; for the chosen label, its lower bound too."""
+    if known is None or known.cuda is None:
+        return []
+    lines = []
+    build = known.on(target.platform)
+    sass, ptx = published_arches(properties)
+    if (sass, ptx) != (tuple(sorted(build.sass)), tuple(sorted(build.ptx))):
+        said = ", ".join(properties.get(NVIDIA, {}).get(SM_ARCH, ())) or "nothing"
+        has = [arch_value(cc, "real") for cc in build.sass] + [
+            arch_value(cc, "virtual") for cc in build.ptx
+        ]
+        lines.append(
+            f"{what} {label}: publishes nvidia :: sm_arch :: {said}; the knowledge base has "
+            f"{', '.join(has) or 'none'} for {target.platform}, and decides"
+        )
+    bounds = properties.get(NVIDIA, {}).get(LOWER_BOUND, ())
+    if chosen and bounds and all(_version(bound) != known.cuda for bound in bounds):
+        lines.append(
+            f"{what} {label}: publishes nvidia :: {LOWER_BOUND} :: {', '.join(bounds)} for a "
+            f"build of CUDA {known.cuda}; poetry-cuda runs it on an older driver only "
+            "through minor-version compatibility"
+        )
+    return lines
+
+
+def _version(text: str) -> CudaVersion | None:
+    try:
+        return CudaVersion.parse(text)
+    except ValueError:
+        return None
+
+
+# PEP 825's ordering, and what NVIDIA's provider reports.
+
+
+Supported = dict[str, dict[str, list[str]]]  # namespace -> feature -> values best first
+
+
+def compatible(properties: Properties, supported: Mapping[str, Mapping[str, list[str]]]) -> bool:
+    """PEP 825: every feature of the label has at least one supported value."""
+    return all(
+        any(value in supported.get(namespace, {}).get(feature, ()) for value in values)
+        for namespace, features in properties.items()
+        for feature, values in features.items()
+    )
+
+
+def provider_order(metadata: VariantMetadata, supported: Supported) -> list[str]:
+    """The compatible labels of `metadata`, best first, as PEP 825 orders them: by each
+    feature's best supported value (namespace, feature, value order), a label with more
+    such keys before one whose keys it extends, then by label; ``null`` last."""
+    namespaces = list(metadata.namespaces)
+    ranked = []
+    for label, properties in metadata.variants.items():
+        if not compatible(properties, supported):
+            continue
+        keys = []
+        for namespace, features in properties.items():
+            order = list(supported[namespace])
+            for feature, values in features.items():
+                listed = supported[namespace][feature]
+                best = min(listed.index(value) for value in values if value in listed)
+                keys.append((namespaces.index(namespace), order.index(feature), best))
+        # A label whose keys extend another's ranks first: an endless key closes each list.
+        ranked.append(([*sorted(keys), (len(namespaces), 0, 0)], label))
+    return [label for _, label in sorted(ranked)]
+
+
+def provider_supported(target: Target) -> Supported:
+    """What NVIDIA's variant provider reports for `target`: every CUDA from the driver's
+    down to 11.0, and the SASS minors of the highest GPU's major, then its major's PTX."""
+    if not target.runs_cuda or target.cuda is None or not target.profile.capabilities:
+        return {NVIDIA: {}}
+    cuda = target.cuda
+    bounds = []
+    for major in range(cuda.major, 10, -1):
+        top = cuda.minor if major == cuda.major else 20
+        bounds += [f"{major}.{minor}" for minor in range(top, -1, -1)] + [str(major)]
+    cc = max(target.profile.capabilities)
+    arches = [f"{cc.major}{minor}_real" for minor in range(cc.minor, -1, -1)]
+    return {NVIDIA: {LOWER_BOUND: bounds, SM_ARCH: [*arches, f"{cc.major}0_virtual"]}}
+
+
+def with_static(metadata: VariantMetadata, supported: Supported) -> Supported:
+    """`supported`, with the namespaces whose values the metadata itself gives (torch's
+    ``priority``); any other namespace supports nothing."""
+    full: Supported = {}
+    for namespace in metadata.namespaces:
+        static = metadata.static_values(namespace)
+        if static is not None:
+            full[namespace] = {feature: list(values) for feature, values in static.items()}
+        else:
+            full[namespace] = supported.get(namespace, {})
+    return full
+
+
+def provider_pick(metadata: VariantMetadata, target: Target) -> str | None:
+    """The label a variant-enabled installer with NVIDIA's provider picks for `target`."""
+    order = provider_order(metadata, with_static(metadata, provider_supported(target)))
+    return order[0] if order else None

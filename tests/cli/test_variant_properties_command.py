@@ -1,0 +1,158 @@
+"""`variant-properties`, run as a user runs it; and uv's wheel-variants preview on the test world.
+
+uv 0.13 (the newest release) selects variant wheels in preview but reads no
+``UV_VARIANT_LOCK`` file (only uv's prototype branch does), so the written file is checked
+against the prototype's format (`[metadata]` version 0.1, `[[provider]]` with namespace,
+plugin-api, resolved and properties), and the label choice against what released uv
+installs from a loopback variant index with the NVIDIA provider's facts forced.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import parse_toml
+from poetry_cuda.knowledge.variant_indexes import load
+from poetry_cuda.knowledge.variant_indexes import parse
+from poetry_cuda.planning.variant_label import choose_label
+from poetry_cuda.planning.variant_metadata import parse_variants_json
+from tests.support.cli import BIN
+from tests.support.cli import Cli
+from tests.support.plans import KB
+from tests.support.plans import linux_host
+from tests.support.variant_world import TORCH_29
+from tests.support.variant_world import TORCH_29_PEP850
+from tests.support.variant_world import build_world
+from tests.support.variant_world import serve_index
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _profile(folder: Path, name: str, driver: str | None, *gpus: str) -> Path:
+    document: dict[str, object] = {"os": "linux", "machine": "x86_64"}
+    if driver is not None:
+        document["driver"] = {"version": driver}
+        document["gpus"] = [{"compute_capability": cc} for cc in gpus]
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_the_mixed_host_file(cli: Cli, tmp_path: Path) -> None:
+    metadata = build_world(tmp_path / "world", TORCH_29)
+    target = _profile(tmp_path, "mixed", "580.65.06", "8.9", "6.1")
+    out = tmp_path / "out" / "variant-lock.toml"
+    out.parent.mkdir()
+    result = cli.run(
+        "variant-properties", "--target", str(target), "--variants", str(metadata), "-o",
+        str(out), cwd=tmp_path,
+    )  # fmt: skip
+    assert result.code == 0, result
+    assert "Variant: cuda12.6" in result.stderr
+    assert "installer picks cuda13.0" in result.stderr
+    lock = parse_toml(out.read_text())
+    assert lock["metadata"] == {"created-by": lock["metadata"]["created-by"], "version": "0.1"}
+    assert [p["namespace"] for p in lock["provider"]] == ["nvidia", "intel", "amd", "priority"]
+    nvidia = lock["provider"][0]
+    assert set(nvidia) == {"namespace", "plugin-api", "resolved", "properties"}
+    assert nvidia["resolved"] == ["nvidia-variant-provider==0.0.2"]
+    assert nvidia["properties"]["sm_arch"] == ["60_real", "80_real", "86_real"]
+    assert lock["provider"][1]["properties"] == {}
+    assert [p.name for p in out.parent.iterdir()] == ["variant-lock.toml"]  # no leftovers
+
+
+def test_stdout_without_output(cli: Cli, tmp_path: Path) -> None:
+    metadata = build_world(tmp_path / "world", TORCH_29)
+    target = _profile(tmp_path, "cpu", None)
+    result = cli.run(
+        "variant-properties", "--target", str(target), "--variants", str(metadata), cwd=tmp_path
+    )
+    assert result.code == 0, result
+    lock = parse_toml(result.stdout)
+    assert lock["provider"][0]["properties"] == {}  # null: nothing of NVIDIA's supported
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        ((), 2, "needs the package's variant metadata"),
+        (("--variants", "missing.json"), 2, "missing.json: file not found"),
+        (("--variants", "bad.json"), 2, r"bad.json: \$schema: missing"),
+        (("--variants", "torch-2.9.0-variants.json", "--target", "k80.json"), 3, "no variant"),
+    ],
+)
+def test_errors_carry_their_exit_codes(
+    cli: Cli, tmp_path: Path, args: tuple[str, ...], code: int, message: str
+) -> None:
+    build_world(tmp_path, TORCH_29)
+    (tmp_path / "bad.json").write_text("{}")
+    _profile(tmp_path, "k80", "570.86.10", "3.7")
+    result = cli.run("variant-properties", *args, cwd=tmp_path)
+    assert result.code == code, result
+    assert re.search(message, result.stderr), result.stderr
+
+
+def test_the_variant_index_rows() -> None:
+    (torch,) = load()
+    assert torch.family == "torch"
+    assert torch.url == "https://download.pytorch.org/whl/variant/"
+    assert KB.family_of(torch.family) is not None
+    with pytest.raises(InputFileError, match=r"index\[torch\]\.url"):
+        parse(
+            'schema = 1\n[[index]]\nfamily = "torch"\nurl = "http://x/"\nlayout = "simple"\n'
+            'series = []\nsource = "s"\nconfidence = "verified"\n'
+        )
+
+
+UV = BIN / "uv"
+# (forced driver CUDA, forced highest sm, a driver of that CUDA, capability)
+HOSTS = [
+    ("12.8", "9.0", "570.86.10", "9.0"),
+    ("13.0", "8.6", "580.65.06", "8.6"),
+    ("12.6", "12.0", "560.35.03", "12.0"),
+    ("12.8", "6.1", "570.86.10", "6.1"),
+]
+
+
+@pytest.mark.skipif(not UV.exists(), reason="uv is not installed beside the tests")
+def test_released_uv_installs_the_label_poetry_cuda_chooses(cli: Cli, tmp_path: Path) -> None:
+    version = subprocess.run([str(UV), "--version"], capture_output=True, text=True, check=True)
+    metadata_path = build_world(tmp_path / "world", TORCH_29_PEP850)
+    metadata = parse_variants_json(metadata_path.read_bytes(), metadata_path.name)
+    family = KB.family_of("torch")
+    assert family is not None
+    release = next(r for r in family.releases if r.series == "2.9")
+    env = {k: v for k, v in cli.env.items() if not k.startswith("NV_VARIANT_PROVIDER")}
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [str(UV), "venv", "-q", str(venv), "-p", sys.executable, "--offline"],
+        env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    with serve_index(tmp_path / "world", tmp_path / "index") as url:
+        for cuda, sm, driver, cc in HOSTS:
+            expected = choose_label(
+                metadata, linux_host("host", driver, cc), KB.nvidia, release=release
+            ).label
+            installed = subprocess.run(
+                [str(UV), "pip", "install", "--python", str(venv), "--preview-features",
+                 "wheel-variants", "--index-url", url, "torch", "--reinstall", "--no-cache"],
+                env={**env, "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": cuda,
+                     "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": sm},
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            assert installed.returncode == 0, (version.stdout, installed.stderr)
+            label = subprocess.run(
+                [str(venv / "bin" / "python"), "-c", "import torch; print(torch.LABEL)"],
+                capture_output=True, text=True, check=True,
+            ).stdout.strip()  # fmt: skip
+            assert label == expected, (cuda, sm, installed.stderr)
