@@ -26,7 +26,9 @@ from packaging.utils import parse_wheel_filename
 from packaging.version import Version
 
 from poetry_cuda.display import redact_url
+from poetry_cuda.indexes.listing import layout_of
 from poetry_cuda.indexes.listing import links
+from poetry_cuda.indexes.listing import page_url
 from poetry_cuda.indexes.pages import CHECK_TIMEOUT
 from poetry_cuda.indexes.pages import MAX_REDIRECTS
 from poetry_cuda.indexes.pages import REQUEST_TIMEOUT
@@ -113,18 +115,6 @@ class IndexReport:
         return head
 
 
-def layout_of(url: str, settings: Settings) -> str:
-    """ "flat" for a mirror configured as one listing of wheels, else "simple"."""
-    flat = any(m.layout == "flat" and m.serves(url) for m in settings.mirrors.values())
-    return "flat" if flat else "simple"
-
-
-def page_url(url: str, package: str, layout: str) -> str:
-    """The page that lists `package`'s files: its project page, or the flat listing."""
-    base = url if url.endswith("/") else url + "/"
-    return base if layout == "flat" else f"{base}{canonical_name(package)}/"
-
-
 def _release(filename: str) -> tuple[str, str] | None:
     """(normalized name, version) of a distribution file name."""
     try:
@@ -189,7 +179,7 @@ def check(
         if choice.source.is_pypi:
             continue
         url = choice.source.url
-        layout = layout_of(url, settings)
+        layout = layout_of(url, settings.mirrors.values())
         asked = page_url(url, choice.name, layout)
         if asked not in pages:
             now = time.monotonic()

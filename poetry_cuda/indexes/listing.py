@@ -38,6 +38,8 @@ from poetry_cuda.records import frozen
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from poetry_cuda.request.settings import Mirror
+
 
 JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/json")
 
@@ -203,3 +205,15 @@ def wheels(found: Iterable[Anchor], base: str, package: str | None = None) -> tu
     wanted = None if package is None else canonical_name(package)
     listed = (wheel_of(anchor, base) for anchor in found)
     return tuple(w for w in listed if w is not None and wanted in (None, w.name))
+
+
+def layout_of(url: str, mirrors: Iterable[Mirror]) -> str:
+    """ "flat" for an index configured as one listing of wheels (`mirrors`), else "simple"."""
+    flat = any(m.layout == "flat" and m.serves(url) for m in mirrors)
+    return "flat" if flat else "simple"
+
+
+def page_url(url: str, package: str, layout: str) -> str:
+    """The page that lists `package`'s files: its project page, or the flat listing."""
+    base = url if url.endswith("/") else url + "/"
+    return base if layout == "flat" else f"{base}{canonical_name(package)}/"
