@@ -29,7 +29,7 @@ ALLOWED = {
     # Planning is given the knowledge base (and this machine's detection) as arguments.
     "planning": {"request", "host.profiles", "knowledge.model", "knowledge.base_images"},
     "backends": {"request", "knowledge.model", "planning.plan", "planning.managed"},
-    "locking": {"request", "host", "knowledge", "planning", "backends", "redist"},
+    "locking": {"request", "host", "knowledge", "planning", "backends", "redist", "indexes"},
     "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends", "redist"},
     "doctor": {
         "request",
@@ -40,7 +40,10 @@ ALLOWED = {
         "backends",
         "cudaenv",
         "redist",
+        "indexes",
     },
+    # An index's pages, fetched within limits and read: below every user of them.
+    "indexes": {"request.settings"},
     "redist": {"request.settings", "knowledge.model", "knowledge.packaged"},
     "wheelstore": {"request.settings", "redist.store", "locking.duplicates"},
 }

@@ -26,6 +26,7 @@ from poetry_cuda.files import read_text
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
+from poetry_cuda.locking.available import confirm_available
 from poetry_cuda.locking.freshness import is_fresh
 from poetry_cuda.locking.freshness import sealed
 from poetry_cuda.locking.lockfile import CudaLock
@@ -378,6 +379,7 @@ def lock(
     (`cli.prefetch`): used only where it answers for the files as this lock leaves them.
     """
     project = planned.project
+    planned = confirm_available(planned, notify)
     start = _start(planned, backend, adopt=adopt, command=command)
     planned, current, text, new_text = start.planned, start.current, start.text, start.new_text
     previous = current.managed_sources if current else ()

@@ -35,6 +35,7 @@ from poetry_cuda.request.handwritten import HandWritten
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
@@ -58,8 +59,10 @@ def make_plan(
     settings: Settings,
     kb: KnowledgeBase,
     hand: HandWritten | None = None,
+    unavailable: Collection[tuple[str, str, str]] = (),
 ) -> Plan:
-    """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration."""
+    """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration;
+    `unavailable`: the builds no family may choose (`choice.choose_family`)."""
     hand = HandWritten() if hand is None else hand
     for dep in deps:
         constraints.check(dep.constraint, f"{dep.origin}: {dep.name}")
@@ -74,7 +77,7 @@ def make_plan(
         if hand.extras(family.name):
             part = _family_extras(family, requests, targets, settings, kb, hand)
         else:
-            part = _family_choices(family, requests, deps, targets, settings, kb, hand)
+            part = _family_choices(family, requests, deps, targets, settings, kb, hand, unavailable)
         choices += part[0]
         extras += part[1]
         warnings += part[2]
@@ -129,11 +132,12 @@ def _family_choices(
     settings: Settings,
     kb: KnowledgeBase,
     hand: HandWritten,
+    unavailable: Collection[tuple[str, str, str]] = (),
 ) -> Part:
     """One build chosen for the family, and a `Choice` for each member and companion the
     project declares (the lead always)."""
     chosen = choose_family(
-        family, requests, targets, settings, kb, request_for(family, settings, hand)
+        family, requests, targets, settings, kb, request_for(family, settings, hand), unavailable
     )
     build = chosen.build
     index = source_for(family, build, settings, targets)

@@ -28,6 +28,7 @@ from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
@@ -69,12 +70,26 @@ def choose_family(
     settings: Settings,
     kb: KnowledgeBase,
     request: CudaRequest,
+    unavailable: Collection[tuple[str, str, str]] = (),
 ) -> Chosen:
     """The newest admitted release with a build that runs on every target, and its best build.
 
     `request` is what is asked of the family: the cuda setting, or the project's own pin.
+    `unavailable` holds the builds, as (family, lead version, variant), an index was found
+    not to serve: never chosen.
     """
     releases, warnings = _releases(family, requests)
+    releases = [
+        kept
+        for builds in releases
+        if (
+            kept := [
+                b
+                for b in builds
+                if (family.name, b.lead_version, b.variant.name) not in unavailable
+            ]
+        )
+    ]
     gpu_targets = [t for t in targets if t.runs_cuda]
     cpu = next((b for builds in releases for b in builds if b.variant.is_cpu), None)
     if not (request.kind == "version" or (request.kind == "auto" and gpu_targets)):

@@ -73,6 +73,8 @@ class Planned:
     target_warnings: tuple[str, ...] = ()
     # The package managers' readers of their own tables, to read them again after `--adopt`.
     readers: tuple[TableReader, ...] = ()
+    # Builds (family, lead version, variant) an index was found not to serve: never chosen.
+    unavailable: frozenset[tuple[str, str, str]] = frozenset()
 
     @property
     def targets_explicit(self) -> bool:
@@ -126,8 +128,13 @@ def plan_project(
     )
 
 
-def replanned(planned: Planned, pyproject: dict[str, Any]) -> Planned:
-    """The plan for the same project, options and targets after pyproject.toml changed."""
+def replanned(
+    planned: Planned,
+    pyproject: dict[str, Any],
+    unavailable: frozenset[tuple[str, str, str]] | None = None,
+) -> Planned:
+    """The plan for the same project, options and targets after pyproject.toml changed, or
+    without the builds `unavailable` names (default: those the plan already left out)."""
     settings = dataclasses.replace(
         apply_options(parse_settings(pyproject), planned.options),
         redist_mirror=planned.settings.redist_mirror,  # this user's, where one is set
@@ -143,6 +150,7 @@ def replanned(planned: Planned, pyproject: dict[str, Any]) -> Planned:
         planned.targets_from,
         planned.kb,
         planned.readers,
+        planned.unavailable if unavailable is None else unavailable,
     )
 
 
@@ -156,10 +164,12 @@ def _choose(
     origin: str,
     kb: KnowledgeBase,
     readers: tuple[TableReader, ...],
+    unavailable: frozenset[tuple[str, str, str]] = frozenset(),
 ) -> Planned:
     warnings = list(target_warnings)
     hand = recognise(pyproject, kb.families, settings.mirrors, readers)
-    plan = make_plan(read_dependencies(pyproject, readers), targets, settings, kb, hand)
+    deps = read_dependencies(pyproject, readers)
+    plan = make_plan(deps, targets, settings, kb, hand, unavailable)
     adoption = review(plan, hand)
     if adoption.needed:
         warnings.append(
@@ -192,4 +202,5 @@ def _choose(
         options,
         tuple(target_warnings),
         readers,
+        unavailable,
     )

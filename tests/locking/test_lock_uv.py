@@ -260,7 +260,11 @@ def test_an_interrupted_lock_restores_every_file(
         text=True,
     )
     deadline = time.monotonic() + 60
-    while not server.request_count("/whl/cu118/") and time.monotonic() < deadline:
+    # `uv lock` runs once pyproject.toml is written (lock's check of the pages comes first).
+    pyproject = project / "pyproject.toml"
+    while (
+        not server.request_count("/whl/cu118/") or pyproject.read_bytes() == before[pyproject.name]
+    ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert server.request_count("/whl/cu118/"), "uv lock never reached the index"
     process.send_signal(signal.SIGINT)

@@ -1,0 +1,98 @@
+"""`lock` checks the chosen builds against the index pages before Poetry runs.
+
+A copy of the test world (hard links, so nothing is built again) with one wheel taken away:
+the example's torch 2.5.1+cu124 for Linux x86_64 and CPython 3.11. Without the check Poetry
+locks a build that cannot install; with it, lock plans the next build and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from poetry_cuda.files import read_toml
+from tests.support.catalog import World
+from tests.support.catalog import WorldServer
+from tests.support.example import torch_example
+from tests.support.index import Fault
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from tests.support.cli import Cli
+
+
+pytestmark = pytest.mark.slow
+GONE = "torch-2.5.1+cu124-cp311-cp311-linux_x86_64.whl"
+
+
+@pytest.fixture
+def thinner(world: World, tmp_path: Path) -> Iterator[WorldServer]:
+    """The world without GONE on /whl/cu124/torch/."""
+    root = tmp_path / "world"
+    shutil.copytree(world.root, root, copy_function=os.link)
+    page = root / "whl" / "cu124" / "torch"
+    for name in (GONE, f"{GONE}.metadata"):
+        (page / name).unlink(missing_ok=True)
+    with WorldServer(World(root)) as running:
+        yield running
+
+
+def locked(project: Path) -> dict[str, tuple[str, str]]:
+    return {
+        p["name"]: (p["variant"], p["version"])
+        for p in read_toml(project / "cuda.lock")["packages"]
+    }
+
+
+def test_a_build_the_index_lacks_falls_back_to_the_next(
+    cli: Cli, tmp_path: Path, thinner: WorldServer
+) -> None:
+    project = torch_example(tmp_path, thinner)
+    result = cli.run("lock", cwd=project)
+    assert result.code == 0, result.stderr
+    index = thinner.pytorch_url("cu124")
+    assert (
+        f"torch 2.5.1+cu124 is not on {index} (no wheel for linux-x86_64 and Python 3.11): "
+        "falling back to 2.5.1+cu121"
+    ) in result.stderr.replace("\n", " ")
+    assert locked(project)["torch"] == ("cu121", "2.5.1+cu121")
+    assert locked(project)["torchvision"] == ("cu121", "0.20.1+cu121")
+    # One request per page the plan reads, before Poetry's own.
+    assert thinner.request_count("/whl/cu124/torch/") >= 1
+    # Locking again checks again and lands on the same build, changing nothing.
+    before = (project / "cuda.lock").read_bytes()
+    assert cli.run("lock", cwd=project).code == 0
+    assert (project / "cuda.lock").read_bytes() == before
+
+
+def test_an_unreadable_page_is_said_and_the_lock_goes_on(
+    cli: Cli, tmp_path: Path, thinner: WorldServer
+) -> None:
+    """The check's own request fails; Poetry's, after it, does not: the lock is as before."""
+    project = torch_example(tmp_path, thinner)
+    thinner.inject("/whl/cu124/torchvision/", Fault.error(503, times=1))
+    result = cli.run("lock", cwd=project)
+    said = result.stderr.replace("\n", " ")
+    assert "torchvision/ serves torchvision 0.20.1+cu124: HTTP 503" in said
+    assert "locking as planned" in said
+    # torch's own page still says 2.5.1+cu124 is missing there: that fallback happens too.
+    assert result.code == 0, result.stderr
+    assert locked(project)["torch"] == ("cu121", "2.5.1+cu121")
+
+
+def test_an_unreachable_index_changes_nothing(cli: Cli, tmp_path: Path, world: World) -> None:
+    with WorldServer(world) as server:
+        project = torch_example(tmp_path, server)
+        server.inject("/whl/cu124/torch/", Fault.error(503, times=1))
+        result = cli.run("lock", cwd=project)
+        assert result.code == 0, result.stderr
+        assert "could not check that" in result.stderr
+        assert "falling back" not in result.stderr
+        assert locked(project)["torch"] == ("cu124", "2.5.1+cu124")
