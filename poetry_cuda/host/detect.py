@@ -16,7 +16,8 @@ what the ones before it lacked, and every fact records the probe that produced i
 4. ``nvidia-smi``: driver version, GPUs with compute capability (drivers from
    about 510 on), and the CUDA version from its table header.
 
-Then the system CUDA toolkits and cuDNN (see `toolkits` and `cudnn`). On macOS,
+Then the system CUDA toolkits and cuDNN (see `toolkits` and `cudnn`), and on Linux the
+AMD and Intel GPUs with the ROCm and XPU stacks (see `other_gpus`). On macOS,
 which has no CUDA driver, the NVIDIA probes are skipped. Every probe appears in the
 profile's ``probes``: found, absent, error, timeout or skipped, with a detail.
 """
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING
 from poetry_cuda.errors import UsageError
 from poetry_cuda.host.cudnn import find_cudnn
 from poetry_cuda.host.nvml import probe_nvml
+from poetry_cuda.host.other_gpus import detect_other_gpus
 from poetry_cuda.host.paths import HostPaths
 from poetry_cuda.host.procfs import probe_procfs
 from poetry_cuda.host.profiles import Driver
@@ -133,15 +135,24 @@ def detect_host(
         timeout=timeout,
     )
     gpus, gpu_problems = merged.gpu_list()
+    others = detect_other_gpus(
+        root=where.root,
+        environ=env,
+        os_name=os_name,
+        nvidia_gpus=len(merged.gpus or ()),
+        timeout=timeout,
+    )
     return HostProfile(
         os=os_name,
         machine=arch,
         driver=merged.driver_record(),
-        gpus=gpus,
+        gpus=(*gpus, *others.gpus),
         toolkits=toolkits,
         cudnn=cudnn,
         problems=(*merged.problems, *gpu_problems),
-        probes=(*merged.probes, toolkit_report, *cudnn_reports),
+        probes=(*merged.probes, toolkit_report, *cudnn_reports, *others.reports),
+        rocm=others.rocm,
+        xpu=others.xpu,
     )
 
 

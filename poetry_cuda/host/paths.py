@@ -26,6 +26,7 @@ def ldconfig_libraries(text: str) -> list[tuple[str, str]]:
 
 @frozen
 class HostPaths:
+    root: Path = Path("/")  # the file system the AMD and Intel probes read
     proc: Path = Path("/proc")
     sys: Path = Path("/sys")
     usr_local: Path = Path("/usr/local")
@@ -54,6 +55,7 @@ class HostPaths:
 
         default = cls()
         return cls(
+            root=root,
             proc=move(default.proc),
             sys=move(default.sys),
             usr_local=move(default.usr_local),

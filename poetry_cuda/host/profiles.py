@@ -108,9 +108,10 @@ class Gpu:
 
 @frozen
 class Rocm:
-    """AMD's ROCm stack: its version, the amdgpu kernel driver's, and the probe."""
+    """AMD's ROCm stack: its user-space version (None when none is installed: the ROCm
+    wheels bring their own), the amdgpu kernel driver's, and the probe."""
 
-    version: str
+    version: str | None
     kernel_driver: str | None
     source: str
 
@@ -440,9 +441,10 @@ def _rocm(top: Table, nvidia_only: bool) -> Rocm | None:
     if raw is None:
         return None
     version = _matching(STACK_VERSION, "6.4.1")
+    user_space = raw.value("version", str, "a string", None)
     kernel_driver = raw.value("kernel_driver", str, "a string", None)
     return Rocm(
-        version=raw.parsed("version", version),
+        version=None if user_space is None else raw.parse("version", user_space, version),
         kernel_driver=None
         if kernel_driver is None
         else raw.parse("kernel_driver", kernel_driver, version),

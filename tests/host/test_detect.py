@@ -142,6 +142,13 @@ def test_no_driver_at_all(fake_nvml: FakeNvml, fake_root: Path) -> None:
         "toolkits": "absent",
         "cudnn": "absent",
         "ldconfig": "absent",
+        "kfd": "absent",
+        "rocminfo": "skipped",
+        "rocm_agent_enumerator": "skipped",
+        "amd-smi": "skipped",
+        "amd-pci": "absent",
+        "intel-pci": "absent",
+        "level-zero": "skipped",
     }
 
 

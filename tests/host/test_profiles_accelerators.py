@@ -137,7 +137,7 @@ def _gpu(**fields: Any) -> dict[str, Any]:
         (_gpu(vendor="intel", device_ip="x" * 100_000), "gpus[0].device_ip"),
         (_gpu(vendor="nvidia"), "gpus[0].compute_capability"),
         (_with(MIXED, rocm="6.4.1"), "rocm"),
-        (_with(MIXED, rocm={"source": "kfd"}), "rocm.version"),
+        (_with(MIXED, rocm={"version": "latest"}), "rocm.version"),
         (_with(MIXED, rocm={"version": 6.4}), "rocm.version"),
         (_with(MIXED, rocm={"version": "6.4.1\n"}), "rocm.version"),
         (_with(MIXED, rocm={"version": "6.4", "kernel_driver": "$(reboot)"}), "rocm.kernel_driver"),

@@ -128,11 +128,16 @@ def render(profile: HostProfile) -> list[str]:
     if profile.rocm is not None:
         rocm = profile.rocm
         kernel = f", amdgpu {esc(rocm.kernel_driver)}" if rocm.kernel_driver else ""
-        lines.append(f"<info>ROCm</info>: {esc(rocm.version)}{kernel} [{esc(rocm.source)}]")
+        version = esc(rocm.version) if rocm.version else "no user space installed"
+        kernel = kernel or ", amdgpu in-tree (version unknown)"
+        lines.append(f"<info>ROCm</info>: {version}{kernel} [{esc(rocm.source)}]")
     if profile.xpu is not None:
         lines.append(
             f"<info>Intel XPU driver</info>: {esc(profile.xpu.driver)} [{esc(profile.xpu.source)}]"
         )
+    for report in profile.probes:
+        if report.probe in ("amd-target", "intel-target"):
+            lines.append(f"<comment>Not a target</comment>: {esc(report.detail)}")
     for problem in profile.problems:
         lines.append(f"<error>Problem</error> [{problem.probe}]: {esc(problem.message)}")
         lines.append(f"  Fix: {esc(problem.fix)}")

@@ -1,0 +1,306 @@
+"""ROCm and XPU builds of the torch family for AMD and Intel GPUs: the pure decision.
+
+Given a host profile, the torch versions an index offers and the project's constraint, it
+says which accelerator the plan serves and, for AMD or Intel GPUs, the build:
+
+* NVIDIA GPUs present: the CUDA build serves the machine unless the project asks for
+  another accelerator (`prefer`); the other GPUs are named in a warning.
+* AMD: the newest admitted torch version whose release has a ROCm build listing every
+  GPU's gfx (after the bundled libraries' gaps, `RocmKnowledge.usable_gfx`) and, when the
+  amdgpu kernel driver's release is known, whose ROCm that driver runs; among a release's
+  builds the highest ROCm. None: an explained refusal (`NoVariantError`, exit 3) with the
+  knowledge base's hint and its ``HSA_OVERRIDE_GFX_VERSION`` workaround, never a silent CPU
+  build. pytorch.org publishes ROCm wheels for Linux x86_64 only: elsewhere the CPU build,
+  with a warning that says so.
+* Intel: the newest admitted version with ``+xpu`` wheels for the platform, for GPUs of
+  Arc's device IP or newer; an older Intel GPU gets the CPU build with the reason.
+
+The source is the family's index for the variant (``…/whl/rocm6.4``, ``…/whl/xpu``), or
+the mirror template (``{variant}``) the project configured for the family.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion
+from packaging.version import Version
+
+from poetry_cuda.errors import NoVariantError
+from poetry_cuda.host.amd import INTEGRATED_GFX
+from poetry_cuda.knowledge.rocm import admits
+from poetry_cuda.knowledge.rocm import rocm as packaged_rocm
+from poetry_cuda.knowledge.rocm import version_key
+from poetry_cuda.knowledge.xpu import xpu as packaged_xpu
+from poetry_cuda.records import frozen
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from poetry_cuda.accelerators import Accelerator
+    from poetry_cuda.host.profiles import Gpu
+    from poetry_cuda.host.profiles import HostProfile
+    from poetry_cuda.knowledge.rocm import KernelDriver
+    from poetry_cuda.knowledge.rocm import RocmBuild
+    from poetry_cuda.knowledge.rocm import RocmKnowledge
+    from poetry_cuda.knowledge.xpu import XpuKnowledge
+
+
+@frozen
+class AcceleratorPlan:
+    """The accelerator a target's plan serves, and for ROCm and XPU the build: the torch
+    version, its variant (``rocm6.4``, ``xpu``) and the index it comes from. A CUDA plan
+    leaves the build to the CUDA planner (`torch`, `variant` and `source` are None)."""
+
+    accelerator: Accelerator
+    torch: str | None = None
+    variant: str | None = None
+    source: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def plan_accelerator(
+    profile: HostProfile,
+    versions: Iterable[str],
+    *,
+    constraint: str = "",
+    prefer: Accelerator | None = None,
+    mirror: str | None = None,
+    rocm_kb: RocmKnowledge | None = None,
+    xpu_kb: XpuKnowledge | None = None,
+) -> AcceleratorPlan:
+    """The accelerator and build for `profile`, from the torch `versions` an index offers
+    and the project's `constraint` (a PEP 440 specifier; empty admits all).
+
+    `prefer` is the accelerator the project asks for on a machine with several vendors'
+    GPUs; `mirror` a URL template with ``{variant}`` replacing the pytorch.org index.
+    """
+    rocm_kb = packaged_rocm() if rocm_kb is None else rocm_kb
+    xpu_kb = packaged_xpu() if xpu_kb is None else xpu_kb
+    amd = tuple(gpu for gpu in profile.gpus if gpu.vendor == "amd")
+    intel = tuple(gpu for gpu in profile.gpus if gpu.vendor == "intel")
+    nvidia = profile.nvidia_gpus
+    admitted = _admitted(versions, constraint)
+    if nvidia and prefer not in ("rocm", "xpu"):
+        others = (*amd, *intel)
+        if not others:
+            return AcceleratorPlan("cuda")
+        return AcceleratorPlan("cuda", warnings=(_served_by_cuda(profile, others),))
+    if amd and prefer != "xpu":
+        # An APU's GPU beside a discrete AMD GPU is the display's, as beside an NVIDIA one.
+        discrete = tuple(gpu for gpu in amd if gpu.gfx not in INTEGRATED_GFX)
+        chosen = discrete or amd
+        warnings = [_left_out(profile, gpu, "ROCm") for gpu in amd if gpu not in chosen]
+        warnings += [_left_out(profile, gpu, "ROCm") for gpu in intel]
+        return _plan_rocm(profile, chosen, admitted, constraint, mirror, rocm_kb, warnings)
+    if intel:
+        return _plan_xpu(profile, intel, admitted, constraint, mirror, xpu_kb)
+    return AcceleratorPlan("cpu")
+
+
+def _admitted(versions: Iterable[str], constraint: str) -> tuple[Version, ...]:
+    """The offered versions the constraint admits, newest first (local labels dropped)."""
+    specifier = SpecifierSet(constraint)
+    found = set()
+    for text in versions:
+        try:
+            version = Version(text.split("+")[0])
+        except InvalidVersion:
+            continue
+        if specifier.contains(version, prereleases=False):
+            found.add(version)
+    return tuple(sorted(found, reverse=True))
+
+
+def _served_by_cuda(profile: HostProfile, others: tuple[Gpu, ...]) -> str:
+    listed = ", ".join(gpu.describe() for gpu in others)
+    return (
+        f"{profile.label}: the plan serves its NVIDIA GPUs with CUDA builds; {listed} "
+        f"{'is' if len(others) == 1 else 'are'} not served (set the accelerator the project "
+        "wants to plan ROCm or XPU builds instead)"
+    )
+
+
+def _left_out(profile: HostProfile, gpu: Gpu, stack: str) -> str:
+    return f"{profile.label}: the plan serves its GPUs with {stack} builds; {gpu.describe()} is not served"
+
+
+def _source(template: str, variant: str, mirror: str | None) -> str:
+    return (mirror or template).replace("{variant}", variant).rstrip("/")
+
+
+def _plan_rocm(
+    profile: HostProfile,
+    gpus: tuple[Gpu, ...],
+    admitted: tuple[Version, ...],
+    constraint: str,
+    mirror: str | None,
+    kb: RocmKnowledge,
+    warnings: list[str],
+) -> AcceleratorPlan:
+    gfx = sorted({gpu.gfx for gpu in gpus if gpu.gfx})
+    listed = ", ".join(gpu.describe() for gpu in gpus)
+    platform = f"{profile.os}-{profile.machine}"
+    if platform not in kb.index.platforms:
+        warnings.append(
+            f"{profile.label}: {listed} would need a ROCm build, but pytorch.org publishes "
+            f"ROCm wheels for {', '.join(kb.index.platforms)} only, not {platform}; the plan "
+            "gives this target the CPU build"
+            + (
+                " (AMD publishes Windows builds itself: see AMD's ROCm on Radeon and Ryzen "
+                "documentation)"
+                if profile.os == "windows"
+                else ""
+            )
+        )
+        return AcceleratorPlan("cpu", warnings=tuple(warnings))
+    driver = _kernel_driver(profile, kb, warnings)
+    passed: list[str] = []
+    for version in admitted:
+        release = kb.release(str(version))
+        if release is None:
+            continue
+        serving = [build for build in release.builds if _serves(kb, build, gfx)]
+        runnable = [build for build in serving if driver is None or admits(driver, build.rocm)]
+        if runnable:
+            build = max(runnable, key=lambda row: version_key(row.rocm))
+            if passed:
+                warnings.append(f"{profile.label}: newer torch passed over: {'; '.join(passed)}")
+            return AcceleratorPlan(
+                "rocm",
+                torch=str(version),
+                variant=build.variant,
+                source=_source(kb.index.url, build.variant, mirror),
+                warnings=tuple(warnings),
+            )
+        names = ", ".join(build.variant for build in release.builds)
+        if serving and driver is not None:
+            passed.append(
+                f"torch {version} ({names}) needs a ROCm the amdgpu driver {driver.release} "
+                f"does not run (it runs ROCm {driver.rocm_min} to {driver.rocm_max})"
+            )
+        elif len(passed) < 3:
+            passed.append(f"torch {version} ({names}) has no build for {', '.join(gfx)}")
+    raise _refusal(profile, listed, gfx, constraint, passed, kb)
+
+
+def _serves(kb: RocmKnowledge, build: RocmBuild, gfx: list[str]) -> bool:
+    usable = kb.usable_gfx(build)
+    return all(name in usable for name in gfx)
+
+
+def _kernel_driver(
+    profile: HostProfile, kb: RocmKnowledge, warnings: list[str]
+) -> KernelDriver | None:
+    module = profile.rocm.kernel_driver if profile.rocm else None
+    if module is None:
+        warnings.append(
+            f"{profile.label}: the amdgpu kernel driver's version is unknown (an in-tree "
+            "driver has none), so whether it runs the build's ROCm is not checked"
+        )
+        return None
+    driver = kb.driver_release(module)
+    if driver is None:
+        warnings.append(
+            f"{profile.label}: amdgpu {module} is not in the knowledge base's driver table, "
+            "so whether it runs the build's ROCm is not checked"
+        )
+    return driver
+
+
+def _refusal(
+    profile: HostProfile,
+    listed: str,
+    gfx: list[str],
+    constraint: str,
+    passed: list[str],
+    kb: RocmKnowledge,
+) -> NoVariantError:
+    asked = f"torch{constraint}" if constraint else "torch"
+    why = "; ".join(passed) or f"no offered torch version matches {asked}"
+    fixes = []
+    for name in gfx:
+        row = kb.unserved_gpu(name)
+        if row is None:
+            first = _first_serving(kb, name)
+            if first is not None:
+                fixes.append(f"{name} is served from torch {first}: widen the torch constraint")
+            continue
+        fixes.append(f"{row.reason}; {row.hint}")
+        if row.override is not None:
+            fixes.append(
+                f"unsupported workaround: set HSA_OVERRIDE_GFX_VERSION={row.override}"
+                + (f" ({row.warning})" if row.warning else "")
+            )
+    fixes.append("or plan the CPU build with allow-cpu-fallback")
+    return NoVariantError(
+        f"{profile.label}: no pytorch.org ROCm build of {asked} serves {listed}",
+        why=why,
+        fix="; ".join(fixes),
+    )
+
+
+def _first_serving(kb: RocmKnowledge, gfx: str) -> str | None:
+    for release in kb.releases:
+        if any(gfx in kb.usable_gfx(build) for build in release.builds):
+            return release.torch
+    return None
+
+
+def _plan_xpu(
+    profile: HostProfile,
+    gpus: tuple[Gpu, ...],
+    admitted: tuple[Version, ...],
+    constraint: str,
+    mirror: str | None,
+    kb: XpuKnowledge,
+) -> AcceleratorPlan:
+    warnings = []
+    served = []
+    for gpu in gpus:
+        if gpu.device_ip is not None and kb.supported(".".join(gpu.device_ip.split(".")[:2])):
+            served.append(gpu)
+        else:
+            warnings.append(
+                f"{profile.label}: {gpu.describe()} is older than Arc (device IP "
+                f"{kb.requirement.min_device_ip}) or of unknown IP: PyTorch XPU does not "
+                "support it, so it gets the CPU build"
+            )
+    if not served:
+        return AcceleratorPlan("cpu", warnings=tuple(warnings))
+    platform = f"{profile.os}-{profile.machine}"
+    listed = ", ".join(gpu.describe() for gpu in served)
+    for version in admitted:
+        release = kb.release(str(version))
+        if release is None or platform not in release.platforms:
+            continue
+        windows = profile.os == "windows"
+        for gpu in served:
+            ip = ".".join((gpu.device_ip or "").split(".")[:2])
+            if not kb.native(release, ip, windows=windows):
+                warnings.append(
+                    f"{profile.label}: torch {version}+xpu has no ahead-of-time kernels for "
+                    f"{gpu.describe()}: they are compiled at first use (slow first run)"
+                )
+        if profile.os == "linux" and profile.xpu is None:
+            warnings.append(
+                f"{profile.label}: Intel's Level Zero GPU driver was not found, and the +xpu "
+                f"build needs it: {kb.requirement.install}"
+            )
+        return AcceleratorPlan(
+            "xpu",
+            torch=str(version),
+            variant=kb.index.variant,
+            source=_source(kb.index.url.replace("/xpu", "/{variant}"), kb.index.variant, mirror),
+            warnings=tuple(warnings),
+        )
+    asked = f"torch{constraint}" if constraint else "torch"
+    first = kb.releases[0].torch if kb.releases else "?"
+    raise NoVariantError(
+        f"{profile.label}: no pytorch.org XPU build of {asked} serves {listed} on {platform}",
+        why=f"+xpu wheels exist from torch {first} on, for "
+        + ", ".join(sorted({p for r in kb.releases for p in r.platforms})),
+        fix=f"allow torch>={first}, or plan the CPU build with allow-cpu-fallback",
+    )
