@@ -127,6 +127,9 @@ class LockedPackage:
     version: str | None  # as locked by the package manager
     arches: tuple[str, ...]
     reason: str
+    # The wheel variant's label (PEP 825: ``cuda12.8``, ``null``) where a variant wheel was
+    # chosen; None, and not written, otherwise.
+    variant_label: str | None = None
 
     @property
     def accelerator(self) -> Accelerator:
@@ -330,6 +333,7 @@ def _package(row: Table, version: int) -> LockedPackage:
         version=row.value("version", str, STRING, None),
         arches=row.texts("arches", ()),
         reason=row.value("reason", str, STRING),
+        variant_label=_variant_label(row),
     )
     if version == 1:
         if row.has("accelerator"):
@@ -344,6 +348,20 @@ def _package(row: Table, version: int) -> LockedPackage:
             f"{package.accelerator!r} build",
         )
     return package
+
+
+def _variant_label(row: Table) -> str | None:
+    label = row.value("variant-label", str, STRING, None)
+    if label is None:
+        return None
+    from poetry_cuda.planning.variant_metadata import is_label
+
+    if not is_label(label):
+        raise row.error(
+            "variant-label",
+            f"{label[:80]!r} is no variant label (PEP 825: 0-9, a-z, '_' and '.', at most 64)",
+        )
+    return label
 
 
 def _read_toolkit(top: Table) -> LockedToolkit | None:

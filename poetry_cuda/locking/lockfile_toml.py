@@ -98,6 +98,7 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
     return {
         "name": package.name,
         "variant": package.variant,
+        "variant-label": package.variant_label,
         "accelerator": package.accelerator,
         "cuda": _text(package.cuda),
         "source": package.source,

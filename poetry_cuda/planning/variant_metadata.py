@@ -104,6 +104,11 @@ class VariantMetadata:
         return None
 
 
+def is_label(text: str) -> bool:
+    """Whether `text` is a variant label (PEP 825: ``^[0-9a-z_.]+$``, here at most 64)."""
+    return _LABEL.fullmatch(text) is not None
+
+
 def is_null(label: str) -> bool:
     return label in NULL_LABELS
 

@@ -85,7 +85,7 @@ def test_stdout_without_output(cli: Cli, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        ((), 2, "needs the package's variant metadata"),
+        (("--policy", "oldest"), 2, "--policy"),
         (("--variants", "missing.json"), 2, "missing.json: file not found"),
         (("--variants", "bad.json"), 2, r"bad.json: \$schema: missing"),
         (("--variants", "torch-2.9.0-variants.json", "--target", "k80.json"), 3, "no variant"),
@@ -100,6 +100,60 @@ def test_errors_carry_their_exit_codes(
     result = cli.run("variant-properties", *args, cwd=tmp_path)
     assert result.code == code, result
     assert re.search(message, result.stderr), result.stderr
+
+
+def test_the_spec_form_outside_a_project_uses_the_newest_release(cli: Cli, tmp_path: Path) -> None:
+    target = _profile(tmp_path, "h100", "570.86.10", "9.0")
+    out = tmp_path / "variant-lock.toml"
+    result = cli.run("variant-properties", "--target", str(target), "-o", str(out), cwd=tmp_path)
+    assert result.code == 0, result
+    assert "Variant metadata: torch 2.10.0's, as published (the newest known" in result.stderr
+    assert "configs/torch-2.10/torch-2.10.0-variants.json" in result.stderr
+    assert "Variant: cuda12.8" in result.stderr
+    lock = parse_toml(out.read_text())
+    assert [p["namespace"] for p in lock["provider"]] == ["nvidia", "intel", "amd"]
+    assert lock["provider"][0]["properties"]["sm_arch"] == ["90_real"]
+
+
+@pytest.mark.parametrize(
+    ("dependency", "version", "warned"),
+    [
+        ("torch>=2.8,<2.10", "2.9.0", False),
+        ("torch==2.8.0", "2.8.0", False),
+        ("torch==2.5.1", "2.10.0", True),
+        ("numpy", "2.10.0", False),
+    ],
+)
+def test_the_spec_form_in_a_project_honours_its_torch_constraint(
+    cli: Cli, tmp_path: Path, dependency: str, version: str, warned: bool
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        f'[project]\nname = "demo"\nversion = "0.1.0"\ndependencies = ["{dependency}"]\n'
+    )
+    target = _profile(tmp_path, "mixed", "580.65.06", "8.9", "6.1")
+    result = cli.run("variant-properties", "--target", str(target), cwd=tmp_path)
+    assert result.code == 0, result
+    assert f"Variant metadata: torch {version}'s, as published" in result.stderr
+    assert ("admits no torch release with published wheel variants" in result.stderr) == warned
+    label = "cu126" if version == "2.8.0" else "cuda12.6"  # the one that serves sm_61 too
+    assert f"Variant: {label}" in result.stderr
+    assert parse_toml(result.stdout)["provider"][0]["namespace"] == "nvidia"
+
+
+def test_variants_file_overrides_the_published_metadata(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0.1.0"\ndependencies = ["torch==2.8.0"]\n'
+    )
+    metadata = build_world(tmp_path / "world", TORCH_29)
+    target = _profile(tmp_path, "h100", "570.86.10", "9.0")
+    result = cli.run(
+        "variant-properties", "--target", str(target), "--variants", str(metadata), cwd=tmp_path
+    )
+    assert result.code == 0, result
+    assert "Variant metadata" not in result.stderr
+    assert "Variant: cuda12.8" in result.stderr
+    help_text = cli.run("variant-properties", "--help", cwd=tmp_path).stdout
+    assert "--variants" in help_text
 
 
 def test_the_variant_index_rows() -> None:

@@ -1,11 +1,17 @@
 """`variant-properties`: the static properties file with which uv picks poetry-cuda's label.
 
-For a package's wheel-variant metadata (the index's ``{name}-{version}-variants.json``,
-`--variants`) and the targets (`--target`, else this machine), the label is chosen by
+For a package's wheel-variant metadata and the targets (`--target`, the project's `targets`,
+else this machine), the label is chosen by
 poetry-cuda's rules (`planning.variant_label`) and the file written that makes uv's
 wheel-variant preview pick it with no provider plugin run (`planning.variant_properties`;
 uv reads it from the path in ``UV_VARIANT_LOCK``). The file goes to `-o FILE`, written
 whole or not at all, or to stdout; the choice, its reason and any audit line go to stderr.
+
+The metadata is torch's as its variant releases published it (the knowledge base's
+``variants/releases.toml``): the newest release the project's torch constraint admits, or the
+newest known outside a project or where the project sets none; stderr names the release.
+`--variants FILE` (an index's ``{name}-{version}-variants.json``) overrides it, for another
+release or package.
 
 No released uv reads ``UV_VARIANT_LOCK`` yet (uv 0.13 selects variants in preview with its
 vendored NVIDIA provider; the file is its prototype's): the tests check the file against the
@@ -19,6 +25,7 @@ import os
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Any
 from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import POLICY_OPTION
@@ -30,7 +37,11 @@ from poetry_cuda.errors import UsageError
 
 
 if TYPE_CHECKING:
+    from poetry_cuda.planning.variant_metadata import VariantMetadata
     from poetry_cuda.request.settings import Policy
+
+
+PACKAGE = "torch"  # the package whose published variant metadata the knowledge base holds
 
 
 class VariantPropertiesCommand(CudaCommand):
@@ -43,7 +54,9 @@ class VariantPropertiesCommand(CudaCommand):
         TARGET_OPTION,
         Option(
             "variants",
-            "The package's {name}-{version}-variants.json, as its variant index serves it.",
+            "Use this {name}-{version}-variants.json (as the package's variant index serves "
+            "it) instead of torch's published metadata for the newest release the project "
+            "admits.",
             flag=False,
             value="FILE",
         ),
@@ -54,6 +67,7 @@ class VariantPropertiesCommand(CudaCommand):
     def run_command(self) -> int:
         from poetry_cuda import __version__
         from poetry_cuda.files import read_bounded
+        from poetry_cuda.files import read_toml
         from poetry_cuda.knowledge.packaged import load
         from poetry_cuda.planning.targets import load_targets
         from poetry_cuda.planning.variant_label import choose_for_all
@@ -62,28 +76,28 @@ class VariantPropertiesCommand(CudaCommand):
         from poetry_cuda.planning.variant_properties import answers
         from poetry_cuda.planning.variant_properties import pinned
         from poetry_cuda.planning.variant_properties import render
+        from poetry_cuda.request.project import nearest_project
         from poetry_cuda.request.settings import Settings
+        from poetry_cuda.request.settings import parse_settings
 
-        given = self.option("variants")
-        if not given:
-            raise UsageError(
-                "variant-properties needs the package's variant metadata",
-                why="the labels and their properties are the package's: each version "
-                "publishes them in {name}-{version}-variants.json beside its variant wheels",
-                fix="download it from the variant index (torch: "
-                "https://download.pytorch.org/whl/variant/) and pass --variants FILE",
-            )
-        path = Path(given)
-        metadata = parse_variants_json(read_bounded(path, limit=FILE_LIMIT), str(path))
         kb = load()
-        package, version = _name_and_version(path.name)
+        project = nearest_project(self.project_start())
+        pyproject = read_toml(project / "pyproject.toml") if project is not None else None
+        given = self.option("variants")
+        if given:
+            path = Path(given)
+            metadata = parse_variants_json(read_bounded(path, limit=FILE_LIMIT), str(path))
+            package, version = _name_and_version(path.name)
+        else:
+            package, version, metadata = self._published(pyproject)
         family = kb.family_of(package) if package else None
         release = None
         if family is not None and version:
             release = next((r for r in family.releases if version.startswith(f"{r.series}.")), None)
+        settings = parse_settings(pyproject) if pyproject is not None else Settings()
         targets, warnings, _ = load_targets(
-            None,
-            Settings(),
+            project,
+            settings,
             self.option("target"),
             os.environ,
             kb.nvidia,
@@ -91,7 +105,7 @@ class VariantPropertiesCommand(CudaCommand):
         )
         for warning in warnings:
             self.warn(warning)
-        given_policy = self.option("policy") or "newest"
+        given_policy = self.option("policy") or settings.policy
         policy: Policy = "native" if given_policy == "native" else "newest"
         if given_policy != policy:
             raise UsageError(f"--policy: {given_policy!r} is not newest or native")
@@ -121,6 +135,30 @@ class VariantPropertiesCommand(CudaCommand):
         else:
             self.raw(text.rstrip("\n"))
         return 0
+
+    def _published(self, pyproject: dict[str, Any] | None) -> tuple[str, str, VariantMetadata]:
+        """torch's published metadata for the newest release the project admits, said on
+        stderr with its source."""
+        from poetry_cuda.backends.readers import READERS
+        from poetry_cuda.knowledge.variant_releases import load as load_releases
+        from poetry_cuda.knowledge.variant_releases import releases_of
+        from poetry_cuda.planning.variant_metadata import parse_variants_json
+        from poetry_cuda.planning.variant_release import pick_release
+        from poetry_cuda.request.dependencies import read_dependencies
+
+        rows = releases_of(PACKAGE, load_releases())
+        declared = read_dependencies(pyproject, READERS) if pyproject is not None else ()
+        pick = pick_release(PACKAGE, [row.version for row in rows], declared)
+        row = next(row for row in rows if row.version == pick.version)
+        if pick.warning is not None:
+            self.warn(pick.warning)
+        self.line_error(
+            f"<info>Variant metadata</info>: {PACKAGE} {escape(row.version)}'s, as published "
+            f"({escape(pick.reason)}{'' if pyproject is not None else '; no project here'}); "
+            f"source: {escape(row.source)}"
+        )
+        metadata = parse_variants_json(row.data, f"{PACKAGE} {row.version}'s {row.file}")
+        return PACKAGE, row.version, metadata
 
 
 def _name_and_version(filename: str) -> tuple[str, str]:
