@@ -78,6 +78,12 @@ def _store() -> type[CudaCommand]:
     return StoreCommand
 
 
+def _variant_properties() -> type[CudaCommand]:
+    from poetry_cuda.cli.commands.variant_properties import VariantPropertiesCommand
+
+    return VariantPropertiesCommand
+
+
 # Each command's name, and the function that imports its class.
 COMMANDS: dict[str, Callable[[], type[CudaCommand]]] = {
     "detect": _detect,
@@ -88,11 +94,7 @@ COMMANDS: dict[str, Callable[[], type[CudaCommand]]] = {
     "doctor": _doctor,
     "sync": _sync,
     "store": _store,
-    "variant-properties": lambda: (
-        __import__(
-            "poetry_cuda.cli.commands.variant_properties", fromlist=["_"]
-        ).VariantPropertiesCommand
-    ),
+    "variant-properties": _variant_properties,
 }
 
 
