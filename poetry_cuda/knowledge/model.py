@@ -146,10 +146,17 @@ class Variant:
     source: str = ""
     confidence: Confidence = "verified"
     platform_arches: tuple[PlatformArches, ...] = ()
+    # The lead versions of its release this build is published for; empty: every one
+    # (torch 2.12's cu129 builds came with 2.12.1 only).
+    versions: tuple[str, ...] = ()
 
     @property
     def is_cpu(self) -> bool:
         return self.cuda is None
+
+    def publishes(self, lead_version: str) -> bool:
+        """Whether this build exists for `lead_version` of its release."""
+        return not self.versions or lead_version in self.versions
 
     def on(self, platform: str) -> Variant:
         """This variant as built for `platform`: its architectures replaced where they differ."""
@@ -183,7 +190,9 @@ class Release:
     `pairs` lists, for each lead version, the version of every member published with
     it (torch 2.5.1 with torchvision 0.20.1 and torchaudio 2.5.1). A member version is
     made for that lead version alone, unless `ranges` gives it a range of lead versions
-    (a stable-ABI build); it is published for this release's variants either way.
+    (a stable-ABI build); it is published for this release's variants either way. A
+    variant's `versions` narrow it to some lead versions; `requires_python` is the
+    Requires-Python of the lead versions.
     `pypi` names, per platform, the variant that PyPI's own upload is; in the ``post``
     form that variant carries the plain version (paddlepaddle-gpu 2.6.2 is the cu118 build).
     """
@@ -199,6 +208,9 @@ class Release:
     version_form: VersionForm | None = None
     # The member versions of `pairs` that serve a range of lead versions.
     ranges: tuple[LeadRange, ...] = ()
+    # The lead versions' Requires-Python (PEP 440), None where the data does not say: a
+    # project whose requires-python admits a Python it excludes cannot lock them.
+    requires_python: str | None = None
 
     @property
     def versions(self) -> tuple[str, ...]:

@@ -226,6 +226,7 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
     requirements = tuple(
         _requirement(r, (source, confidence), None) for r in row.tables("requirement", by("kind"))
     )
+    versions = row.parsed_list("versions", _version)
     row.done()
     return Variant(
         name=name,
@@ -237,6 +238,7 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
         source=source,
         confidence=confidence,
         platform_arches=tuple(builds),
+        versions=versions,
     )
 
 
@@ -285,8 +287,19 @@ def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
     version_form = row.choice("version_form", VERSION_FORMS) if row.has("version_form") else None
     source, confidence = provenance(row)
     pairs, ranges = _pairs(row, lead, members)
+    requires_python = row.parsed("requires_python", _spec) if row.has("requires_python") else None
     pypi_table = row.value("pypi", dict, "a table of platform = variant", {})
-    variants = tuple(_variant(v, (source, confidence)) for v in row.tables("variant", by("name")))
+    leads = [pair[lead] for pair in pairs]
+    variants = []
+    for table in row.tables("variant", by("name")):
+        variant = _variant(table, (source, confidence))
+        stray = [v for v in variant.versions if v not in leads]
+        if stray:
+            raise row.error(
+                f"variant.{variant.name}.versions",
+                f"{', '.join(stray)} is not a {lead} version of {series}",
+            )
+        variants.append(variant)
     names = [v.name for v in variants]
     pypi: dict[str, str] = {}
     for platform, variant in pypi_table.items():
@@ -296,7 +309,17 @@ def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
             raise row.error(f"pypi.{platform}", f"{variant!r} is not a variant of {series}")
         pypi[platform] = variant
     row.done()
-    return Release(series, pairs, variants, pypi, source, confidence, version_form, ranges)
+    return Release(
+        series,
+        pairs,
+        tuple(variants),
+        pypi,
+        source,
+        confidence,
+        version_form,
+        ranges,
+        requires_python,
+    )
 
 
 def _family(top: Table) -> Family:

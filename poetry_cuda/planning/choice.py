@@ -23,10 +23,12 @@ from poetry_cuda.planning.refusals import Loss
 from poetry_cuda.planning.refusals import no_cpu_build
 from poetry_cuda.planning.refusals import no_release
 from poetry_cuda.planning.refusals import no_variant
+from poetry_cuda.planning.refusals import python_clause
 from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
+    from poetry_cuda.planning.candidates import Unavailable
     from poetry_cuda.planning.compat import Verdict
     from poetry_cuda.planning.refusals import Passed
     from poetry_cuda.planning.targets import Target
@@ -68,18 +71,31 @@ def choose_family(
     settings: Settings,
     kb: KnowledgeBase,
     request: CudaRequest,
+    *,
+    python: str | None = None,
+    unavailable: Collection[Unavailable] = (),
 ) -> Chosen:
     """The newest admitted release with a build that runs on every target, and its best build.
 
-    `request` is what is asked of the family: the cuda setting, or the project's own pin.
+    `request` is what is asked of the family: the cuda setting, or the project's own pin;
+    `python` the project's requires-python; `unavailable` builds an index was found to lack.
     """
-    releases, warnings = _releases(family, requests)
+    releases, warnings = _releases(family, requests, python, unavailable)
     gpu_targets = [t for t in targets if t.runs_cuda]
-    cpu = next((b for builds in releases for b in builds if b.variant.is_cpu), None)
+    cpu = next(
+        (b for builds in releases for b in builds if b.variant.is_cpu and not b.python_gap), None
+    )
     if not (request.kind == "version" or (request.kind == "auto" and gpu_targets)):
         if cpu is None:
             raise no_cpu_build(family, request)
-        return Chosen(cpu, _cpu_reason(targets, request), tuple(warnings))
+        skipped = [b for builds in releases for b in builds[:1] if b.python_gap]
+        warnings.extend(
+            f"{family.lead} {b.release.series} passed over: {python_clause(b)}"
+            for b in skipped
+            if b.release.series_key > cpu.release.series_key
+        )
+        bounds = _bounds(family, cpu, requests) if skipped else {}
+        return Chosen(cpu, _cpu_reason(targets, request), tuple(warnings), bounds)
     native_only = settings.policy == "native"
     search = first_runnable(releases, gpu_targets, kb, request, native_only=native_only)
     if search.build is not None:
@@ -106,10 +122,15 @@ def choose_family(
     return Chosen(cpu, "allow-cpu-fallback: " + first, tuple(warnings))
 
 
-def _releases(family: Family, requests: Requests) -> tuple[list[list[FamilyBuild]], list[str]]:
+def _releases(
+    family: Family,
+    requests: Requests,
+    python: str | None,
+    unavailable: Collection[Unavailable],
+) -> tuple[list[list[FamilyBuild]], list[str]]:
     """The builds of the admitted releases, newest first; or, when the admitted versions are
     all newer than the knowledge base, the newest release's builds assumed, with a warning."""
-    releases = admitted_releases(family, requests)
+    releases = admitted_releases(family, requests, python=python, unavailable=unavailable)
     if releases:
         return releases, []
     assumed = assumed_builds(family, requests)
@@ -156,6 +177,9 @@ def first_runnable(
         for build in builds:
             if build.variant.is_cpu:
                 continue
+            if build.python_gap:
+                lost.append(Loss(build, python_clause(build), python=True))
+                continue
             if not request.allows(build.variant.cuda):
                 lost.append(Loss(build, f"{build.variant.name} excluded by {request.said}", True))
                 continue
@@ -189,6 +213,9 @@ def _why_passed(
     losses: list[Loss], targets: Sequence[Target], native_only: bool, request: CudaRequest
 ) -> str:
     """Why no build of a release was chosen, as one clause."""
+    python = next((loss.why for loss in losses if loss.python), None)
+    if python is not None:
+        return python  # every build of the release shares it
     ruled = [loss.why for loss in losses if not loss.excluded]
     if not ruled:
         if losses:

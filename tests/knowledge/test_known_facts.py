@@ -110,8 +110,19 @@ def test_torch_2_15_shipped_stable_abi_torchvision_and_torchaudio() -> None:
         ("torchvision", "0.29.2", ">=2.14.0"),
         ("torchaudio", "2.11.1", ">=2.11"),
     }
+    # Before 2.15: torchaudio 2.11.0 has no Requires-Dist at all and supports torch>=2.11
+    # (pytorch/audio PR #4212); torchvision 0.29.1 declares torch (>=2.14.0) (its METADATA).
     # Every other member version is built for its own torch version.
-    assert not any(r.ranges for r in family("torch").releases if r.series != "2.15")
+    earlier = {
+        (r.series, ranged.member, ranged.version, ranged.requires)
+        for r in family("torch").releases
+        if r.series != "2.15"
+        for ranged in r.ranges
+    }
+    assert earlier == {
+        ("2.11", "torchaudio", "2.11.0", ">=2.11"),
+        ("2.14", "torchvision", "0.29.1", ">=2.14.0"),
+    }
 
 
 def test_intel_macs_get_wheels_up_to_2_2_only() -> None:
