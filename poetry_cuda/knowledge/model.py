@@ -356,6 +356,14 @@ class FixedFlavour:
     requirements: tuple[SystemNeed, ...]
     source: str
     confidence: Confidence
+    # The platforms whose wheels of these versions are GPU builds; empty: every platform
+    # (TensorFlow has no GPU build on native Windows after 2.10).
+    platforms: tuple[str, ...] = ()
+    # The kernels the wheels ship where they were read (else `oldest_arch` is the floor),
+    # and the CUDA they were built with, which a driver must run natively to JIT the PTX.
+    sass: tuple[ComputeCapability, ...] = ()
+    ptx: tuple[ComputeCapability, ...] = ()
+    built: CudaVersion | None = None
 
 
 Layout = Literal["simple", "flat"]

@@ -379,6 +379,14 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Syste
         versions = row.parsed("versions", _spec)
         cuda = row.parsed("cuda", _spec)
         oldest = row.parsed("oldest_arch", _cc) if row.has("oldest_arch") else None
+        sass = row.parsed_list("sass", _cc)
+        ptx = row.parsed_list("ptx", _cc)
+        if oldest is None and (sass or ptx):
+            oldest = min(sass + ptx)
+        built = row.parsed("built", CudaVersion.parse) if row.has("built") else None
+        if built is not None and not SpecifierSet(cuda).contains(str(built)):
+            raise row.error("built", f"{built} is outside the row's cuda {cuda}")
+        platforms = row.parsed_list("platforms", _platform)
         source, confidence = provenance(row)
         requirements = tuple(
             _requirement(r, (source, confidence), None)
@@ -386,7 +394,20 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Syste
         )
         row.done()
         flavours.append(
-            FixedFlavour(package, extra, versions, cuda, oldest, requirements, source, confidence)
+            FixedFlavour(
+                package,
+                extra,
+                versions,
+                cuda,
+                oldest,
+                requirements,
+                source,
+                confidence,
+                platforms=platforms,
+                sass=sass,
+                ptx=ptx,
+                built=built,
+            )
         )
     nvcc = []
     for row in top.tables("nvcc", by("package")):
