@@ -38,10 +38,14 @@ PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "
 
 @frozen
 class ToolkitDriver:
-    """The minimum driver a CUDA toolkit release needs (release notes, Table 3)."""
+    """The minimum driver a CUDA toolkit release needs (release notes, Table 3).
+
+    `linux` is None for a release known to exist whose minimum was not found: no driver
+    is mapped to it, and its builds run only through minor-version compatibility.
+    """
 
     cuda: CudaVersion
-    linux: DriverVersion
+    linux: DriverVersion | None
     windows: DriverVersion | None
     source: str
     confidence: Confidence
@@ -388,6 +392,18 @@ TOOLKIT_ROOTS: tuple[ToolkitRoot, ...] = get_args(ToolkitRoot)
 
 
 @frozen
+class ToolkitPin:
+    """A toolkit wheel whose versions do not follow the CUDA version (nvidia-cuda-cccl
+    13.3.4.x for CUDA 13.4): its pin for one minor."""
+
+    package: str
+    minor: CudaVersion
+    spec: str  # a PEP 440 specifier: "==13.3.4.*"
+    source: str
+    confidence: Confidence
+
+
+@frozen
 class ToolkitWheels:
     """The PyPI wheels that make up one CUDA major's per-project toolkit (`toolkit = "wheels"`)."""
 
@@ -398,6 +414,12 @@ class ToolkitWheels:
     root: ToolkitRoot  # "nvidia/*" (a folder per wheel) or "nvidia/cu13" (one shared folder)
     source: str
     confidence: Confidence
+    pins: tuple[ToolkitPin, ...] = ()  # where a package's version is not "==<minor>.*"
+
+    def spec(self, package: str, minor: CudaVersion) -> str:
+        """The specifier that pins `package` to the wheels of CUDA `minor`."""
+        pin = next((p for p in self.pins if p.package == package and p.minor == minor), None)
+        return f"=={minor}.*" if pin is None else pin.spec
 
 
 @frozen

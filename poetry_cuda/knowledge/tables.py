@@ -51,6 +51,7 @@ from poetry_cuda.knowledge.model import Release
 from poetry_cuda.knowledge.model import RequirementKind
 from poetry_cuda.knowledge.model import SystemNeed
 from poetry_cuda.knowledge.model import ToolkitDriver
+from poetry_cuda.knowledge.model import ToolkitPin
 from poetry_cuda.knowledge.model import ToolkitWheels
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.knowledge.model import VersionForm
@@ -182,9 +183,12 @@ def _nvidia(top: Table) -> Nvidia:
     toolkits = []
     for row in top.tables("toolkit", by("cuda")):
         cuda = row.parsed("cuda", CudaVersion.parse)
-        linux = row.parsed("linux", DriverVersion.parse)
+        linux = row.parsed("linux", DriverVersion.parse) if row.has("linux") else None
         windows = row.parsed("windows", DriverVersion.parse) if row.has("windows") else None
-        toolkits.append(ToolkitDriver(cuda, linux, windows, *provenance(row)))
+        source, confidence = provenance(row)
+        if linux is None and (windows is not None or confidence != "uncertain"):
+            raise row.error("linux", "only an uncertain row with no driver may leave it out")
+        toolkits.append(ToolkitDriver(cuda, linux, windows, source, confidence))
         row.done()
     floors = []
     for row in top.tables("floor", by("major")):
@@ -506,15 +510,26 @@ def _toolkit_wheels(top: Table) -> tuple[ToolkitWheels, ...]:
         if any(minor.major != major for minor in minors):
             raise row.error("minors", f"every minor must be {major}.x")
         source, confidence = provenance(row)
+        packages = row.texts("packages")
+        pins = []
+        for pin in row.tables("pin", lambda r, i: f"{r.get('package', i)}@{r.get('minor', i)}"):
+            package = pin.text("package")
+            minor = pin.parsed("minor", CudaVersion.parse)
+            if package not in packages or minor not in minors:
+                raise pin.error("package", f"{package} {minor} is not among the row's wheels")
+            spec = pin.parsed("spec", _spec)
+            pins.append(ToolkitPin(package, minor, spec, *provenance(pin, (source, confidence))))
+            pin.done()
         rows.append(
             ToolkitWheels(
                 cuda=major,
-                packages=row.texts("packages"),
+                packages=packages,
                 minors=minors,
                 nvcc=row.value("nvcc", bool, "true or false"),
                 root=row.choice("root", TOOLKIT_ROOTS),
                 source=source,
                 confidence=confidence,
+                pins=tuple(pins),
             )
         )
         row.done()

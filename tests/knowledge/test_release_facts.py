@@ -11,8 +11,11 @@ from packaging.version import Version
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.knowledge.packaged import load_directory
+from poetry_cuda.versions import CudaVersion
+from poetry_cuda.versions import DriverVersion
 from tests.knowledge.test_loader import edit
 from tests.knowledge.test_loader import write_minimal
+from tests.support.knowledge import KB
 from tests.support.knowledge import family
 
 
@@ -113,3 +116,40 @@ def test_no_2_8_cuda_12_8_wheel_for_linux_aarch64() -> None:
     rel = next(r for r in family("torch").releases if r.series == "2.8")
     aarch64 = [v.name for v in rel.variants if not v.is_cpu and "linux-aarch64" in v.platforms]
     assert aarch64 == ["cu129"]
+
+
+# -- NVIDIA's tables: CUDA 13.3 to 13.5 ------------------------------------------------------
+
+
+def test_cuda_13_4_and_13_5_exist_without_a_known_driver() -> None:
+    rows = {str(r.cuda): r for r in KB.nvidia.toolkits}
+    # mesonbuild/meson's copy of Table 3: 13.3.0 and 13.3.1 both need 610.43.02.
+    assert str(rows["13.3"].linux) == "610.43.02"
+    for cuda in ("13.4", "13.5"):
+        row = rows[cuda]
+        assert (row.linux, row.windows, row.confidence) == (None, None, "uncertain")
+        assert KB.nvidia.toolkit_driver(row.cuda, "linux") is None
+    # No driver maps to them: a newer driver reads as the newest CUDA whose minimum is known.
+    assert str(KB.nvidia.max_cuda(DriverVersion.parse("640.10"), "linux")) == "13.3"
+
+
+def test_a_driverless_toolkit_row_must_say_it_is_uncertain(tmp_path: Path) -> None:
+    data = write_minimal(tmp_path)
+    edit(data, "nvidia.toml", 'linux = "550.54.14"\nwindows = "551.61"\n', "")
+    with pytest.raises(InputFileError, match="linux"):
+        load_directory(data)
+
+
+def test_the_cuda_13_toolkit_wheels_pin_cccl_on_its_own_line() -> None:
+    row = next(r for r in KB.toolkit_wheels if r.cuda == 13)
+    # pypi.org/simple/nvidia-cuda-cccl/: 13.3.3.x for CUDA 13.3, 13.3.4.x for 13.4, 13.3.5.x
+    # for 13.5; the other wheels keep the CUDA version (13.4.92, 13.5.37).
+    for minor, cccl in (("13.3", "==13.3.3.*"), ("13.4", "==13.3.4.*"), ("13.5", "==13.3.5.*")):
+        cuda = CudaVersion.parse(minor)
+        assert cuda in row.minors
+        assert row.spec("nvidia-cuda-cccl", cuda) == cccl
+        assert row.spec("nvidia-cuda-nvcc", cuda) == f"=={minor}.*"
+    assert row.spec("nvidia-cuda-cccl", CudaVersion.parse("13.2")) == "==13.2.*"
+    # Every toolkit minor of the wheels is a CUDA release the driver table knows.
+    known = {r.cuda for r in KB.nvidia.toolkits}
+    assert all(minor in known for r in KB.toolkit_wheels for minor in r.minors)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -20,15 +19,17 @@ from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.planning.assemble import make_plan
 from poetry_cuda.planning.candidates import Unavailable
 from poetry_cuda.planning.candidates import python_gap
+from poetry_cuda.planning.plan import PYPI
+from poetry_cuda.planning.plan import Choice
+from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.targets import settle
+from poetry_cuda.planning.toolkit_wheels import additions
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.handwritten import recognise
 from poetry_cuda.request.python import project_python
 from poetry_cuda.request.settings import Settings
-
-
-if TYPE_CHECKING:
-    from poetry_cuda.planning.plan import Plan
+from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.versions import CudaVersion
 
 
 KB = load()
@@ -245,3 +246,16 @@ def test_the_plan_json_carries_requires_python_and_the_availability_fact() -> No
     assert vision["availability"]["fact"] == (
         "torchvision 0.27.1+cu129 is published with torch 2.12.1"
     )
+
+
+def test_toolkit_wheels_for_cuda_13_4_pin_cccl_on_its_line() -> None:
+    choice = Choice("torch", "torch", "cu134", CudaVersion.parse("13.4"), PYPI, None, (), "")
+    settings = parse_settings({"tool": {"poetry-cuda": {"toolkit": "wheels"}}})
+    added, _ = additions(Plan("newest", ("t",), (choice,), (), ()), settings, KB)
+    assert {a.name: a.spec for a in added} == {
+        "nvidia-cuda-nvcc": "==13.4.*",
+        "nvidia-nvvm": "==13.4.*",
+        "nvidia-cuda-crt": "==13.4.*",
+        "nvidia-cuda-runtime": "==13.4.*",
+        "nvidia-cuda-cccl": "==13.3.4.*",
+    }
