@@ -175,7 +175,12 @@ def _family_choices(
     names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
     declared = [d for d in deps if d.name in names]
     choices = [_member(name, family, chosen, source, label, declared) for name in names]
-    return choices, [], list(chosen.warnings), requirements
+    gone = [
+        f"{u.package} {u.version} ({u.variant}) is not on its index: passed over"
+        for u in scope.unavailable
+        if u.package in requests
+    ]
+    return choices, [], [*gone, *chosen.warnings], requirements
 
 
 def _member(

@@ -218,6 +218,7 @@ def test_an_unavailable_build_falls_back_to_the_next_candidate() -> None:
     gone = (Unavailable("torch", "2.14.1", "cu126"),)
     result = plan(["torch"], GTX1080_580, unavailable=gone)
     assert versions(result) == {"torch": "2.14.0+cu126"}
+    assert "torch 2.14.1 (cu126) is not on its index: passed over" in result.warnings
     both = (*gone, Unavailable("torch", "2.14.0", "cu126"))
     assert versions(plan(["torch"], GTX1080_580, unavailable=both)) == {"torch": "2.13.0+cu126"}
 
