@@ -368,6 +368,9 @@ class FixedFlavour:
     sass: tuple[ComputeCapability, ...] = ()
     ptx: tuple[ComputeCapability, ...] = ()
     built: CudaVersion | None = None
+    # The lowest Python these versions' wheels install on (their Requires-Python, or their
+    # tags where those start higher); None where the data does not say.
+    requires_python: str | None = None
 
 
 Layout = Literal["simple", "flat"]

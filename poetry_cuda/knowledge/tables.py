@@ -391,6 +391,7 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Syste
         if built is not None and not SpecifierSet(cuda).contains(str(built)):
             raise row.error("built", f"{built} is outside the row's cuda {cuda}")
         platforms = row.parsed_list("platforms", _platform)
+        python = row.parsed("requires_python", _spec) if row.has("requires_python") else None
         source, confidence = provenance(row)
         requirements = tuple(
             _requirement(r, (source, confidence), None)
@@ -411,6 +412,7 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Syste
                 sass=sass,
                 ptx=ptx,
                 built=built,
+                requires_python=python,
             )
         )
     nvcc = []

@@ -94,7 +94,7 @@ def make_plan(
         extras += part[1]
         warnings += part[2]
         requirements += part[3]
-    fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb)
+    fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb, python)
     choices += fixed
     requirements += fixed_requirements
     warnings += fixed_warnings

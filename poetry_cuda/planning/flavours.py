@@ -15,6 +15,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.planning.candidates import python_gap
 from poetry_cuda.planning.compat import arch_names
 from poetry_cuda.planning.compat import kernels_for
 from poetry_cuda.planning.plan import PYPI
@@ -164,11 +165,33 @@ def _fit(
     return _Fit(rows or group[:1], facts)
 
 
+def _python_fit(
+    group: list[FixedFlavour], spelled: str, python: str | None
+) -> NoVariantError | None:
+    """Why the project's Pythons cannot install `group`'s versions, or None when they can."""
+    row = group[0]
+    gap = python_gap(row.requires_python, python)
+    if not gap:
+        return None
+    them = "it" if len(gap) == 1 else "them"
+    return NoVariantError(
+        f"{spelled} {row.versions} requires Python {row.requires_python} and the project's "
+        f"requires-python admits {', '.join(gap)}",
+        why="Poetry locks a version only when every Python the project admits can install it",
+        fix=f"narrow the project's requires-python to leave {them} out, or allow older "
+        f"versions of {row.package}",
+    )
+
+
 def select_fixed(
-    deps: Sequence[Dependency], targets: Sequence[Target], kb: KnowledgeBase
+    deps: Sequence[Dependency],
+    targets: Sequence[Target],
+    kb: KnowledgeBase,
+    python: str | None = None,
 ) -> tuple[list[Choice], list[SystemRequirement], list[str]]:
     """Check every fixed flavour the project names against every target: the newest
-    versions whose builds serve them all, the newer ones passed over named and bounded."""
+    versions whose builds serve them all and that every Python of the project's
+    requires-python (`python`) installs, the newer ones passed over named and bounded."""
     choices: list[Choice] = []
     requirements: list[SystemRequirement] = []
     warnings: list[str] = []
@@ -182,7 +205,7 @@ def select_fixed(
         passed: list[tuple[str, NoVariantError]] = []
         fit: _Fit | None = None
         for group in groups:
-            found = _fit(group, dep, spelled, gpu_targets)
+            found = _python_fit(group, spelled, python) or _fit(group, dep, spelled, gpu_targets)
             if isinstance(found, _Fit):
                 fit = found
                 break
@@ -209,6 +232,7 @@ def select_fixed(
                 reason=f"the project names {spelled} (CUDA {row.cuda})"
                 + ("; " + "; ".join(fit.facts) if fit.facts else ""),
                 bound=f"<{min(_floor(v) for v, _ in passed)}" if passed else "",
+                requires_python=row.requires_python,
                 availability=Availability(
                     f"{spelled} {row.versions} is a CUDA {row.cuda} build for {where}",
                     row.source,

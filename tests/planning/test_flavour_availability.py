@@ -110,3 +110,22 @@ def test_paddle_3_1_on_windows_has_no_pascal_kernels() -> None:
         plan(["paddlepaddle-gpu==3.1.*"], PASCAL_WINDOWS_576)
     with pytest.raises(NoVariantError):
         plan(["paddlepaddle-gpu==3.1.*"], RTX5090_WINDOWS_576)
+
+
+def test_a_project_admitting_3_10_gets_the_onnxruntime_gpu_its_pythons_install() -> None:
+    # 1.24.4 on declare Requires-Python >=3.11 (1.24.1's wheels start at cp311); 1.21-1.23
+    # declare >=3.10.
+    ampere = _host("linux", "x86_64", "580.95.05", "8.6")
+    assert plan(["onnxruntime-gpu"], ampere, python=">=3.11").choice("onnxruntime-gpu").bound == ""  # type: ignore[union-attr]
+    result = plan(["onnxruntime-gpu"], ampere, python=">=3.10")
+    ort = result.choice("onnxruntime-gpu")
+    assert ort is not None and ort.bound == "<1.24"
+    assert ort.requires_python == ">=3.10"
+    assert any(
+        w.startswith(
+            "onnxruntime-gpu >=1.29 passed over: onnxruntime-gpu >=1.29 requires Python >=3.11"
+        )
+        for w in result.warnings
+    )
+    with pytest.raises(NoVariantError, match="narrow the project's requires-python"):
+        plan(["onnxruntime-gpu>=1.24"], ampere, python=">=3.10")
