@@ -63,16 +63,16 @@ def make_plan(
     settings: Settings,
     kb: KnowledgeBase,
     hand: HandWritten | None = None,
+    unavailable: Collection[Unavailable] = (),
     *,
     python: str | None = None,
-    unavailable: Collection[Unavailable] = (),
 ) -> Plan:
     """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration.
 
     `python` is the project's requires-python (`request.python.project_python`): a release
-    whose Requires-Python leaves out a Python it admits is passed over. `unavailable` are
-    builds an index was found to lack (lock reads the index pages): each is passed over
-    for the next candidate.
+    whose Requires-Python leaves out a Python it admits is passed over. `unavailable`: the
+    builds, as (family, lead version, variant), an index was found to lack (lock reads the
+    index pages): no family chooses them (`choice.choose_family`).
     """
     hand = HandWritten() if hand is None else hand
     for dep in deps:
@@ -163,8 +163,8 @@ def _family_choices(
         settings,
         kb,
         request_for(family, settings, hand),
+        scope.unavailable,
         python=scope.python,
-        unavailable=scope.unavailable,
     )
     build = chosen.build
     index = source_for(family, build, settings, targets)
@@ -175,12 +175,7 @@ def _family_choices(
     names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
     declared = [d for d in deps if d.name in names]
     choices = [_member(name, family, chosen, source, label, declared) for name in names]
-    gone = [
-        f"{u.package} {u.version} ({u.variant}) is not on its index: passed over"
-        for u in scope.unavailable
-        if u.package in requests
-    ]
-    return choices, [], [*gone, *chosen.warnings], requirements
+    return choices, [], list(chosen.warnings), requirements
 
 
 def _member(

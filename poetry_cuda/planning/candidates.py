@@ -9,7 +9,8 @@ variants are assumed (`assumed_builds`).
 
 A variant published for some lead versions only (torch 2.12's cu129, with 2.12.1) is a
 candidate for those only. A build the caller knows an index lacks (`Unavailable`: lock
-read the index page) is no candidate: the next member version, variant or release is.
+read the index page) is no candidate: the next lead version of that variant, another
+variant or an older release is.
 A release whose Requires-Python excludes a Python the project allows stays a candidate,
 marked with those Pythons (`FamilyBuild.python_gap`), so the choice can name why it passed
 it over.
@@ -39,13 +40,8 @@ if TYPE_CHECKING:
     Requests = dict[str, list[Dependency]]
 
 
-@frozen
-class Unavailable:
-    """A build an index does not serve: `package` at plain `version` in `variant`."""
-
-    package: str
-    version: str
-    variant: str
+Unavailable = tuple[str, str, str]
+"""A build an index does not serve: (family name, plain lead version, variant)."""
 
 
 # The minor versions of Python 3 a project's requires-python is read for.
@@ -116,7 +112,6 @@ def _member_versions(
     variant: Variant,
     pair: dict[str, str],
     name: str,
-    unavailable: Collection[Unavailable] = (),
 ) -> list[str]:
     """The versions of `name` that go with `pair`'s lead version on `variant`, newest first.
 
@@ -137,8 +132,7 @@ def _member_versions(
             and SpecifierSet(ranged.requires).contains(lead, prereleases=True)
             and _published_with(other, published, ranged.version, name)
         )
-    gone = {u.version for u in unavailable if u.package == name and u.variant == variant.name}
-    return sorted(found - gone, key=Version, reverse=True)
+    return sorted(found, key=Version, reverse=True)
 
 
 def _published_with(release: Release, variant: Variant, version: str, name: str) -> bool:
@@ -177,14 +171,15 @@ def _admitted_sets(
     label = version_label(family, release, variant)
     admitted = []
     for pair in release.pairs:
-        if not variant.publishes(pair[family.lead]):
+        lead = pair[family.lead]
+        if not variant.publishes(lead) or (family.name, lead, variant.name) in unavailable:
             continue
         members: dict[str, str] = {}
         for name in _members(family):
             deps = requests.get(name, [])
             allowed = (
                 v
-                for v in _member_versions(family, release, variant, pair, name, unavailable)
+                for v in _member_versions(family, release, variant, pair, name)
                 if all(constraints.allows(dep.constraint, v + label) for dep in deps)
             )
             version = next(allowed, None)

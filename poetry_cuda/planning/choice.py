@@ -71,14 +71,16 @@ def choose_family(
     settings: Settings,
     kb: KnowledgeBase,
     request: CudaRequest,
+    unavailable: Collection[Unavailable] = (),
     *,
     python: str | None = None,
-    unavailable: Collection[Unavailable] = (),
 ) -> Chosen:
     """The newest admitted release with a build that runs on every target, and its best build.
 
-    `request` is what is asked of the family: the cuda setting, or the project's own pin;
-    `python` the project's requires-python; `unavailable` builds an index was found to lack.
+    `request` is what is asked of the family: the cuda setting, or the project's own pin.
+    `unavailable` holds the builds, as (family, lead version, variant), an index was found
+    not to serve: never chosen (the same variant's older lead versions still may be).
+    `python` is the project's requires-python.
     """
     releases, warnings = _releases(family, requests, python, unavailable)
     gpu_targets = [t for t in targets if t.runs_cuda]

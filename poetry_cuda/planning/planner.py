@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
-    from poetry_cuda.planning.candidates import Unavailable
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.tables import TableReader
@@ -54,8 +53,6 @@ class Options:
     policy: str | None = None
     # The targets cuda.lock records, planned for when no target is given (`lock`).
     recorded: tuple[HostProfile, ...] = ()
-    # Builds an index was found to lack (lock reads the index pages): planned around.
-    unavailable: tuple[Unavailable, ...] = ()
 
 
 @frozen
@@ -170,7 +167,6 @@ def _choose(
         kb,
         hand,
         python=project_python(pyproject),
-        unavailable=options.unavailable,
     )
     adoption = review(plan, hand)
     if adoption.needed:

@@ -10,16 +10,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.knowledge.packaged import load
-from poetry_cuda.planning.candidates import Unavailable
-from poetry_cuda.planning.planner import Options
-from poetry_cuda.planning.planner import plan_project
 
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from pathlib import Path
 
-    from poetry_cuda.host.profiles import HostProfile
     from tests.support.cli import Cli
 
 
@@ -73,18 +68,3 @@ def test_plan_json_names_requires_python_and_availability(
     assert audio["availability"]["fact"].startswith("torchaudio 2.11.1+cu132 requires torch>=2.11")
     said = any("torch 2.15.0 requires Python >=3.11" in w for w in document["warnings"])
     assert said == passed
-
-
-def test_the_planner_passes_the_unavailable_builds_on(tmp_path: Path) -> None:
-    project = _project(tmp_path, ">=3.11")
-    host = str(project / "host.json")
-    options = Options(targets=(host,))
-    planned = plan_project(project, options, load(), {}, detect=_no_detect, readers=())
-    assert planned.plan.packages[0].version == "2.15.0+cu132"
-    gone = Options(targets=(host,), unavailable=(Unavailable("torch", "2.15.0", "cu132"),))
-    planned = plan_project(project, gone, load(), {}, detect=_no_detect, readers=())
-    assert planned.plan.packages[0].version == "2.15.0+cu130"
-
-
-def _no_detect(_: Mapping[str, str]) -> HostProfile:
-    raise AssertionError("the targets are given")

@@ -214,19 +214,11 @@ def test_project_python_reads_pep_621_then_poetry() -> None:
 # -- a build an index lacks is passed over (lock's index check) -----------------------------
 
 
-def test_an_unavailable_build_falls_back_to_the_next_candidate() -> None:
-    gone = (Unavailable("torch", "2.14.1", "cu126"),)
-    result = plan(["torch"], GTX1080_580, unavailable=gone)
+def test_an_unavailable_build_falls_back_to_the_same_variants_older_version() -> None:
+    result = plan(["torch"], GTX1080_580, unavailable=(("torch", "2.14.1", "cu126"),))
     assert versions(result) == {"torch": "2.14.0+cu126"}
-    assert "torch 2.14.1 (cu126) is not on its index: passed over" in result.warnings
-    both = (*gone, Unavailable("torch", "2.14.0", "cu126"))
+    both = (("torch", "2.14.1", "cu126"), ("torch", "2.14.0", "cu126"))
     assert versions(plan(["torch"], GTX1080_580, unavailable=both)) == {"torch": "2.13.0+cu126"}
-
-
-def test_an_unavailable_member_takes_its_next_version() -> None:
-    gone = (Unavailable("torchvision", "0.29.1", "cu126"),)
-    result = plan(["torch==2.14.*", "torchvision"], GTX1080_580, unavailable=gone)
-    assert versions(result) == {"torch": "2.14.0+cu126", "torchvision": "0.29.0+cu126"}
 
 
 # -- plan --json names each package's Requires-Python and availability ---------------------
