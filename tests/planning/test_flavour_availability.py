@@ -129,3 +129,16 @@ def test_a_project_admitting_3_10_gets_the_onnxruntime_gpu_its_pythons_install()
     )
     with pytest.raises(NoVariantError, match="narrow the project's requires-python"):
         plan(["onnxruntime-gpu>=1.24"], ampere, python=">=3.10")
+
+
+def test_tensorflow_2_18_serves_blackwell_only_through_ptx_on_a_native_driver() -> None:
+    # .bazelrc: sm_60, sm_70, sm_80, sm_89 and compute_90, built with CUDA 12.5.
+    with pytest.raises(NoVariantError, match=r"needs a driver for CUDA 12\.5"):
+        plan(["tensorflow[and-cuda]>=2.18"], _host("linux", "x86_64", "550.144.03", "12.0"))
+    result = plan(["tensorflow[and-cuda]>=2.18"], _host("linux", "x86_64", "570.124.06", "12.0"))
+    assert result.choice("tensorflow") is not None
+
+
+def test_jax_cuda_plugins_have_no_windows_wheels() -> None:
+    with pytest.raises(NoVariantError, match="no GPU build for windows-x86_64"):
+        plan(["jax[cuda12]"], _host("windows", "x86_64", "581.57", "8.6"))
