@@ -153,3 +153,22 @@ def test_the_cuda_13_toolkit_wheels_pin_cccl_on_its_own_line() -> None:
     # Every toolkit minor of the wheels is a CUDA release the driver table knows.
     known = {r.cuda for r in KB.nvidia.toolkits}
     assert all(minor in known for r in KB.toolkit_wheels for minor in r.minors)
+
+
+def test_fixed_kernels_are_compilable_by_the_cuda_they_were_built_with() -> None:
+    for row in KB.fixed:
+        if not (row.sass or row.ptx):
+            continue
+        assert row.built is not None, row.versions  # PTX JIT needs the build's CUDA
+        oldest = KB.nvidia.oldest_arch(row.built.major)
+        assert oldest is not None and min(row.sass + row.ptx) >= oldest, row
+        assert list(row.sass) == sorted(row.sass) and list(row.ptx) == sorted(row.ptx), row
+
+
+def test_a_platform_limited_flavour_names_the_platforms_its_wheels_serve() -> None:
+    # TensorFlow after 2.10 and the jax CUDA plugins have no Windows GPU build.
+    for row in KB.fixed:
+        if row.package == "tensorflow" and SpecifierSet(row.versions).contains("2.11.0"):
+            assert "windows-x86_64" not in row.platforms and row.platforms, row.versions
+        if row.package == "jax" and row.extra in ("cuda12", "cuda13"):
+            assert "windows-x86_64" not in row.platforms and row.platforms, row.extra
