@@ -41,10 +41,14 @@ PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "
 
 @frozen
 class ToolkitDriver:
-    """The minimum driver a CUDA toolkit release needs (release notes, Table 3)."""
+    """The minimum driver a CUDA toolkit release needs (release notes, Table 3).
+
+    `linux` is None for a release known to exist whose minimum was not found: no driver
+    is mapped to it, and its builds run only through minor-version compatibility.
+    """
 
     cuda: CudaVersion
-    linux: DriverVersion
+    linux: DriverVersion | None
     windows: DriverVersion | None
     source: str
     confidence: Confidence
@@ -149,6 +153,9 @@ class Variant:
     source: str = ""
     confidence: Confidence = "verified"
     platform_arches: tuple[PlatformArches, ...] = ()
+    # The lead versions of its release this build is published for; empty: every one
+    # (torch 2.12's cu129 builds came with 2.12.1 only).
+    versions: tuple[str, ...] = ()
 
     @property
     def accelerator(self) -> Accelerator:
@@ -159,6 +166,10 @@ class Variant:
     @property
     def is_cpu(self) -> bool:
         return self.accelerator == "cpu"
+
+    def publishes(self, lead_version: str) -> bool:
+        """Whether this build exists for `lead_version` of its release."""
+        return not self.versions or lead_version in self.versions
 
     def on(self, platform: str) -> Variant:
         """This variant as built for `platform`: its architectures replaced where they differ."""
@@ -192,7 +203,9 @@ class Release:
     `pairs` lists, for each lead version, the version of every member published with
     it (torch 2.5.1 with torchvision 0.20.1 and torchaudio 2.5.1). A member version is
     made for that lead version alone, unless `ranges` gives it a range of lead versions
-    (a stable-ABI build); it is published for this release's variants either way.
+    (a stable-ABI build); it is published for this release's variants either way. A
+    variant's `versions` narrow it to some lead versions; `requires_python` is the
+    Requires-Python of the lead versions.
     `pypi` names, per platform, the variant that PyPI's own upload is; in the ``post``
     form that variant carries the plain version (paddlepaddle-gpu 2.6.2 is the cu118 build).
     """
@@ -208,6 +221,9 @@ class Release:
     version_form: VersionForm | None = None
     # The member versions of `pairs` that serve a range of lead versions.
     ranges: tuple[LeadRange, ...] = ()
+    # The lead versions' Requires-Python (PEP 440), None where the data does not say: a
+    # project whose requires-python admits a Python it excludes cannot lock them.
+    requires_python: str | None = None
 
     @property
     def versions(self) -> tuple[str, ...]:
@@ -353,6 +369,17 @@ class FixedFlavour:
     requirements: tuple[SystemNeed, ...]
     source: str
     confidence: Confidence
+    # The platforms whose wheels of these versions are GPU builds; empty: every platform
+    # (TensorFlow has no GPU build on native Windows after 2.10).
+    platforms: tuple[str, ...] = ()
+    # The kernels the wheels ship where they were read (else `oldest_arch` is the floor),
+    # and the CUDA they were built with, which a driver must run natively to JIT the PTX.
+    sass: tuple[ComputeCapability, ...] = ()
+    ptx: tuple[ComputeCapability, ...] = ()
+    built: CudaVersion | None = None
+    # The lowest Python these versions' wheels install on (their Requires-Python, or their
+    # tags where those start higher); None where the data does not say.
+    requires_python: str | None = None
 
 
 Layout = Literal["simple", "flat"]
@@ -377,6 +404,18 @@ TOOLKIT_ROOTS: tuple[ToolkitRoot, ...] = get_args(ToolkitRoot)
 
 
 @frozen
+class ToolkitPin:
+    """A toolkit wheel whose versions do not follow the CUDA version (nvidia-cuda-cccl
+    13.3.4.x for CUDA 13.4): its pin for one minor."""
+
+    package: str
+    minor: CudaVersion
+    spec: str  # a PEP 440 specifier: "==13.3.4.*"
+    source: str
+    confidence: Confidence
+
+
+@frozen
 class ToolkitWheels:
     """The PyPI wheels that make up one CUDA major's per-project toolkit (`toolkit = "wheels"`)."""
 
@@ -387,6 +426,12 @@ class ToolkitWheels:
     root: ToolkitRoot  # "nvidia/*" (a folder per wheel) or "nvidia/cu13" (one shared folder)
     source: str
     confidence: Confidence
+    pins: tuple[ToolkitPin, ...] = ()  # where a package's version is not "==<minor>.*"
+
+    def spec(self, package: str, minor: CudaVersion) -> str:
+        """The specifier that pins `package` to the wheels of CUDA `minor`."""
+        pin = next((p for p in self.pins if p.package == package and p.minor == minor), None)
+        return f"=={minor}.*" if pin is None else pin.spec
 
 
 @frozen

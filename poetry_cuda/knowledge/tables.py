@@ -55,6 +55,7 @@ from poetry_cuda.knowledge.model import Release
 from poetry_cuda.knowledge.model import RequirementKind
 from poetry_cuda.knowledge.model import SystemNeed
 from poetry_cuda.knowledge.model import ToolkitDriver
+from poetry_cuda.knowledge.model import ToolkitPin
 from poetry_cuda.knowledge.model import ToolkitWheels
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.knowledge.model import VersionForm
@@ -194,9 +195,12 @@ def _nvidia(top: Table) -> Nvidia:
     toolkits = []
     for row in top.tables("toolkit", by("cuda")):
         cuda = row.parsed("cuda", CudaVersion.parse)
-        linux = row.parsed("linux", DriverVersion.parse)
+        linux = row.parsed("linux", DriverVersion.parse) if row.has("linux") else None
         windows = row.parsed("windows", DriverVersion.parse) if row.has("windows") else None
-        toolkits.append(ToolkitDriver(cuda, linux, windows, *provenance(row)))
+        source, confidence = provenance(row)
+        if linux is None and (windows is not None or confidence != "uncertain"):
+            raise row.error("linux", "only an uncertain row with no driver may leave it out")
+        toolkits.append(ToolkitDriver(cuda, linux, windows, source, confidence))
         row.done()
     floors = []
     for row in top.tables("floor", by("major")):
@@ -239,6 +243,7 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
     requirements = tuple(
         _requirement(r, (source, confidence), None) for r in row.tables("requirement", by("kind"))
     )
+    versions = row.parsed_list("versions", _version)
     row.done()
     return Variant(
         name=name,
@@ -250,6 +255,7 @@ def _variant(row: Table, inherited: Provenance) -> Variant:
         source=source,
         confidence=confidence,
         platform_arches=tuple(builds),
+        versions=versions,
     )
 
 
@@ -313,8 +319,19 @@ def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
     version_form = row.choice("version_form", VERSION_FORMS) if row.has("version_form") else None
     source, confidence = provenance(row)
     pairs, ranges = _pairs(row, lead, members)
+    requires_python = row.parsed("requires_python", _spec) if row.has("requires_python") else None
     pypi_table = row.value("pypi", dict, "a table of platform = variant", {})
-    variants = tuple(_variant(v, (source, confidence)) for v in row.tables("variant", by("name")))
+    leads = [pair[lead] for pair in pairs]
+    variants = []
+    for table in row.tables("variant", by("name")):
+        variant = _variant(table, (source, confidence))
+        stray = [v for v in variant.versions if v not in leads]
+        if stray:
+            raise row.error(
+                f"variant.{variant.name}.versions",
+                f"{', '.join(stray)} is not a {lead} version of {series}",
+            )
+        variants.append(variant)
     names = [v.name for v in variants]
     pypi: dict[str, str] = {}
     for platform, variant in pypi_table.items():
@@ -324,7 +341,17 @@ def _release(row: Table, lead: str, members: tuple[str, ...]) -> Release:
             raise row.error(f"pypi.{platform}", f"{variant!r} is not a variant of {series}")
         pypi[platform] = variant
     row.done()
-    return Release(series, pairs, variants, pypi, source, confidence, version_form, ranges)
+    return Release(
+        series,
+        pairs,
+        tuple(variants),
+        pypi,
+        source,
+        confidence,
+        version_form,
+        ranges,
+        requires_python,
+    )
 
 
 def _family(top: Table) -> Family:
@@ -384,6 +411,15 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Syste
         versions = row.parsed("versions", _spec)
         cuda = row.parsed("cuda", _spec)
         oldest = row.parsed("oldest_arch", _cc) if row.has("oldest_arch") else None
+        sass = row.parsed_list("sass", _cc)
+        ptx = row.parsed_list("ptx", _cc)
+        if oldest is None and (sass or ptx):
+            oldest = min(sass + ptx)
+        built = row.parsed("built", CudaVersion.parse) if row.has("built") else None
+        if built is not None and not SpecifierSet(cuda).contains(str(built)):
+            raise row.error("built", f"{built} is outside the row's cuda {cuda}")
+        platforms = row.parsed_list("platforms", _platform)
+        python = row.parsed("requires_python", _spec) if row.has("requires_python") else None
         source, confidence = provenance(row)
         requirements = tuple(
             _requirement(r, (source, confidence), None)
@@ -391,7 +427,21 @@ def _fixed(top: Table) -> tuple[tuple[FixedFlavour, ...], tuple[tuple[str, Syste
         )
         row.done()
         flavours.append(
-            FixedFlavour(package, extra, versions, cuda, oldest, requirements, source, confidence)
+            FixedFlavour(
+                package,
+                extra,
+                versions,
+                cuda,
+                oldest,
+                requirements,
+                source,
+                confidence,
+                platforms=platforms,
+                sass=sass,
+                ptx=ptx,
+                built=built,
+                requires_python=python,
+            )
         )
     nvcc = []
     for row in top.tables("nvcc", by("package")):
@@ -525,15 +575,26 @@ def _toolkit_wheels(top: Table) -> tuple[ToolkitWheels, ...]:
         if any(minor.major != major for minor in minors):
             raise row.error("minors", f"every minor must be {major}.x")
         source, confidence = provenance(row)
+        packages = row.texts("packages")
+        pins = []
+        for pin in row.tables("pin", lambda r, i: f"{r.get('package', i)}@{r.get('minor', i)}"):
+            package = pin.text("package")
+            minor = pin.parsed("minor", CudaVersion.parse)
+            if package not in packages or minor not in minors:
+                raise pin.error("package", f"{package} {minor} is not among the row's wheels")
+            spec = pin.parsed("spec", _spec)
+            pins.append(ToolkitPin(package, minor, spec, *provenance(pin, (source, confidence))))
+            pin.done()
         rows.append(
             ToolkitWheels(
                 cuda=major,
-                packages=row.texts("packages"),
+                packages=packages,
                 minors=minors,
                 nvcc=row.value("nvcc", bool, "true or false"),
                 root=row.choice("root", TOOLKIT_ROOTS),
                 source=source,
                 confidence=confidence,
+                pins=tuple(pins),
             )
         )
         row.done()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from poetry_cuda.planning.adoption import adopted_source
 from poetry_cuda.planning.adoption import request_for
 from poetry_cuda.planning.candidates import family_requests
+from poetry_cuda.planning.candidates import member_origin
 from poetry_cuda.planning.candidates import newest_build
 from poetry_cuda.planning.candidates import version_label
 from poetry_cuda.planning.choice import choose_family
@@ -27,9 +28,11 @@ from poetry_cuda.planning.flavours import build_requirements
 from poetry_cuda.planning.flavours import from_data
 from poetry_cuda.planning.flavours import select_fixed
 from poetry_cuda.planning.plan import PYPI
+from poetry_cuda.planning.plan import Availability
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
+from poetry_cuda.records import frozen
 from poetry_cuda.request import constraints
 from poetry_cuda.request.handwritten import HandWritten
 
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
+    from poetry_cuda.planning.candidates import Unavailable
     from poetry_cuda.planning.choice import Chosen
     from poetry_cuda.planning.plan import ExtraChoice
     from poetry_cuda.planning.plan import SystemRequirement
@@ -59,10 +63,17 @@ def make_plan(
     settings: Settings,
     kb: KnowledgeBase,
     hand: HandWritten | None = None,
-    unavailable: Collection[tuple[str, str, str]] = (),
+    unavailable: Collection[Unavailable] = (),
+    *,
+    python: str | None = None,
 ) -> Plan:
-    """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration;
-    `unavailable`: the builds no family may choose (`choice.choose_family`)."""
+    """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration.
+
+    `python` is the project's requires-python (`request.python.project_python`): a release
+    whose Requires-Python leaves out a Python it admits is passed over. `unavailable`: the
+    builds, as (family, lead version, variant), an index was found to lack (lock reads the
+    index pages): no family chooses them (`choice.choose_family`).
+    """
     hand = HandWritten() if hand is None else hand
     for dep in deps:
         constraints.check(dep.constraint, f"{dep.origin}: {dep.name}")
@@ -77,12 +88,13 @@ def make_plan(
         if hand.extras(family.name):
             part = _family_extras(family, requests, targets, settings, kb, hand)
         else:
-            part = _family_choices(family, requests, deps, targets, settings, kb, hand, unavailable)
+            scope = _Scope(python, tuple(unavailable))
+            part = _family_choices(family, requests, deps, targets, settings, kb, hand, scope)
         choices += part[0]
         extras += part[1]
         warnings += part[2]
         requirements += part[3]
-    fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb)
+    fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb, python)
     choices += fixed
     requirements += fixed_requirements
     warnings += fixed_warnings
@@ -124,6 +136,14 @@ def _family_extras(
     return [], found, warnings, requirements
 
 
+@frozen
+class _Scope:
+    """What narrows a family's candidates besides its constraints (see `make_plan`)."""
+
+    python: str | None
+    unavailable: tuple[Unavailable, ...]
+
+
 def _family_choices(
     family: Family,
     requests: Requests,
@@ -132,12 +152,19 @@ def _family_choices(
     settings: Settings,
     kb: KnowledgeBase,
     hand: HandWritten,
-    unavailable: Collection[tuple[str, str, str]] = (),
+    scope: _Scope,
 ) -> Part:
     """One build chosen for the family, and a `Choice` for each member and companion the
     project declares (the lead always)."""
     chosen = choose_family(
-        family, requests, targets, settings, kb, request_for(family, settings, hand), unavailable
+        family,
+        requests,
+        targets,
+        settings,
+        kb,
+        request_for(family, settings, hand),
+        scope.unavailable,
+        python=scope.python,
     )
     build = chosen.build
     index = source_for(family, build, settings, targets)
@@ -165,6 +192,7 @@ def _member(
     plain = build.members.get(name)
     # triton and xformers come from the variant's index as one unlabelled wheel.
     own = label if family.labels(name) else ""
+    lead = name == family.lead
     return Choice(
         name=name,
         family=family.name,
@@ -177,7 +205,30 @@ def _member(
         label=own,
         bound=chosen.bounds.get(name, ""),
         optional=bool(asked) and all(d.optional for d in asked),
+        requires_python=build.release.requires_python if lead else None,
+        availability=None if plain is None else _availability(family, build, name, plain + own),
     )
+
+
+def _availability(family: Family, build: FamilyBuild, name: str, version: str) -> Availability:
+    """The fact that `name` at `version` is published in the chosen build, and its source."""
+    variant, release = build.variant, build.release
+    platforms = ", ".join(variant.platforms) or "every platform"
+    if name == family.lead:
+        only = f" ({', '.join(variant.versions)} only)" if variant.versions else ""
+        fact = f"{name} {version} is published for {platforms}{only}"
+        return Availability(fact, variant.source or release.source, variant.confidence)
+    plain = build.members[name]
+    origin = member_origin(family, variant.name, name, plain) or release
+    ranged = next((r for r in origin.ranges if r.member == name and r.version == plain), None)
+    if ranged is None:
+        fact = f"{name} {version} is published with {family.lead} {build.lead_version}"
+    else:
+        fact = (
+            f"{name} {version} requires {family.lead}{ranged.requires} (a stable-ABI build) "
+            f"and is published on {variant.name} with {family.lead} {origin.series}"
+        )
+    return Availability(fact, origin.source, origin.confidence)
 
 
 def source_for(

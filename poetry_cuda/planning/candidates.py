@@ -6,6 +6,14 @@ published with torch 2.15.0's builds, serves torch 2.14.1 on cu130 (a stable-ABI
 but not on cu126. A release none of whose builds the constraints admit drops out. When
 the constraints admit only versions newer than the knowledge base, the newest release's
 variants are assumed (`assumed_builds`).
+
+A variant published for some lead versions only (torch 2.12's cu129, with 2.12.1) is a
+candidate for those only. A build the caller knows an index lacks (`Unavailable`: lock
+read the index page) is no candidate: the next lead version of that variant, another
+variant or an older release is.
+A release whose Requires-Python excludes a Python the project allows stays a candidate,
+marked with those Pythons (`FamilyBuild.python_gap`), so the choice can name why it passed
+it over.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from poetry_cuda.request import constraints
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
@@ -31,6 +40,33 @@ if TYPE_CHECKING:
     Requests = dict[str, list[Dependency]]
 
 
+Unavailable = tuple[str, str, str]
+"""A build an index does not serve: (family name, plain lead version, variant)."""
+
+
+# The minor versions of Python 3 a project's requires-python is read for.
+_PYTHON_MINORS = range(6, 20)
+
+
+def python_gap(requires_python: str | None, project_python: str | None) -> tuple[str, ...]:
+    """The Python versions (``3.10``) `project_python` admits that `requires_python` excludes.
+
+    Either may be absent (nothing known, nothing excluded). A minor counts as admitted by the
+    project when the project admits any of its releases, and by a package when it admits
+    the minor's first release: Poetry locks only what every Python the project allows can
+    install.
+    """
+    if requires_python is None or project_python is None:
+        return ()
+    package = SpecifierSet(requires_python)
+    return tuple(
+        f"3.{minor}"
+        for minor in _PYTHON_MINORS
+        if constraints.overlaps(project_python, f">=3.{minor},<3.{minor + 1}")
+        and not package.contains(f"3.{minor}.0", prereleases=True)
+    )
+
+
 @frozen
 class FamilyBuild:
     """One build of a family's release, at the member versions the project allows."""
@@ -39,6 +75,8 @@ class FamilyBuild:
     variant: Variant
     members: dict[str, str]  # plain version of every family member, lead first
     assumed: bool = False  # the admitted versions are newer than the knowledge base
+    # The Pythons the project allows that the lead version's Requires-Python excludes.
+    python_gap: tuple[str, ...] = ()
 
     @property
     def lead_version(self) -> str:
@@ -69,7 +107,11 @@ def version_label(family: Family, release: Release, variant: Variant) -> str:
 
 
 def _member_versions(
-    family: Family, release: Release, variant: Variant, pair: dict[str, str], name: str
+    family: Family,
+    release: Release,
+    variant: Variant,
+    pair: dict[str, str],
+    name: str,
 ) -> list[str]:
     """The versions of `name` that go with `pair`'s lead version on `variant`, newest first.
 
@@ -80,15 +122,34 @@ def _member_versions(
     lead = pair[family.lead]
     found = {pair[name]} if name in pair else set()
     for other in family.releases:
-        if other.variant(variant.name) is None:
+        published = other.variant(variant.name)
+        if published is None:
             continue
         found.update(
             ranged.version
             for ranged in other.ranges
             if ranged.member == name
             and SpecifierSet(ranged.requires).contains(lead, prereleases=True)
+            and _published_with(other, published, ranged.version, name)
         )
     return sorted(found, key=Version, reverse=True)
+
+
+def _published_with(release: Release, variant: Variant, version: str, name: str) -> bool:
+    """Whether `variant` of `release` was built with member `name` at `version`."""
+    return any(
+        pair.get(name) == version and variant.publishes(pair[next(iter(pair))])
+        for pair in release.pairs
+    )
+
+
+def member_origin(family: Family, variant: str, name: str, version: str) -> Release | None:
+    """The release whose `variant` builds publish member `name` at `version`."""
+    for release in family.releases:
+        published = release.variant(variant)
+        if published is not None and _published_with(release, published, version, name):
+            return release
+    return None
 
 
 def _members(family: Family) -> tuple[str, ...]:
@@ -97,7 +158,11 @@ def _members(family: Family) -> tuple[str, ...]:
 
 
 def _admitted_sets(
-    family: Family, release: Release, variant: Variant, requests: Requests
+    family: Family,
+    release: Release,
+    variant: Variant,
+    requests: Requests,
+    unavailable: Collection[Unavailable] = (),
 ) -> list[dict[str, str]]:
     """Per lead version of `release`, oldest first, the newest member versions the project allows.
 
@@ -106,6 +171,9 @@ def _admitted_sets(
     label = version_label(family, release, variant)
     admitted = []
     for pair in release.pairs:
+        lead = pair[family.lead]
+        if not variant.publishes(lead) or (family.name, lead, variant.name) in unavailable:
+            continue
         members: dict[str, str] = {}
         for name in _members(family):
             deps = requests.get(name, [])
@@ -124,19 +192,37 @@ def _admitted_sets(
     return admitted
 
 
-def release_builds(family: Family, release: Release, requests: Requests) -> list[FamilyBuild]:
-    """The builds of `release` the constraints admit, each at its newest admitted version."""
+def release_builds(
+    family: Family,
+    release: Release,
+    requests: Requests,
+    *,
+    python: str | None = None,
+    unavailable: Collection[Unavailable] = (),
+) -> list[FamilyBuild]:
+    """The builds of `release` the constraints admit, each at its newest admitted version;
+    `python` is the project's requires-python."""
+    gap = python_gap(release.requires_python, python)
     found = []
     for variant in release.variants:
-        sets = _admitted_sets(family, release, variant, requests)
+        sets = _admitted_sets(family, release, variant, requests, unavailable)
         if sets:
-            found.append(FamilyBuild(release, variant, sets[-1]))
+            found.append(FamilyBuild(release, variant, sets[-1], python_gap=gap))
     return sorted(found, key=FamilyBuild.sort_key, reverse=True)
 
 
-def admitted_releases(family: Family, requests: Requests) -> list[list[FamilyBuild]]:
+def admitted_releases(
+    family: Family,
+    requests: Requests,
+    *,
+    python: str | None = None,
+    unavailable: Collection[Unavailable] = (),
+) -> list[list[FamilyBuild]]:
     """The builds of every release the constraints admit, newest release first."""
-    found = (release_builds(family, r, requests) for r in reversed(family.releases))
+    found = (
+        release_builds(family, r, requests, python=python, unavailable=unavailable)
+        for r in reversed(family.releases)
+    )
     return [builds for builds in found if builds]
 
 

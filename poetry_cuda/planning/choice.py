@@ -24,6 +24,7 @@ from poetry_cuda.planning.refusals import Loss
 from poetry_cuda.planning.refusals import no_cpu_build
 from poetry_cuda.planning.refusals import no_release
 from poetry_cuda.planning.refusals import no_variant
+from poetry_cuda.planning.refusals import python_clause
 from poetry_cuda.records import frozen
 
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
+    from poetry_cuda.planning.candidates import Unavailable
     from poetry_cuda.planning.compat import Verdict
     from poetry_cuda.planning.refusals import Passed
     from poetry_cuda.planning.targets import Target
@@ -70,32 +72,33 @@ def choose_family(
     settings: Settings,
     kb: KnowledgeBase,
     request: CudaRequest,
-    unavailable: Collection[tuple[str, str, str]] = (),
+    unavailable: Collection[Unavailable] = (),
+    *,
+    python: str | None = None,
 ) -> Chosen:
     """The newest admitted release with a build that runs on every target, and its best build.
 
     `request` is what is asked of the family: the cuda setting, or the project's own pin.
     `unavailable` holds the builds, as (family, lead version, variant), an index was found
-    not to serve: never chosen.
+    not to serve: never chosen (the same variant's older lead versions still may be).
+    `python` is the project's requires-python.
     """
-    releases, warnings = _releases(family, requests)
-    releases = [
-        kept
-        for builds in releases
-        if (
-            kept := [
-                b
-                for b in builds
-                if (family.name, b.lead_version, b.variant.name) not in unavailable
-            ]
-        )
-    ]
+    releases, warnings = _releases(family, requests, python, unavailable)
     gpu_targets = [t for t in targets if t.runs_cuda]
-    cpu = next((b for builds in releases for b in builds if b.variant.is_cpu), None)
+    cpu = next(
+        (b for builds in releases for b in builds if b.variant.is_cpu and not b.python_gap), None
+    )
     if not (request.kind == "version" or (request.kind == "auto" and gpu_targets)):
         if cpu is None:
             raise no_cpu_build(family, request)
-        return Chosen(cpu, _cpu_reason(targets, request), tuple(warnings))
+        skipped = [b for builds in releases for b in builds[:1] if b.python_gap]
+        warnings.extend(
+            f"{family.lead} {b.release.series} passed over: {python_clause(b)}"
+            for b in skipped
+            if b.release.series_key > cpu.release.series_key
+        )
+        bounds = _bounds(family, cpu, requests) if skipped else {}
+        return Chosen(cpu, _cpu_reason(targets, request), tuple(warnings), bounds)
     native_only = settings.policy == "native"
     search = first_runnable(releases, gpu_targets, kb, request, native_only=native_only)
     if search.build is not None:
@@ -122,10 +125,15 @@ def choose_family(
     return Chosen(cpu, "allow-cpu-fallback: " + first, tuple(warnings))
 
 
-def _releases(family: Family, requests: Requests) -> tuple[list[list[FamilyBuild]], list[str]]:
+def _releases(
+    family: Family,
+    requests: Requests,
+    python: str | None,
+    unavailable: Collection[Unavailable],
+) -> tuple[list[list[FamilyBuild]], list[str]]:
     """The builds of the admitted releases, newest first; or, when the admitted versions are
     all newer than the knowledge base, the newest release's builds assumed, with a warning."""
-    releases = admitted_releases(family, requests)
+    releases = admitted_releases(family, requests, python=python, unavailable=unavailable)
     if releases:
         return releases, []
     assumed = assumed_builds(family, requests)
@@ -177,6 +185,9 @@ def first_runnable(
         for build in builds:
             if build.variant.accelerator != "cuda":  # the only GPU builds planned yet
                 continue
+            if build.python_gap:
+                lost.append(Loss(build, python_clause(build), python=True))
+                continue
             if not request.allows(build.variant.cuda):
                 lost.append(Loss(build, f"{build.variant.name} excluded by {request.said}", True))
                 continue
@@ -210,6 +221,9 @@ def _why_passed(
     losses: list[Loss], targets: Sequence[Target], native_only: bool, request: CudaRequest
 ) -> str:
     """Why no build of a release was chosen, as one clause."""
+    python = next((loss.why for loss in losses if loss.python), None)
+    if python is not None:
+        return python  # every build of the release shares it
     ruled = [loss.why for loss in losses if not loss.excluded]
     if not ruled:
         if losses:

@@ -46,6 +46,15 @@ PYPI = Source("pypi", PYPI_URL)
 
 
 @frozen
+class Availability:
+    """The knowledge-base fact that says the chosen build exists, and where it was read."""
+
+    fact: str  # "torch 2.12.1+cu129 is published for linux-x86_64, linux-aarch64 (2.12.1 only)"
+    source: str
+    confidence: str  # verified, third-party or uncertain
+
+
+@frozen
 class Choice:
     """The variant and source chosen for one CUDA-flavoured package."""
 
@@ -64,6 +73,9 @@ class Choice:
     bound: str = ""
     # The project installs it only with an extra: its managed pin must not install it always.
     optional: bool = False
+    # The chosen version's Requires-Python where the knowledge base holds it.
+    requires_python: str | None = None
+    availability: Availability | None = None
 
     @property
     def accelerator(self) -> Accelerator:
@@ -139,6 +151,14 @@ class Plan:
                     "version": c.version,
                     "arches": list(c.arches),
                     "reason": c.reason,
+                    "requires_python": c.requires_python,
+                    "availability": None
+                    if c.availability is None
+                    else {
+                        "fact": c.availability.fact,
+                        "source": c.availability.source,
+                        "confidence": c.availability.confidence,
+                    },
                 }
                 for c in self.packages
             ],

@@ -23,6 +23,7 @@ from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.handwritten import HandWritten
 from poetry_cuda.request.handwritten import recognise
 from poetry_cuda.request.project import find_project
+from poetry_cuda.request.python import project_python
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Settings
@@ -168,8 +169,14 @@ def _choose(
 ) -> Planned:
     warnings = list(target_warnings)
     hand = recognise(pyproject, kb.families, settings.mirrors, readers)
-    deps = read_dependencies(pyproject, readers)
-    plan = make_plan(deps, targets, settings, kb, hand, unavailable)
+    plan = make_plan(
+        read_dependencies(pyproject, readers),
+        targets,
+        settings,
+        kb,
+        hand,
+        python=project_python(pyproject),
+    )
     adoption = review(plan, hand)
     if adoption.needed:
         warnings.append(

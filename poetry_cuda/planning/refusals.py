@@ -47,10 +47,26 @@ class Loss:
     build: FamilyBuild
     why: str  # follows "ruled out: " for a target's fact; whole for an exclusion
     excluded: bool = False  # by the user's cuda request, not by a target
+    python: bool = False  # by the release's Requires-Python, not by a target
 
     @property
     def said(self) -> str:
-        return self.why if self.excluded else f"{self.build.variant.name} ruled out: {self.why}"
+        if self.excluded or self.python:
+            return self.why
+        return f"{self.build.variant.name} ruled out: {self.why}"
+
+
+def python_clause(build: FamilyBuild) -> str:
+    """Why a build's release is passed over for the project's Python: the Pythons the
+    project's requires-python admits that the release's Requires-Python excludes."""
+    lead = next(iter(build.members))
+    gap = build.python_gap
+    them = "it" if len(gap) == 1 else "them"
+    return (
+        f"{lead} {build.lead_version} requires Python {build.release.requires_python} and the "
+        f"project's requires-python admits {', '.join(gap)}; narrow requires-python to leave "
+        f"{them} out to allow it"
+    )
 
 
 Passed = list[tuple["Release", list[Loss]]]
@@ -74,13 +90,13 @@ def _losses(family: Family, request: CudaRequest, passed: Passed) -> list[Locali
     newest: dict[str, Loss] = {}
     for _, losses in passed:
         for loss in losses:
-            if not loss.excluded:
+            if not (loss.excluded or loss.python):
                 newest.setdefault(loss.build.variant.name, loss)
     lines: list[Localized] = []
     for loss in sorted(newest.values(), key=lambda x: x.build.sort_key(), reverse=True):
         build = loss.build
         lines.append(f"  {build.variant.name} ({family.lead} {build.lead_version}): {loss.why}")
-    if not newest:
+    if not newest and not any(loss.python for _, losses in passed for loss in losses):
         lines.append(f"  no CUDA variant matches {request.said}")
     return lines
 
@@ -105,6 +121,8 @@ def no_variant(
             pinned_by=request.pinned_by,
         )
     lines += _losses(family, request, passed)
+    python = list(dict.fromkeys(loss.why for _, ls in passed for loss in ls if loss.python))
+    lines += [f"  {why}" for why in python]
     serving = _serving_versions(family, targets, kb)
     if serving:
         versions = sorted({v for v, _ in serving}, key=_version_key)
@@ -125,6 +143,8 @@ def no_variant(
         fix.append(message("no-variant.fix-or-pass-cuda", pin=request.text))
     elif request.kind == "version":
         fix.append(message("no-variant.fix-or-change", said=request.said))
+    if python:
+        fix.append("or narrow the project's requires-python (see above)")
     fix.append(message("no-variant.fix-or-cpu-fallback"))
     return NoVariantError(
         Phrase(tuple(lines), "\n"), why=message("no-variant.why"), fix=Phrase(tuple(fix))
@@ -152,7 +172,11 @@ def _serving_versions(
             if variant.is_cpu or not gpu_targets:
                 continue
             if all(judge(variant, t, kb.nvidia).ok for t in gpu_targets):
-                found.extend((pair[family.lead], variant.name) for pair in release.pairs)
+                found.extend(
+                    (pair[family.lead], variant.name)
+                    for pair in release.pairs
+                    if variant.publishes(pair[family.lead])
+                )
     return found
 
 

@@ -68,7 +68,7 @@ def additions(
         )
         return (), (warning,)
     reason = f"the project's own CUDA {cuda} toolkit (toolkit = wheels)"
-    found = tuple(Addition(name, f"=={cuda}.*", reason) for name in row.packages)
+    found = tuple(Addition(name, row.spec(name, cuda), reason) for name in row.packages)
     warnings: tuple[str, ...] = ()
     if not row.nvcc:
         warnings = (

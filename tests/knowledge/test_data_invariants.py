@@ -252,7 +252,12 @@ def _lower_bound(spec: SpecifierSet) -> Version:
 
 def test_fixed_rows_parse_and_are_ordered_oldest_first() -> None:
     seen: dict[tuple[str, str | None], list[Version]] = {}
+    platforms: dict[tuple[str, str | None, str], list[str]] = {}
     for row in KB.fixed:
+        # Rows of the same versions differ by platform, and no platform is claimed twice.
+        claimed = platforms.setdefault((row.package, row.extra, row.versions), [])
+        assert not set(claimed) & set(row.platforms or PLATFORMS), row
+        claimed.extend(row.platforms or PLATFORMS)
         assert canonicalize_name(row.package) == row.package
         assert row.extra is None or canonicalize_name(row.extra) == row.extra
         versions = SpecifierSet(row.versions)
@@ -261,8 +266,8 @@ def test_fixed_rows_parse_and_are_ordered_oldest_first() -> None:
         seen.setdefault((row.package, row.extra), []).append(_lower_bound(versions))
     assert len(seen) < len(KB.fixed), "some flavours have several version ranges"
     for key, bounds in seen.items():
-        # The selection takes the last matching row: it must be the newest range.
-        assert bounds == sorted(set(bounds)), key
+        # Oldest first, each version range's rows together.
+        assert bounds == sorted(bounds), key
 
 
 def test_nvcc_rows_mean_the_major_of_torch() -> None:

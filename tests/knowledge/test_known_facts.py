@@ -110,8 +110,19 @@ def test_torch_2_15_shipped_stable_abi_torchvision_and_torchaudio() -> None:
         ("torchvision", "0.29.2", ">=2.14.0"),
         ("torchaudio", "2.11.1", ">=2.11"),
     }
+    # Before 2.15: torchaudio 2.11.0 has no Requires-Dist at all and supports torch>=2.11
+    # (pytorch/audio PR #4212); torchvision 0.29.1 declares torch (>=2.14.0) (its METADATA).
     # Every other member version is built for its own torch version.
-    assert not any(r.ranges for r in family("torch").releases if r.series != "2.15")
+    earlier = {
+        (r.series, ranged.member, ranged.version, ranged.requires)
+        for r in family("torch").releases
+        if r.series != "2.15"
+        for ranged in r.ranges
+    }
+    assert earlier == {
+        ("2.11", "torchaudio", "2.11.0", ">=2.11"),
+        ("2.14", "torchvision", "0.29.1", ">=2.14.0"),
+    }
 
 
 def test_intel_macs_get_wheels_up_to_2_2_only() -> None:
@@ -276,22 +287,51 @@ def test_fixed_flavours_and_their_system_needs(
 
 
 @pytest.mark.parametrize(
-    ("version", "cuda", "oldest"),
+    ("version", "platform", "cuda", "sass", "ptx"),
     [
-        ("1.19.2", ">=12.0,<13", "6.0"),
-        ("1.26.0", ">=12.0,<13", "6.0"),
-        ("1.27.0", ">=13.0,<14", "7.5"),
+        # Fatbin scans of libonnxruntime_providers_cuda.so / onnxruntime_providers_cuda.dll
+        # in the PyPI wheels, and the CUDA their build_and_package_info.py / version_info.py name.
+        ("1.19.2", "linux-x86_64", "12.2", "5.2 6.0 6.1 7.0 7.5 8.0", "5.2 6.0 6.1 7.0 7.5 8.0"),
+        ("1.20.2", "windows-x86_64", "12.2", "5.2 6.0 6.1 7.0 7.5 8.0", "5.2 6.0 6.1 7.0 7.5 8.0"),
+        ("1.22.0", "linux-x86_64", "12.2", "6.0 7.0 7.5 8.0 8.6 9.0", "9.0"),
+        ("1.26.0", "linux-x86_64", "12.8", "6.0 7.0 7.5 8.0 8.6 9.0", "9.0"),
+        ("1.26.0", "windows-x86_64", "12.8", "5.2 6.1 7.5 8.6 8.9", "9.0"),
+        ("1.27.0", "linux-x86_64", "13.0", "7.5 8.0 8.6 8.9 9.0 10.0 12.0", "12.0"),
+        ("1.31.1", "linux-x86_64", "13.0", "7.5 8.0 8.6 8.9 9.0 12.0", ""),
+        ("1.29.0", "linux-aarch64", "13.0", "8.9 9.0 12.0 12.1", ""),
     ],
 )
-def test_onnxruntime_gpu_moved_to_cuda_13_at_1_27(version: str, cuda: str, oldest: str) -> None:
+def test_onnxruntime_gpu_kernels_per_version_and_platform(
+    version: str, platform: str, cuda: str, sass: str, ptx: str
+) -> None:
     rows = [
         r
         for r in KB.fixed
-        if r.package == "onnxruntime-gpu" and SpecifierSet(r.versions).contains(version)
+        if r.package == "onnxruntime-gpu"
+        and SpecifierSet(r.versions).contains(version)
+        and (not r.platforms or platform in r.platforms)
     ]
     assert len(rows) == 1
-    assert rows[0].cuda == cuda
-    assert rows[0].oldest_arch == cc(oldest)
+    (row,) = rows
+    assert str(row.built) == cuda
+    assert row.sass == tuple(cc(a) for a in sass.split())
+    assert row.ptx == tuple(cc(a) for a in ptx.split())
+    assert row.oldest_arch == min(row.sass + row.ptx)
+
+
+def test_onnxruntime_gpu_has_no_linux_aarch64_gpu_build_before_1_29() -> None:
+    # PyPI wheel tags: manylinux_2_34_aarch64 from 1.29.0.
+    for row in KB.fixed:
+        if row.package == "onnxruntime-gpu" and "linux-aarch64" in row.platforms:
+            assert not SpecifierSet(row.versions).contains("1.28.0")
+
+
+def test_only_the_1_27_cuda_extra_is_unresolvable() -> None:
+    for row in KB.fixed:
+        if row.package == "onnxruntime-gpu" and SpecifierSet(row.versions).contains("1.27.0"):
+            assert any("cannot resolve" in r.satisfy for r in row.requirements)
+        elif row.package == "onnxruntime-gpu" and row.built is not None and row.built.major == 13:
+            assert not any("cannot resolve" in r.satisfy for r in row.requirements)
 
 
 def test_onnxruntime_gpu_extras_and_preload_dlls_exist_only_from_1_21() -> None:

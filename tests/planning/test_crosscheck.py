@@ -287,7 +287,6 @@ CASES = [
         "torchaudio a torch 2.13 can take is a 2.11.x",
         versions={"torch": "2.13.0+cu126", "torchvision": "0.28.0+cu126", "torchaudio": "2.11.*"},
         variants={"torchaudio": "cu126"},
-        xfail=KNOWN + "torchaudio 2.11 is stable-ABI (no torch pin), not paired with 2.11.0 only",
     ),
     case(
         "ampere-575-torch-2.12-2.14-torchaudio",
@@ -296,7 +295,6 @@ CASES = [
         f"{TI_214}: on 575 (12.9) the CUDA 13 builds need >=580, cu126 is native; torchaudio "
         "2.11.0 has no Requires-Dist, 2.11.1 'torch>=2.11' (PyPI METADATA; pytorch/audio #4212)",
         versions={"torch": "2.14.1+cu126", "torchaudio": "2.11.*"},
-        xfail=KNOWN + "torchaudio 2.11 is stable-ABI (no torch pin), not paired with 2.11.0 only",
     ),
     case(
         "pascal-580-torch-below-2.15-family",
@@ -310,7 +308,6 @@ CASES = [
             "torchvision": "0.29.[12]+cu126",
             "torchaudio": "2.11.*",
         },
-        xfail=KNOWN + "torchaudio 2.11 is stable-ABI: unpinned torch family on Pascal gets 2.14.1",
     ),
     case(
         "hopper-560-torch-2.12-2.14-cu126",
@@ -328,7 +325,6 @@ CASES = [
         "release/2.12 cut (de717a4fd, 2026-04-15): 2.12.0 has 12.6, 13.0, 13.2 only; cu126 lacks "
         "12.0 and CUDA 13 needs >=580",
         refused=True,
-        xfail=KNOWN + "cu129 of 2.12 exists for 2.12.1 only",
     ),
     case(
         "blackwell-550-torch-2.12-2.13-cu129",
@@ -381,7 +377,6 @@ CASES = [
         f"{TI_214}: 13.2 serves 7.5 and is minor-compatible on 580",
         versions={"torch": "2.14.1+cu132"},
         requires_python=">=3.10,<3.14",
-        xfail=KNOWN + "Requires-Python of torch 2.15 is >=3.11",
     ),
     case(
         "turing-580-torch-2.14-up-python-3.11",
@@ -521,7 +516,6 @@ CASES = [
         "build is native on 570 (12.8)",
         refused=True,
         policy="native",
-        xfail=KNOWN + "2.8 cu128 has no linux-aarch64 build",
     ),
     case(
         "gh200-535-torch-2.11-2.14-cu126",
@@ -568,7 +562,6 @@ CASES = [
         "minor-compatible on 535) has SASS 60",
         versions={"onnxruntime-gpu": "1.26.0"},
         newer={"onnxruntime-gpu": "1.27.0"},
-        xfail=KNOWN + "onnxruntime-gpu architecture floors per version",
     ),
     case(
         "ort-pascal-580",
@@ -577,7 +570,6 @@ CASES = [
         f"{ORT_SCAN}: sm_75 floor from 1.27; 1.26.0 has SASS 60",
         versions={"onnxruntime-gpu": "1.26.0"},
         newer={"onnxruntime-gpu": "1.27.0"},
-        xfail=KNOWN + "onnxruntime-gpu architecture floors per version",
     ),
     case(
         "ort-volta-580",
@@ -586,7 +578,6 @@ CASES = [
         f"{ORT_SCAN}: Linux 1.21-1.26 SASS 70; 1.27+ start at 7.5",
         versions={"onnxruntime-gpu": "1.26.0"},
         newer={"onnxruntime-gpu": "1.27.0"},
-        xfail=KNOWN + "onnxruntime-gpu architecture floors per version",
     ),
     case(
         "ort-b200-580",
@@ -595,7 +586,6 @@ CASES = [
         f"{ORT_SCAN}: 1.29-1.31.1 Linux x86_64 have no sm_100 and no PTX; 1.28.0 has sm_100a",
         versions={"onnxruntime-gpu": "1.28.0"},
         newer={"onnxruntime-gpu": "1.29.0"},
-        xfail=FINDING + "onnxruntime-gpu 1.29+ ship no sm_100 SASS and no PTX on Linux x86_64",
     ),
     case(
         "ort-blackwell-580",
@@ -612,7 +602,6 @@ CASES = [
         ">=580",
         versions={"onnxruntime-gpu": "1.26.0"},
         newer={"onnxruntime-gpu": "1.27.0"},
-        xfail=KNOWN + "onnxruntime-gpu is CUDA 13 only from 1.27; 1.26 is a CUDA 12 build",
     ),
     case(
         "ort-blackwell-560-ptx-needs-native",
@@ -623,8 +612,6 @@ CASES = [
         "microsoft/onnxruntime#26221, PR #26230)",
         versions={"onnxruntime-gpu": "1.23.2"},
         newer={"onnxruntime-gpu": "1.24.1"},
-        xfail=FINDING
-        + "onnxruntime-gpu 1.24-1.26 are CUDA 12.8 builds (PTX needs a native driver)",
     ),
     case(
         "ort-windows-a100-560",
@@ -634,7 +621,6 @@ CASES = [
         ">=580; 1.20.2 (CUDA 12.2, native) has SASS 80",
         versions={"onnxruntime-gpu": "1.20.2"},
         newer={"onnxruntime-gpu": "1.21.0"},
-        xfail=FINDING + "Windows onnxruntime-gpu 1.21-1.26 have no sm_70/sm_80 SASS",
     ),
     case(
         "ort-windows-a100-581",
@@ -657,7 +643,6 @@ CASES = [
         f"{ORT_SCAN}: 1.20.2 (CUDA 12.2, native on 535) has SASS 52; 1.21+ start at sm_60",
         versions={"onnxruntime-gpu": "1.20.2"},
         newer={"onnxruntime-gpu": "1.21.0"},
-        xfail=KNOWN + "onnxruntime-gpu architecture floors per version",
     ),
     case(
         "ort-gh200-550-refused",
@@ -673,7 +658,6 @@ CASES = [
         "tensorflow[and-cuda]>=2.11",
         f"{TF_PIP}; l.136 'Windows Native … (no GPU support after TF 2.10)'",
         refused=True,
-        xfail=KNOWN + "TensorFlow has no GPU build on native Windows after 2.10",
     ),
     case(
         "tf-windows-2.10",
@@ -707,7 +691,6 @@ CASES = [
         f"{TF_ARCH}: only PTX compute_90 can serve 12.0, and a CUDA 12.5 build is not native on "
         "550 (12.4)",
         refused=True,
-        xfail=FINDING + "TensorFlow 2.18+ has no architecture list: sm_120 runs only the PTX",
     ),
     case(
         "tf-blackwell-570-ptx",
@@ -726,8 +709,6 @@ CASES = [
         "minor-version compatibility, not 12.2",
         versions={"tensorflow": "2.14.1"},
         newer={"tensorflow": "2.15.0"},
-        xfail=FINDING
-        + "tensorflow[and-cuda] 2.14 installs CUDA 11.8 wheels; older releases not tried",
         requires_python=">=3.10,<3.11",
     ),
     # ---- jax ----
@@ -751,7 +732,6 @@ CASES = [
         "jax[cuda12]",
         f"{JAX_BAZELRC}: no win_amd64 plugin wheel",
         refused=True,
-        xfail=FINDING + "jax CUDA plugins have no Windows wheels",
     ),
     case(
         "jax-gh200-580-cuda13",
@@ -810,7 +790,6 @@ CASES = [
         f"{PADDLE_TABLES}",
         versions={"paddlepaddle-gpu": "3.2.*"},
         variants={"paddlepaddle-gpu": "cu129"},
-        xfail=KNOWN + "Paddle 3.2 has a Windows cu129 build",
     ),
     case(
         "paddle-windows-blackwell-576-3.1-refused",

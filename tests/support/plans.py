@@ -18,6 +18,7 @@ from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.handwritten import HandWritten
 from poetry_cuda.request.handwritten import recognise
+from poetry_cuda.request.python import project_python
 from poetry_cuda.request.settings import Settings
 
 
@@ -52,5 +53,7 @@ def plan_text(text: str, targets: Sequence[Target], **settings: Any) -> Planned:
     pyproject = parse_toml(text)
     chosen = dataclasses.replace(Settings(), **settings)
     hand = recognise(pyproject, KB.families, chosen.mirrors, READERS)
-    plan = make_plan(read_dependencies(pyproject, READERS), list(targets), chosen, KB, hand)
+    deps = read_dependencies(pyproject, READERS)
+    python = project_python(pyproject)
+    plan = make_plan(deps, list(targets), chosen, KB, hand, python=python)
     return Planned(plan, hand, chosen)
