@@ -5,6 +5,7 @@
 * `add`: before Poetry resolves, pin a requested family member (torchaudio next to a
   cu124 torch) to its family's locked source, so it is resolved and installed from there;
   after Poetry added it, re-plan and re-lock so cuda.lock records it.
+* `remove`: after Poetry removed a package, re-lock as after `add`.
 
 Nothing above runs in a project without a cuda.lock. Per-user mirrors
 (`POETRY_CUDA_MIRROR_<FAMILY>`) apply wherever poetry-cuda's own sources are, the first
@@ -72,6 +73,7 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
     install gate finds (`locking.state`), and builds that leave this machine's GPU unused."""
     from poetry_cuda.host.detect import detect_this_machine
     from poetry_cuda.locking import state
+    from poetry_cuda.locking.recorded import unserved
     from poetry_cuda.planning.targets import settle
 
     try:
@@ -82,7 +84,7 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
     lock = "`poetry cuda lock`"
     warnings = state.gate(project, cuda_lock, pyproject).reasons(lock)
     target, _ = settle(detect_this_machine(os.environ), kb.nvidia)
-    return warnings + state.unserved(cuda_lock.packages, cuda_lock.cuda, target, kb, lock=lock)
+    return warnings + unserved(cuda_lock.packages, cuda_lock.cuda, target, kb, lock=lock)
 
 
 def use_user_mirrors(

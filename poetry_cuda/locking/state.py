@@ -1,37 +1,29 @@
-"""May this cuda.lock be installed here: the one install gate, and whether the lock serves
-this machine's GPU.
+"""May this cuda.lock be installed: the one install gate.
 
-`sync` refuses what the gate finds (`require_installable`), the plugin's install hook warns
-with it (`cli.hooks`), doctor reports it (`doctor.facts.LockState`); `lock`, `plan`, the
-install hook and doctor say, with `unserved`, when the builds the lock records leave this
-machine's GPU unused.
+`sync` refuses what the gate finds (`require_installable`, `require_manager_lock`), the
+plugin's install hook warns with it (`cli.hooks`), doctor reports it
+(`doctor.facts.LockState`). Whether the builds the lock records serve this machine's GPU
+is `locking.recorded.unserved`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from typing import Literal
-from typing import Protocol
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.freshness import is_fresh
-from poetry_cuda.planning.compat import judge
 from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from pathlib import Path
     from typing import Any
 
     from poetry_cuda.backends.base import PackageManager
-    from poetry_cuda.knowledge.model import KnowledgeBase
-    from poetry_cuda.knowledge.model import Variant
-    from poetry_cuda.planning.targets import Target
-    from poetry_cuda.versions import CudaVersion
 
 
 def lock_command(backend: str | None) -> str:
@@ -130,77 +122,3 @@ def require_manager_lock(backend: PackageManager, project: Path, *, fix: str) ->
             f"{backend.name} would refuse to install this one",
             fix=fix,
         )
-
-
-class Built(Protocol):
-    """A build a lock records or a plan chooses (`LockedPackage`, `Choice`)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def variant(self) -> str: ...
-
-    @property
-    def cuda(self) -> CudaVersion | None: ...
-
-    @property
-    def version(self) -> str | None: ...
-
-
-def unserved(
-    builds: Iterable[Built],
-    requested: str,
-    this: Target,
-    kb: KnowledgeBase,
-    *,
-    lock: str,
-    where: str = f"from {lockfile.FILENAME}",
-) -> list[str]:
-    """Why the builds a lock records (or a plan chooses) leave this machine's GPU unused.
-
-    `requested` is the lock's `cuda` request: CPU builds asked for (`cpu`) are no
-    surprise. Only a machine with an NVIDIA driver is judged; one line per family, naming
-    how to lock for this machine (`lock` is the lock command; `where` says whose builds).
-    """
-    if not this.runs_cuda or requested == "cpu":
-        return []
-    found = []
-    seen: set[str] = set()
-    for build in builds:
-        family = kb.family_of(build.name)
-        if family is None or family.name in seen:
-            continue
-        seen.add(family.name)
-        if build.cuda is None:
-            detail = f"{build.variant} is a CPU build"
-        else:
-            variant = _variant(build, kb)
-            verdict = judge(variant, this, kb.nvidia) if variant is not None else None
-            if verdict is None or verdict.ok:
-                continue
-            detail = verdict.detail
-        found.append(
-            f"{build.name} {build.variant} {where} will not use this machine's GPU: {detail}; "
-            f"the lock's targets do not include this machine: run {_here(lock)}, or add "
-            "this machine's profile (`detect --json`) to `targets`"
-        )
-    return found
-
-
-def _here(lock: str) -> str:
-    """`lock --target this` in each spelling `lock` gives."""
-    return lock.replace(" lock`", " lock --target this`")
-
-
-def _variant(build: Built, kb: KnowledgeBase) -> Variant | None:
-    """The knowledge base's variant of `build`, from the release of its version if known."""
-    family = kb.family_of(build.name)
-    if family is None:
-        return None
-    releases = list(reversed(family.releases))
-    if build.version:
-        base = build.version.split("+", 1)[0]
-        matching = [r for r in releases if any(pair.get(build.name) == base for pair in r.pairs)]
-        releases = matching or releases
-    return next((v for r in releases for v in r.variants if v.name == build.variant), None)
