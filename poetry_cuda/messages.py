@@ -87,6 +87,9 @@ MessageId = Literal[
     "doctor.system-version-unknown-fix",
     "doctor.system-found-only",
     "doctor.system-none-found",
+    "doctor.fix-lock-uv",
+    "doctor.lock-unserved",
+    "doctor.fix-lock-this",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -232,6 +235,19 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "doctor.system-none-found": Texts(
         "{needs} ({reason}); none found", "{needs}（{reason}）；一个也没有找到"
+    ),
+    "doctor.fix-lock-uv": Texts(
+        "run `uv run poetry-cuda lock` (or `poetry-cuda lock`)",
+        "运行 `uv run poetry-cuda lock`（或 `poetry-cuda lock`）",
+    ),
+    "doctor.lock-unserved": Texts(
+        "{package} {variant} is a CPU build: cuda.lock's targets do not include this "
+        "machine, so its GPU is left unused",
+        "{package} {variant} 是 CPU 版：cuda.lock 的目标主机不包括本机，本机的 GPU 不会被用上",
+    ),
+    "doctor.fix-lock-this": Texts(
+        "run `{lock} --target this`, or add this machine's profile (`detect --json`) to `targets`",
+        "运行 `{lock} --target this`，或把本机的描述文件（`detect --json`）加入 `targets`",
     ),
 }
 

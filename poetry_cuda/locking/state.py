@@ -44,19 +44,24 @@ class Gate:
     def open(self) -> bool:
         return self.run is None and self.fresh
 
-    def reasons(self, lock: str) -> list[str]:
-        """Each obstacle in one line; `lock` is how the fix names the lock command."""
-        found = []
+    def run_said(self, lock: str) -> str | None:
+        """The run whose journal is in the way, in one line; None: none is."""
         if self.run == "live":
-            found.append(
+            return (
                 "another poetry-cuda run is changing pyproject.toml and the locks now "
                 f"({transaction.JOURNAL} is its journal); install once it has finished"
             )
-        elif self.run == "dead":
-            found.append(
+        if self.run == "dead":
+            return (
                 f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
                 f"run {lock} to undo it before installing"
             )
+        return None
+
+    def reasons(self, lock: str) -> list[str]:
+        """Each obstacle in one line; `lock` is how the fix names the lock command."""
+        run = self.run_said(lock)
+        found = [run] if run else []
         if not self.fresh:
             found.append(
                 f"{lockfile.FILENAME} is stale: the CUDA-relevant parts of pyproject.toml "
