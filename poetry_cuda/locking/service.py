@@ -122,8 +122,9 @@ def lock_project(
             project, ask.options, kb, environ, detect=detect, command=ask.command
         )
         backend = _backend(planned, ask, load_manager)
-        # Where the chosen builds would be checked against their indexes before the package
-        # manager runs: here, between the plan and `lock.lock`.
+        # The one place for what must hold of the plan before the package manager runs
+        # (whether the chosen builds are served by their indexes): here, between the plan
+        # and `lock.lock`, inside the project's hold.
         return lock.lock(
             planned,
             backend,
