@@ -73,7 +73,6 @@ MessageId = Literal[
     "doctor.area.deep",
     "doctor.summary",
     "doctor.fix-lock",
-    "doctor.fix-lock-here",
     "doctor.fix-driver",
     "doctor.driver-but-cuda-locked",
     "doctor.no-gpu",
@@ -190,10 +189,6 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "run `poetry cuda lock` (or `poetry-cuda lock`)",
         "运行 `poetry cuda lock`（或 `poetry-cuda lock`）",
     ),
-    "doctor.fix-lock-here": Texts(
-        "run `poetry cuda lock` (or `poetry-cuda lock`) with this machine among the targets",
-        "把本机加入目标主机，再运行 `poetry cuda lock`（或 `poetry-cuda lock`）",
-    ),
     "doctor.fix-driver": Texts(
         "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "
         "distribution's nvidia-driver package), or lock for the CPU with "
@@ -246,8 +241,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{package} {variant} 是 CPU 版：cuda.lock 的目标主机不包括本机，本机的 GPU 不会被用上",
     ),
     "doctor.fix-lock-this": Texts(
-        "run `{lock} --target this`, or add this machine's profile (`detect --json`) to `targets`",
-        "运行 `{lock} --target this`，或把本机的描述文件（`detect --json`）加入 `targets`",
+        "lock again with this machine among the targets: run `{lock} --target this`, or add "
+        "its profile (`detect --json`) to `targets`",
+        "把本机加入目标主机后重新锁定：运行 `{lock} --target this`，或把本机的描述文件"
+        "（`detect --json`）加入 `targets`",
     ),
 }
 

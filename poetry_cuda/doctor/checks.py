@@ -195,14 +195,13 @@ def _variant_findings(
     requested = cuda_lock.cuda
     lock = "uv run poetry-cuda lock" if cuda_lock.backend == "uv" else "poetry cuda lock"
     name, variant_name = package.name, package.variant
-    rerun = message("doctor.fix-lock-here")
+    rerun = message("doctor.fix-lock-this", lock=lock)
     if package.cuda and not target.runs_cuda:
         rerun = DRIVER_FIX
     if package.cuda is None:
         if target.runs_cuda and requested != "cpu":  # a GPU the lock's targets leave unused
             said = message("doctor.lock-unserved", package=name, variant=variant_name)
-            fix = message("doctor.fix-lock-this", lock=lock)
-            return [warn("host", "variant", said, fix, subject=name)]
+            return [warn("host", "variant", said, rerun, subject=name)]
         return [ok("host", "variant", f"{name} {variant_name} needs no GPU", subject=name)]
     variant = locked_variant(package, kb)
     if variant is None:
