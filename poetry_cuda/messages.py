@@ -73,7 +73,6 @@ MessageId = Literal[
     "doctor.area.deep",
     "doctor.summary",
     "doctor.fix-lock",
-    "doctor.fix-lock-here",
     "doctor.fix-driver",
     "doctor.driver-but-cuda-locked",
     "doctor.no-gpu",
@@ -87,6 +86,9 @@ MessageId = Literal[
     "doctor.system-version-unknown-fix",
     "doctor.system-found-only",
     "doctor.system-none-found",
+    "doctor.fix-lock-uv",
+    "doctor.lock-unserved",
+    "doctor.fix-lock-this",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -187,10 +189,6 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "run `poetry cuda lock` (or `poetry-cuda lock`)",
         "运行 `poetry cuda lock`（或 `poetry-cuda lock`）",
     ),
-    "doctor.fix-lock-here": Texts(
-        "run `poetry cuda lock` (or `poetry-cuda lock`) with this machine among the targets",
-        "把本机加入目标主机，再运行 `poetry cuda lock`（或 `poetry-cuda lock`）",
-    ),
     "doctor.fix-driver": Texts(
         "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "
         "distribution's nvidia-driver package), or lock for the CPU with "
@@ -232,6 +230,21 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "doctor.system-none-found": Texts(
         "{needs} ({reason}); none found", "{needs}（{reason}）；一个也没有找到"
+    ),
+    "doctor.fix-lock-uv": Texts(
+        "run `uv run poetry-cuda lock` (or `poetry-cuda lock`)",
+        "运行 `uv run poetry-cuda lock`（或 `poetry-cuda lock`）",
+    ),
+    "doctor.lock-unserved": Texts(
+        "{package} {variant} is a CPU build: cuda.lock's targets do not include this "
+        "machine, so its GPU is left unused",
+        "{package} {variant} 是 CPU 版：cuda.lock 的目标主机不包括本机，本机的 GPU 不会被用上",
+    ),
+    "doctor.fix-lock-this": Texts(
+        "lock again with this machine among the targets: run `{lock} --target this`, or add "
+        "its profile (`detect --json`) to `targets`",
+        "把本机加入目标主机后重新锁定：运行 `{lock} --target this`，或把本机的描述文件"
+        "（`detect --json`）加入 `targets`",
     ),
 }
 

@@ -4,21 +4,19 @@
 indexes that taking them over leaves unused. This rewrites exactly those, and reports
 each change in one line; the managed entries are written afterwards as on every lock.
 
-Each package manager's editor rewrites the entries of its own tables (`EDITORS`: Poetry's
-dependencies and sources, uv's sources and indexes), whichever manager locks, as each
-manager's reader read them (`backends.readers`); a PEP 621 or PEP 735 requirement string
+Each package manager's editor (`backends.registry.editors`) rewrites the entries of
+its own tables (Poetry's dependencies and sources, uv's sources and indexes), whichever
+manager locks, as each manager's reader read them (`backends.readers`); a PEP 621 or PEP 735 requirement string
 loses its label, and a `name @ URL` wheel becomes `name==version` (`requirements_edit`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import Protocol
 
 from poetry_cuda.backends import requirements_edit
 from poetry_cuda.backends import toml_edit
-from poetry_cuda.backends.poetry import editor as poetry_editor
-from poetry_cuda.backends.uv import editor as uv_editor
+from poetry_cuda.backends.registry import editors
 
 
 if TYPE_CHECKING:
@@ -29,28 +27,6 @@ if TYPE_CHECKING:
 
     from poetry_cuda.request.handwritten import HandIndex
     from poetry_cuda.request.handwritten import HandPin
-
-
-class AdoptingEditor(Protocol):
-    """A manager's editor, for the hand-written entries of its own tables; each answers
-    None for an entry of another's table."""
-
-    def adopt_pin(
-        self, document: TOMLDocument, pin: HandPin, pins: Sequence[HandPin]
-    ) -> list[str] | None:
-        """Rewrite the entry `pin` (one of `pins`, its table's entries on that package)."""
-        ...
-
-    def drop_index(self, document: TOMLDocument, index: HandIndex) -> list[str] | None:
-        """Remove an index nothing uses any more."""
-        ...
-
-    def make_explicit(self, document: TOMLDocument, index: HandIndex) -> list[str] | None:
-        """Rewrite an index whose priority the manager no longer reads."""
-        ...
-
-
-EDITORS: tuple[AdoptingEditor, ...] = (poetry_editor, uv_editor)
 
 
 def adopt(
@@ -75,15 +51,15 @@ def adopt(
                 continue
             done.add((pin.where, pin.package))
             pins = [p for p in taken if (p.where, p.package) == (pin.where, pin.package)]
-            edited = _first(editor.adopt_pin(document, pin, pins) for editor in EDITORS)
+            edited = _first(editor.adopt_pin(document, pin, pins) for editor in editors())
             if edited is None:  # a requirement string of PEP 621 or PEP 735
                 edited = requirements_edit.plain_requirements(document, pin.where, pin.package)
             changes.extend(edited)
         for index in unused:
-            changes.extend(_first(editor.drop_index(document, index) for editor in EDITORS) or [])
+            changes.extend(_first(editor.drop_index(document, index) for editor in editors()) or [])
         for index in outdated:
             changes.extend(
-                _first(editor.make_explicit(document, index) for editor in EDITORS) or []
+                _first(editor.make_explicit(document, index) for editor in editors()) or []
             )
         if cuda is not None:
             tool = toml_edit.table(document, "tool", "tool")

@@ -1,6 +1,7 @@
-"""What every package manager offers (`PackageManager`), and what the backends share: the
-entries of a lock file, the install command and its run, the choice of backend for a project,
-the message of a failed lock."""
+"""What every package manager offers (`PackageManager`), how a backend registers
+(`Registered`: its reader, its editor and where its manager is), and what the backends share:
+the entries of a lock file, the install command and its run, the choice of backend for a
+project, the message of a failed lock."""
 
 from __future__ import annotations
 
@@ -32,10 +33,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from tomlkit.toml_document import TOMLDocument
+
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.messages import Localized
     from poetry_cuda.planning.managed import Managed
     from poetry_cuda.planning.plan import Source
+    from poetry_cuda.request.handwritten import HandIndex
+    from poetry_cuda.request.handwritten import HandPin
 
 
 POETRY_BUILD = "poetry.core.masonry.api"
@@ -207,6 +212,42 @@ class PackageManager(Protocol):
     def lockfile_problem(self, project: Path) -> str | None:
         """Why the lock file is missing or no lock of this manager's; None when it reads as one."""
         ...
+
+
+class AdoptingEditor(Protocol):
+    """A manager's editor, for `lock --adopt`'s edits of the hand-written entries of its own
+    tables; each answers None for an entry of another's table."""
+
+    def adopt_pin(
+        self, document: TOMLDocument, pin: HandPin, pins: Sequence[HandPin]
+    ) -> list[str] | None:
+        """Rewrite the entry `pin` (one of `pins`, its table's entries on that package)."""
+        ...
+
+    def drop_index(self, document: TOMLDocument, index: HandIndex) -> list[str] | None:
+        """Remove an index nothing uses any more."""
+        ...
+
+    def make_explicit(self, document: TOMLDocument, index: HandIndex) -> list[str] | None:
+        """Rewrite an index whose priority the manager no longer reads."""
+        ...
+
+
+@frozen
+class Registered:
+    """A backend as it registers itself (its package's `BACKEND`, listed in `backends.registry`).
+
+    Its parts are named as entry points ("module" or "module:attribute") and imported where
+    they are used: the reader (`TableReader`) wherever a project is read (every manager's
+    reader reads every project, `backends.readers`), the editor (`AdoptingEditor`) by
+    `lock --adopt`, the manager (`PackageManager`, which runs the tool) by the interface's
+    loader, so a Poetry project never loads uv's (`backends.registry.loaded`).
+    """
+
+    name: str  # as `backend = "..."` and cuda.lock name it
+    reader: str  # the module that is its `TableReader`
+    editor: str  # the module that is its `AdoptingEditor`
+    manager: str  # its `PackageManager` class
 
 
 def choose(setting: str, project: Path, pyproject: Mapping[str, Any]) -> str:

@@ -5,6 +5,7 @@
 * `add`: before Poetry resolves, pin a requested family member (torchaudio next to a
   cu124 torch) to its family's locked source, so it is resolved and installed from there;
   after Poetry added it, re-plan and re-lock so cuda.lock records it.
+* `remove`: after Poetry removed a package, re-lock as after `add`.
 
 Nothing above runs in a project without a cuda.lock. Per-user mirrors
 (`POETRY_CUDA_MIRROR_<FAMILY>`) apply wherever poetry-cuda's own sources are, the first
@@ -21,9 +22,6 @@ from typing import TYPE_CHECKING
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
-from poetry_cuda.locking import transaction
-from poetry_cuda.locking.freshness import is_fresh
-from poetry_cuda.planning.compat import judge
 
 
 if TYPE_CHECKING:
@@ -34,8 +32,6 @@ if TYPE_CHECKING:
     from poetry.poetry import Poetry
 
     from poetry_cuda.knowledge.model import KnowledgeBase
-    from poetry_cuda.knowledge.model import Variant
-    from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.planning.managed import Pin
     from poetry_cuda.request.user_mirrors import Redirect
 
@@ -73,8 +69,11 @@ def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -
 
 
 def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
-    """Why installing the lock on this machine may not give working CUDA builds."""
+    """Why installing the lock on this machine may not give working CUDA builds: what the
+    install gate finds (`locking.state`), and builds that leave this machine's GPU unused."""
     from poetry_cuda.host.detect import detect_this_machine
+    from poetry_cuda.locking import state
+    from poetry_cuda.locking.recorded import unserved
     from poetry_cuda.planning.targets import settle
 
     try:
@@ -82,48 +81,10 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return [error.what]
-    warnings = []
-    run = transaction.run_state(project)
-    if run == "live":
-        warnings.append(
-            "another poetry-cuda run is changing pyproject.toml and the locks now "
-            f"({transaction.JOURNAL} is its journal); install once it has finished"
-        )
-    elif run == "dead":
-        warnings.append(
-            f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
-            "run `poetry cuda lock` to undo it before installing"
-        )
-    if not is_fresh(cuda_lock, pyproject):
-        warnings.append(
-            "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
-            "written; run `poetry cuda lock`"
-        )
+    lock = "`poetry cuda lock`"
+    warnings = state.gate(project, cuda_lock, pyproject).reasons(lock)
     target, _ = settle(detect_this_machine(os.environ), kb.nvidia)
-    for name, variant in _variants(cuda_lock, kb):
-        verdict = judge(variant, target, kb.nvidia)
-        if not verdict.ok and target.os != "macos":
-            warnings.append(
-                f"{name} {variant.name} from cuda.lock will not use this machine's GPU: "
-                f"{verdict.detail}. Run `poetry cuda lock` with this machine among the targets"
-            )
-    return warnings
-
-
-def _variants(cuda_lock: CudaLock, kb: KnowledgeBase) -> list[tuple[str, Variant]]:
-    """The CUDA variant recorded for each family lead in cuda.lock."""
-    found = []
-    for package in cuda_lock.packages:
-        family = kb.family_of(package.name)
-        if family is None or package.name != family.lead:
-            continue
-        variant = next(
-            (v for r in reversed(family.releases) for v in r.variants if v.name == package.variant),
-            None,
-        )
-        if variant is not None and not variant.is_cpu:
-            found.append((package.name, variant))
-    return found
+    return warnings + unserved(cuda_lock.packages, cuda_lock.cuda, target, kb, lock=lock)
 
 
 def use_user_mirrors(

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 
 INSTALLING = ("install", "sync")
+# The Poetry commands that change the dependencies and lock: cuda.lock is locked again after.
+RELOCKING = ("add", "remove")
 # The Poetry commands that fetch from the project's sources.
 FETCHING = ("add", "debug resolve", "install", "lock", "remove", "show", "sync", "update")
 # `request.user_mirrors.PREFIX` (a test holds them equal), not imported: commands without
@@ -179,7 +181,7 @@ class _MirrorHooks:
 
 
 class _AddRun:
-    """What `poetry add` in a managed project holds from its start to its end."""
+    """What `poetry add` (or `remove`) in a managed project holds from its start to its end."""
 
     def __init__(self) -> None:
         self.hold = ExitStack()
@@ -187,9 +189,10 @@ class _AddRun:
 
 
 class _AddHooks:
-    """`poetry add` in a managed project: pins before Poetry resolves, a re-lock after it.
+    """`poetry add` and `poetry remove` in a managed project: for an add, pins before Poetry
+    resolves; for both, a re-lock after it, so that cuda.lock records what they changed.
 
-    Each add holds its project (`transaction.session`) from its start to its end.
+    Each holds its project (`transaction.session`) from its start to its end.
     """
 
     def __init__(self, application: Application) -> None:
@@ -199,7 +202,8 @@ class _AddHooks:
 
     def before(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
-        project = _managed_project(self.application, command_event.command.name, "add")
+        name = command_event.command.name
+        project = _managed_project(self.application, name, *RELOCKING)
         if project is None:
             return
         from poetry_cuda.backends.poetry.editor import add_pins
@@ -212,12 +216,14 @@ class _AddHooks:
         io = command_event.io
         run = _AddRun()
         try:
-            # The whole add, its re-lock included, is one run: no `lock` may interleave with it.
+            # The whole command, its re-lock included, is one run: no `lock` may interleave.
             run.hold.enter_context(transaction.session(project, partial(_say, io)))
         except PoetryCudaError as error:  # a busy project, or a journal that cannot be trusted
             self._stop(command_event, error)
             return
         self.runs[project] = run
+        if name != "add":
+            return
         try:
             pins = requested_pins(project, io.input.argument("name"), load())
         except PoetryCudaError as error:
@@ -248,7 +254,7 @@ class _AddHooks:
 
     def after(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
-        if terminate.command.name != "add":
+        if terminate.command.name not in RELOCKING:
             return
         if self.failed is not None:
             terminate.set_exit_code(self.failed)
@@ -263,7 +269,9 @@ class _AddHooks:
 
 
 def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -> None:
+    """After Poetry's `add` or `remove`: cuda.lock re-locked for what pyproject.toml now says."""
     io = terminate.io
+    command = terminate.command.name
     if terminate.exit_code != 0:
         # Poetry put back pyproject.toml as it read it, our pins included.
         if run.edits is not None:
@@ -273,8 +281,6 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
     if run.edits is not None:
         run.edits.writes_done("pyproject.toml", "poetry.lock")
         run.edits.commit()
-    from poetry_cuda.backends.base import choose_for_lock
-    from poetry_cuda.backends.readers import READERS
     from poetry_cuda.cli.registry import detect_this_machine
     from poetry_cuda.cli.registry import package_manager
     from poetry_cuda.errors import PoetryCudaError
@@ -282,24 +288,24 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
     from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
     from poetry_cuda.locking.interrupts import Interrupted
     from poetry_cuda.locking.interrupts import interruptible
-    from poetry_cuda.locking.lock import lock
-    from poetry_cuda.locking.lock import recorded_targets
+    from poetry_cuda.locking.service import Ask
+    from poetry_cuda.locking.service import lock_project
     from poetry_cuda.planning.planner import Options
-    from poetry_cuda.planning.planner import plan_project
 
     try:
         with interruptible():
-            # The same guards as `poetry cuda lock`: inside Poetry, uv only when configured.
-            options = Options(recorded=recorded_targets(project))  # the team's targets
-            planned = plan_project(
-                project, options, load(), detect=detect_this_machine, readers=READERS
+            # The same lock as `poetry cuda lock`, for the team's targets; inside Poetry, uv
+            # only when configured.
+            outcome = lock_project(
+                project,
+                Ask(Options(), inside_poetry=f"poetry {command}"),
+                load(),
+                os.environ,
+                detect=detect_this_machine,
+                load_manager=package_manager,
+                notify=partial(_say, io),
+                held=True,  # the whole command holds the project (`_AddHooks.before`)
             )
-            backend = package_manager(
-                choose_for_lock(
-                    planned.settings.backend, project, planned.pyproject, inside_poetry="poetry add"
-                )
-            )
-            outcome = lock(planned, backend, regenerate=False, notify=partial(_say, io))
     except PoetryCudaError as error:
         io.write_error_line(f"<error>poetry-cuda: {shown(error.what)}</error>")
         terminate.set_exit_code(error.exit_code)

@@ -5,7 +5,7 @@ Starting a Python process that imports pynvml takes as long as a command's impor
 command that will detect this machine starts it first (`host.nvml.start_early`) and hands
 it to detection (`early=`), which collects its answer. A command that plans for given targets (an
 option, the environment, `targets` in pyproject.toml, the targets cuda.lock records for
-`lock`) starts none. In a uv project, `lock` also starts uv's part of the lock
+`lock --check`) starts none. In a uv project, `lock` also starts uv's part of the lock
 (`backends.uv.runner.start_ahead`), which writes nothing in the project and is used only if
 the plan leaves pyproject.toml as it was.
 
@@ -91,7 +91,7 @@ def _start_detection(
     elif (
         command not in ("plan", "lock")
         or option("target")
-        or _given_targets(command, environ, start)
+        or _given_targets(command == "lock" and option("check"), environ, start)
     ):
         return None
     from poetry_cuda.host.nvml import start_early
@@ -99,8 +99,10 @@ def _start_detection(
     return start_early(environ)
 
 
-def _given_targets(command: str, environ: Mapping[str, str], start: Path) -> bool:
-    """Whether the plan has targets other than this machine (or may: an unreadable file)."""
+def _given_targets(checking: bool, environ: Mapping[str, str], start: Path) -> bool:
+    """Whether the plan has targets other than this machine (or may: an unreadable file),
+    and detects nothing: `plan` and `lock` detect it even for the targets cuda.lock records,
+    to say when they leave its GPU unused; `lock --check` (`checking`) does not."""
     from poetry_cuda.planning.targets import TARGET_ENV
 
     if environ.get(TARGET_ENV):
@@ -108,8 +110,8 @@ def _given_targets(command: str, environ: Mapping[str, str], start: Path) -> boo
     project = nearest_project(start)
     if project is None:
         return True  # the command stops before detecting
-    if command == "lock" and (project / "cuda.lock").is_file():
-        return True  # lock plans again for the targets cuda.lock records
+    if checking and (project / "cuda.lock").is_file():
+        return True  # it plans again for the targets cuda.lock records
     try:
         tool = read_toml(project / "pyproject.toml").get("tool", {})
     except PoetryCudaError:

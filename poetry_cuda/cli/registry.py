@@ -9,8 +9,9 @@ maps each command's name to a function that imports its class when called, and
 `detect_this_machine` imports the probes on its first call. A plan for the targets a
 project names or cuda.lock records then never loads them.
 
-`package_manager` is the one place that loads a backend's package: a command loads only
-the manager its project uses (a Poetry project never loads uv's), and the code below the
+`package_manager` is the one place that loads a backend's manager (the backends are listed
+once, in `backends.registry`): a command loads only the manager its project uses (a Poetry
+project never loads uv's), and the code below the
 interface receives it, or this loader, as an argument (`lock.lock`, `doctor.gather`,
 `project_environment`).
 """
@@ -112,27 +113,12 @@ def detect_this_machine(
     return detect(environ, early=early)
 
 
-def _poetry() -> PackageManager:
-    from poetry_cuda.backends.poetry.manager import PoetryManager
-
-    return PoetryManager()
-
-
-def _uv() -> PackageManager:
-    from poetry_cuda.backends.uv.manager import UvManager
-
-    return UvManager()
-
-
-# Each package manager's name, and the function that imports and makes it.
-MANAGERS: dict[str, Callable[[], PackageManager]] = {"poetry": _poetry, "uv": _uv}
-
-
 def package_manager(name: str) -> PackageManager:
-    """The package manager `name` (a cuda.lock may name one this release does not have)."""
-    load = MANAGERS.get(name)
-    if load is None:
-        from poetry_cuda.backends.base import unknown
+    """The package manager `name`, its module imported now (only the one asked for: a
+    Poetry project never loads uv's); UsageError for a backend this release does not have
+    (a cuda.lock may name one)."""
+    from poetry_cuda.backends.registry import loaded
+    from poetry_cuda.backends.registry import registered
 
-        raise unknown(name)
-    return load()
+    manager: PackageManager = loaded(registered(name).manager)()
+    return manager

@@ -13,6 +13,7 @@ from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.locking.lockfile import FILENAME
+from poetry_cuda.locking.state import lock_command
 from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.compat import serves_gpu
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.lockfile import LockedPackage
+    from poetry_cuda.locking.state import Gate
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.versions import CudaVersion
 
@@ -55,6 +58,14 @@ class LockState:
     lockfile_stale: str | None = None
     backend_error: str | None = None
     locked: Mapping[str, Sequence[LockedEntry]] = dataclasses.field(default_factory=dict)
+    # The fix that names `lock` as the project's package manager runs it (`lock_fix`).
+    fix: Message = LOCK_FIX
+    gate: Gate | None = None  # what stands between cuda.lock and its install (`locking.state`)
+
+
+def lock_fix(backend: str | None) -> Message:
+    """How a fix names `lock` in a project of `backend`: uv's runs the script through uv."""
+    return message("doctor.fix-lock-uv") if backend == "uv" else LOCK_FIX
 
 
 def public(version: str) -> str:
@@ -171,17 +182,26 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
     for problem in profile.problems:
         make = fail if problem.probe == "nvml" else warn
         found.append(make("host", "probe", f"{problem.probe}: {problem.message}", problem.fix))
-    for package in packages:
-        found.extend(_variant_findings(package, target, kb))
+    if cuda_lock is not None:
+        for package in packages:
+            found.extend(_variant_findings(package, target, kb, cuda_lock))
     return found
 
 
-def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase) -> list[Finding]:
+def _variant_findings(
+    package: LockedPackage, target: Target, kb: KnowledgeBase, cuda_lock: CudaLock
+) -> list[Finding]:
+    """Whether `package`'s build, as `cuda_lock` records it, runs here."""
+    requested = cuda_lock.cuda
+    lock = "uv run poetry-cuda lock" if cuda_lock.backend == "uv" else "poetry cuda lock"
     name, variant_name = package.name, package.variant
-    rerun = message("doctor.fix-lock-here")
+    rerun = message("doctor.fix-lock-this", lock=lock)
     if package.cuda and not target.runs_cuda:
         rerun = DRIVER_FIX
     if package.cuda is None:
+        if target.runs_cuda and requested != "cpu":  # a GPU the lock's targets leave unused
+            said = message("doctor.lock-unserved", package=name, variant=variant_name)
+            return [warn("host", "variant", said, rerun, subject=name)]
         return [ok("host", "variant", f"{name} {variant_name} needs no GPU", subject=name)]
     variant = locked_variant(package, kb)
     if variant is None:
@@ -237,7 +257,7 @@ def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase)
 def check_locks(state: LockState) -> list[Finding]:
     """cuda.lock present, readable and fresh; the package manager's lock agrees with it."""
     if state.error is not None:
-        return [fail("locks", "cuda.lock", state.error.what, state.error.fix or LOCK_FIX)]
+        return [fail("locks", "cuda.lock", state.error.what, state.error.fix or state.fix)]
     cuda_lock = state.cuda_lock
     if cuda_lock is None:
         return [
@@ -245,7 +265,7 @@ def check_locks(state: LockState) -> list[Finding]:
                 "locks",
                 "cuda.lock",
                 message("doctor.no-cuda-lock", file=FILENAME),
-                LOCK_FIX,
+                state.fix,
             )
         ]
     found = [ok("locks", "cuda.lock", f"{FILENAME} records {len(cuda_lock.packages)} package(s)")]
@@ -255,17 +275,20 @@ def check_locks(state: LockState) -> list[Finding]:
                 "locks",
                 "fresh",
                 message("doctor.stale-cuda-lock", file=FILENAME),
-                LOCK_FIX,
+                state.fix,
             )
         )
     elif state.fresh:
         found.append(ok("locks", "fresh", f"{FILENAME} matches pyproject.toml"))
+    run = state.gate.run_said(lock_command(state.backend)) if state.gate else None
+    if run is not None:  # `sync` refuses to install, as it would
+        found.append(fail("locks", "journal", run, state.fix))
     lockfile = state.lockfile or "the lock file"
     if state.backend_error is not None:
         found.append(warn("locks", "agree", state.backend_error, "upgrade poetry-cuda"))
         return found
     if not state.lockfile_exists:
-        found.append(fail("locks", "agree", f"{lockfile} does not exist", LOCK_FIX))
+        found.append(fail("locks", "agree", f"{lockfile} does not exist", state.fix))
         return found
     if state.lockfile_stale is not None:
         found.append(
@@ -273,7 +296,7 @@ def check_locks(state: LockState) -> list[Finding]:
                 "locks",
                 "fresh",
                 f"{lockfile} is stale: it no longer fits pyproject.toml ({state.lockfile_stale})",
-                LOCK_FIX,
+                state.fix,
                 subject=lockfile,
             )
         )

@@ -19,6 +19,7 @@ from poetry_cuda.backends.base import choose_with_reason
 from poetry_cuda.cudaenv.decide import contradictions
 from poetry_cuda.cudaenv.project_env import project_environment
 from poetry_cuda.doctor.checks import LockState
+from poetry_cuda.doctor.checks import lock_fix
 from poetry_cuda.doctor.installed import read_environment
 from poetry_cuda.doctor.libraries import from_ldconfig
 from poetry_cuda.doctor.libraries import library_path_folders
@@ -31,7 +32,7 @@ from poetry_cuda.host.detect import DRIVER_ENV
 from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
-from poetry_cuda.locking.freshness import is_fresh
+from poetry_cuda.locking.state import gate
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.records import frozen
 from poetry_cuda.request.project import nearest_project
@@ -74,7 +75,7 @@ class Facts:
     # The knowledge base's rows of what installed builds show (module, the file recording
     # their CUDA, the kernel libraries, the framework's own check), read and checked with.
     installed_rows: tuple[Installed, ...] = ()
-    # The install a fix names: the package manager's that cuda.lock records (else Poetry's).
+    # The install a fix names: the project's package manager's (else Poetry's).
     install_hint: str = "poetry install"
 
 
@@ -95,7 +96,10 @@ def read_locks(project: Path | None, load_manager: Callable[[str], PackageManage
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return LockState(None, error=error)
-    state = LockState(cuda_lock, fresh=is_fresh(cuda_lock, pyproject), backend=cuda_lock.backend)
+    # The install gate, as `sync` and the install hook judge it.
+    found = gate(project, cuda_lock, pyproject)
+    fix = lock_fix(cuda_lock.backend)
+    state = LockState(cuda_lock, fresh=found.fresh, backend=cuda_lock.backend, fix=fix, gate=found)
     try:
         backend = load_manager(cuda_lock.backend)
     except PoetryCudaError as error:
@@ -183,6 +187,8 @@ def gather(
     project = nearest_project(start)
     locks = read_locks(project, load_manager)
     backend = choose_backend(project, locks.backend)
+    if locks.cuda_lock is None and backend is not None:  # the fixes name the project's lock
+        locks = dataclasses.replace(locks, fix=lock_fix(backend[0]))
     environment = find_environment(project, backend, env, kb.installed, load_manager)
     recorded = locks.cuda_lock.system_requirements if locks.cuda_lock else ()
     requirements = [r for r in recorded if not r.satisfied_by]
@@ -218,14 +224,15 @@ def gather(
         if locks.cuda_lock
         else None,
         kb.installed,
-        install_hint(locks.backend, load_manager),
+        install_hint(backend[0] if backend else None, load_manager),
     )
 
 
-def install_hint(recorded: str | None, load_manager: Callable[[str], PackageManager]) -> str:
-    """The install a fix names: that of the package manager cuda.lock records, else Poetry's."""
+def install_hint(backend: str | None, load_manager: Callable[[str], PackageManager]) -> str:
+    """The install a fix names: that of the project's package manager (cuda.lock's, else
+    the one `backend` picks), else Poetry's."""
     try:
-        return load_manager(recorded or "poetry").install_hint
+        return load_manager(backend or "poetry").install_hint
     except PoetryCudaError:  # a backend this release does not have
         return load_manager("poetry").install_hint
 

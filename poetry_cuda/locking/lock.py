@@ -35,6 +35,7 @@ from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import LockedToolkit
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile_toml import dumps
+from poetry_cuda.locking.recorded import COMMAND
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
@@ -55,13 +56,9 @@ if TYPE_CHECKING:
 
     from poetry_cuda.backends.base import Ahead
     from poetry_cuda.backends.base import PackageManager
-    from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
     from poetry_cuda.versions import CudaVersion
-
-
-COMMAND = "poetry-cuda lock"  # how messages name this step where the caller does not say
 
 
 @frozen
@@ -274,12 +271,6 @@ def _start(
 def managed(planned: Planned) -> Managed:
     """The entries poetry-cuda writes for the plan, beside what the authors wrote."""
     return Managed.of(planned.plan, planned.adoption.kept)
-
-
-def recorded_targets(project: Path) -> tuple[HostProfile, ...]:
-    """The hosts the project's cuda.lock was made for (none before the first lock)."""
-    current = _current(project)
-    return tuple(facts.profile() for facts in current.targets) if current else ()
 
 
 def refuse_silent_cpu(planned: Planned, current: CudaLock | None) -> None:

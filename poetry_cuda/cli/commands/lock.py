@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
-from contextlib import nullcontext
 from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import CUDA_OPTION
@@ -40,55 +38,39 @@ class LockCommand(PlanCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda.backends.base import choose_for_lock
-        from poetry_cuda.backends.readers import READERS
         from poetry_cuda.cli.registry import package_manager
         from poetry_cuda.knowledge.packaged import load
-        from poetry_cuda.locking import lock
-        from poetry_cuda.locking import transaction
-        from poetry_cuda.planning.planner import plan_project
-        from poetry_cuda.request.project import find_project
+        from poetry_cuda.locking import service
 
         check, dry_run = self.option("check"), self.option("dry-run")
-        project = find_project(self.project_start())
-        inside_poetry = self.invocation if self.invoked_as.startswith("cuda ") else None
-        # Reading alone needs no turn; a lock holds the project from planning to cuda.lock,
-        # so that it plans on what the run before it left.
-        with nullcontext() if check or dry_run else transaction.session(project, self.notify):
-            # Without a target given, lock again for the hosts cuda.lock was made for.
-            options = dataclasses.replace(
-                self.planning_options(), recorded=lock.recorded_targets(project)
+        ask = service.Ask(
+            self.planning_options(),
+            command=self.invocation,
+            inside_poetry=self.invocation if self.invoked_as.startswith("cuda ") else None,
+            adopt=self.option("adopt"),
+            regenerate=self.option("regenerate"),
+        )
+        start = self.project_start()
+        detect, kb = self.detect_this_machine, load()
+        if check:
+            stale = service.check_project(
+                start, ask, kb, os.environ, detect=detect, load_manager=package_manager
+            ).stale
+        elif dry_run:
+            outcome = service.preview_project(
+                start, ask, kb, os.environ, detect=detect, load_manager=package_manager
             )
-            planned = plan_project(
-                project,
-                options,
-                load(),
+        else:
+            outcome = service.lock_project(
+                start,
+                ask,
+                kb,
                 os.environ,
-                detect=self.detect_this_machine,
-                readers=READERS,
+                detect=detect,
+                load_manager=package_manager,
+                notify=self.notify,
+                ahead=self.prefetched.ahead,
             )
-            settings = planned.settings
-            backend = package_manager(
-                choose_for_lock(
-                    settings.backend, project, planned.pyproject, inside_poetry=inside_poetry
-                )
-            )
-            if check:
-                stale = lock.stale_reasons(planned, backend)
-            elif dry_run:
-                outcome = lock.preview(
-                    planned, backend, adopt=self.option("adopt"), command=self.invocation
-                )
-            else:
-                outcome = lock.lock(
-                    planned,
-                    backend,
-                    regenerate=self.option("regenerate"),
-                    notify=self.notify,
-                    adopt=self.option("adopt"),
-                    command=self.invocation,
-                    ahead=self.prefetched.ahead,
-                )
         if check:
             if stale:
                 self.line_error("<error>cuda.lock is stale:</error>")
@@ -102,11 +84,12 @@ class LockCommand(PlanCommand):
         if self.option("json"):
             self.print_json(planned.plan.to_json())
             return 0
-        for line in render(planned.plan, user_language()):
+        for line in render(planned.plan, user_language(), targets_from=planned.targets_from):
             self.line(line)
         self.line(self.backend_line(planned))
+        adopted = "Would adopt" if dry_run else "Adopted"  # a dry run changes nothing
         for change in outcome.adopted:
-            self.line(f"<info>Adopted</info> {escape(change)}")
+            self.line(f"<info>{adopted}</info> {escape(change)}")
         if dry_run:
             self.line("")
             self.line(escape(outcome.diff) if outcome.diff else "pyproject.toml: no change")

@@ -57,16 +57,17 @@ class PlanCommand(CudaCommand):
         )
 
     def plan(self, start: Path, kb: KnowledgeBase) -> Planned:
-        from poetry_cuda.backends.readers import READERS
-        from poetry_cuda.planning.planner import plan_project
+        """The plan `lock` would make, for the same targets (`locking.recorded.plan_for_lock`)."""
+        from poetry_cuda.locking.recorded import plan_for_lock
 
-        return plan_project(
+        lock = "poetry cuda lock" if self.invoked_as.startswith("cuda ") else "poetry-cuda lock"
+        return plan_for_lock(
             start,
             self.planning_options(),
             kb,
             os.environ,
             detect=self.detect_this_machine,
-            readers=READERS,
+            command=lock,
         )
 
     def run_command(self) -> int:
@@ -85,7 +86,7 @@ class PlanCommand(CudaCommand):
                 document["index_check"] = [report.to_json() for report in reports]
             self.print_json(document)
         else:
-            for line in render(planned.plan, user_language()):
+            for line in render(planned.plan, user_language(), targets_from=planned.targets_from):
                 self.line(line)
             for line in mirror_lines(planned.settings):
                 self.line(line)
@@ -128,9 +129,26 @@ def mirror_lines(settings: Settings) -> list[str]:
     return [f"<info>Mirror</info>: {escape(mirror.said)}" for mirror in settings.mirrors.values()]
 
 
-def render(plan: Plan, language: Language) -> list[str]:
+def targets_said(plan: Plan, targets_from: str) -> str:
+    """The plan's targets as its header names them: those cuda.lock records are said to be
+    cuda.lock's, so that "this machine" is never a machine the plan was not made for."""
+    from poetry_cuda.planning.targets import DETECTED
+    from poetry_cuda.planning.targets import RECORDED
+
+    if targets_from != RECORDED:
+        return ", ".join(plan.targets)
+    labels = [
+        "the machine of an earlier lock" if label == DETECTED else label for label in plan.targets
+    ]
+    return f"the targets cuda.lock records ({', '.join(labels)})"
+
+
+def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[str]:
+    """The plan for people; `targets_from` says where its targets came from (`Planned`)."""
     esc = escape
-    lines = [f"<info>Plan</info> for {esc(', '.join(plan.targets))} (policy {plan.policy})"]
+    lines = [
+        f"<info>Plan</info> for {esc(targets_said(plan, targets_from))} (policy {plan.policy})"
+    ]
     if not plan.packages and not plan.extras:
         lines.append("  The project has no CUDA-flavoured packages.")
     width = max((len(c.name) for c in plan.packages), default=0)

@@ -12,8 +12,6 @@ from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.markup import escape
-from poetry_cuda.errors import InputFileError
-from poetry_cuda.locking.freshness import is_fresh
 
 
 if TYPE_CHECKING:
@@ -69,8 +67,9 @@ class SyncCommand(CudaCommand):
 
     def _sync(self, project: Path) -> int:
         from poetry_cuda.cli.registry import package_manager
+        from poetry_cuda.locking.state import require_installable
 
-        cuda_lock, pyproject = locked(project)
+        cuda_lock, pyproject = require_installable(project, fix=LOCK_FIRST)
         backend = package_manager(cuda_lock.backend)
         check_manager_lock(backend, project)
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
@@ -97,64 +96,15 @@ class SyncCommand(CudaCommand):
         return 0
 
 
-def locked(project: Path) -> tuple[CudaLock, dict[str, Any]]:
-    """The project's cuda.lock and pyproject.toml; exit 2 when cuda.lock is missing, stale
-    or left by a dead run. Call holding the project (`transaction.exclusive`)."""
-    from poetry_cuda.files import read_toml
-    from poetry_cuda.locking import lockfile
-    from poetry_cuda.locking import transaction
-
-    path = project / lockfile.FILENAME
-    if not path.is_file():
-        raise InputFileError(
-            f"no {lockfile.FILENAME} in {project}: nothing is locked for CUDA yet",
-            why="sync installs what cuda.lock and the package manager's lock record",
-            fix=LOCK_FIRST,
-        )
-    cuda_lock = lockfile.read(path)
-    # Called holding the project: a journal there is a dead run's, never a live one's.
-    if transaction.run_state(project) is not None:
-        transaction.read_journal(project)  # one `lock` would refuse is refused as it says
-        raise InputFileError(
-            f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}",
-            why="the locks may hold half of what that run wrote",
-            fix=f"{LOCK_FIRST}: lock undoes the dead run's changes",
-        )
-    pyproject = read_toml(project / "pyproject.toml")
-    if not is_fresh(cuda_lock, pyproject):
-        raise InputFileError(
-            f"{lockfile.FILENAME} is stale: the CUDA-relevant parts of pyproject.toml changed "
-            "since it was written",
-            why="installing it would install a decision made for another pyproject.toml",
-            fix=LOCK_FIRST,
-        )
-    return cuda_lock, pyproject
-
-
 def check_manager_lock(backend: PackageManager, project: Path) -> None:
-    """Exit 2 unless the package manager's lock exists and fits pyproject.toml by the
-    manager's own check (`uv lock --check`, Poetry's content hash): its install would
-    refuse a stale one, or install what was locked for another pyproject.toml."""
+    """Exit 2 unless the package manager's lock fits pyproject.toml (`state.require_manager_lock`)."""
     if backend.name == "poetry":  # the same message as the install's, before Poetry's check
         from poetry_cuda.backends.poetry.runner import require_poetry
 
         require_poetry('cuda.lock records backend "poetry"')
-    missing = backend.lockfile_problem(project)
-    if missing:
-        raise InputFileError(
-            missing,
-            why="sync installs what cuda.lock and the package manager's lock record, and never "
-            "resolves anew",
-            fix=LOCK_FIRST,
-        )
-    outdated = backend.outdated(project)
-    if outdated:
-        raise InputFileError(
-            f"{backend.lockfile} is stale: it no longer fits pyproject.toml ({outdated})",
-            why="sync installs the locks as they are and never resolves anew; "
-            f"{backend.name} would refuse to install this one",
-            fix=LOCK_FIRST,
-        )
+    from poetry_cuda.locking.state import require_manager_lock
+
+    require_manager_lock(backend, project, fix=LOCK_FIRST)
 
 
 def fitting_extras(cuda_lock: CudaLock, pyproject: dict[str, Any]) -> tuple[Pick, ...]:
