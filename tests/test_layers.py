@@ -40,9 +40,16 @@ ALLOWED = {
         "backends",
         "cudaenv",
         "redist",
+        "wheelstore",
     },
     "redist": {"request.settings", "knowledge.model", "knowledge.packaged"},
-    "wheelstore": {"request.settings", "redist.store", "locking.duplicates"},
+    "wheelstore": {
+        "request.settings",
+        "request.user_mirrors",
+        "knowledge.packaged",
+        "redist.store",
+        "locking.duplicates",
+    },
 }
 
 

@@ -133,6 +133,7 @@ class Installed:
     mode: Mode  # how files were placed
     reason: str  # why they were copied, when they were
     copied: int  # files copied although the mode links
+    placed: int = 0  # files placed from the store (linked, cloned or copied)
 
 
 def interpreter(environment: Path) -> Interpreter:
@@ -214,6 +215,7 @@ def install(
         mode=linker.mode,
         reason=linker.reason,
         copied=linker.copied,
+        placed=linker.placed,
     )
 
 
