@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.locking.duplicates import read_and_find
 from poetry_cuda.records import frozen
 from poetry_cuda.wheelstore import usage
 from poetry_cuda.wheelstore.store import Store
@@ -36,10 +37,12 @@ if TYPE_CHECKING:
 
     from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.doctor.installed import Environment
+    from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.model import KnowledgeBase
 
 
 CHECK = "record"
+TWICE_CHECK = "one-version"
 STORE_CHECK = "store-entry"
 PREFIXES = ("nvidia-", "cuda-", "triton", "pytorch-triton")
 SHOWN = 5  # damaged files named per distribution
@@ -187,3 +190,20 @@ def check(
         return []
     sync = sync_command(install, shared)
     return findings(gather(environment, kb, deep=deep, sync=sync, store=store))
+
+
+def lock_findings(
+    project: Path, lockfile: str, platforms: Sequence[tuple[OperatingSystem, str]]
+) -> list[Finding]:
+    """A failure per distribution the package manager's lock installs twice on a platform
+    (the targets cuda.lock records, and this machine), with the pin that fixes it."""
+    return [
+        fail(
+            "locks",
+            TWICE_CHECK,
+            found.describe(lockfile),
+            f"{found.pin(os)}; `poetry cuda lock` refuses such a lock",
+            subject=found.duplicate.name,
+        )
+        for os, found in read_and_find(project, lockfile, platforms)
+    ]
