@@ -17,6 +17,7 @@ import os
 from importlib.metadata import version
 from typing import TYPE_CHECKING
 
+from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_toml
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.request.settings import parse_settings
@@ -90,10 +91,20 @@ def install_shared(
     environment of it from `store` (the user's by default). `poetry` is the project's
     Poetry object where the caller has one (the plugin), else it is made here."""
     from poetry.factory import Factory
+    from poetry.utils.env import EnvError
     from poetry.utils.env import EnvManager
+    from poetry.utils.env.python.exceptions import PythonVersionError
 
     poetry = poetry or Factory().create_poetry(project)
-    environment = EnvManager(poetry).create_venv().path
+    try:
+        environment = EnvManager(poetry).create_venv().path
+    except (EnvError, PythonVersionError, OSError) as error:
+        raise InputFileError(
+            f"{project}: Poetry cannot find or make the project's virtual environment "
+            f"({str(error).strip() or error.__class__.__name__})",
+            why="the shared store installs into the environment `poetry install` uses",
+            fix="choose its Python with `poetry env use python3.X`, then run again",
+        ) from None
     fetcher = Fetcher(indexes=_mirrors(poetry, environ), credentials=_credentials(poetry))
     return sync_shared(
         project,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import tempfile
 
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.cli import BIN
 from tests.support.example import torch_example
 
 
@@ -178,3 +180,29 @@ def test_doctor_names_a_library_changed_in_place_and_sync_repairs_it(
     assert "Fetched into the store: 1 wheels" in repaired.stdout
     [sound] = record_findings(cli, locked, env)
     assert sound["status"] == "ok"
+
+
+def test_two_syncs_at_once_fetch_each_wheel_once(
+    cli: Cli, locked: Path, tmp_path: Path, server: WorldServer, fake_nvml: FakeNvml
+) -> None:
+    second = locked.parent / "second"
+    shutil.copytree(locked, second, ignore=shutil.ignore_patterns(".venv"))
+    env = {**cli.env, **fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
+    server.reset_counters()
+    runs = [
+        subprocess.Popen(
+            [str(BIN / "poetry-cuda"), "sync"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for project in (locked, second)
+    ]
+    said = [run.communicate(timeout=600) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], said
+    wheels = [r.path for r in server.requests if r.path.endswith(".whl")]
+    assert wheels
+    assert sorted(wheels) == sorted(set(wheels))  # each wheel downloaded once, for both
+    assert torch_library(locked).samefile(torch_library(second))
