@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 
 SHARED = "shared"
+# Set by `sync` once it has installed a project from the store, for the `poetry install` it
+# runs next (the plugin's hook then leaves the install to Poetry).
+DONE = "POETRY_CUDA_SHARED_INSTALLED"
 
 
 def shared_install(
@@ -68,9 +71,12 @@ def shared_install(
         say(f"Would link the locked wheels from the store at {store.root}")
         return
     extras, groups = chosen
-    report = install_shared(project, extras=extras, groups=groups, store=store)
+    report = install_shared(project, extras=extras, added=groups, store=store)
     for line in describe(report, store.root):
         say(line)
+    # The package manager's `poetry install` that follows runs the plugin: it has nothing
+    # more to link.
+    os.environ[DONE] = str(project.absolute())
 
 
 def installer() -> str:
@@ -82,14 +88,17 @@ def install_shared(
     project: Path,
     *,
     extras: Collection[str] = (),
-    groups: Collection[str] = (),
+    groups: Collection[str] | None = None,
+    added: Collection[str] = (),
     poetry: Poetry | None = None,
     store: Store | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> Report:
-    """Install `project`'s poetry.lock (the main group, `groups` and `extras`) into Poetry's
-    environment of it from `store` (the user's by default). `poetry` is the project's
-    Poetry object where the caller has one (the plugin), else it is made here."""
+    """Install `project`'s poetry.lock into Poetry's environment of it from `store` (the
+    user's by default): the `groups` given (a `poetry install`'s, as Poetry computes them),
+    else the groups a plain `poetry install` installs (main and every non-optional one) and
+    `added`; and `extras`. `poetry` is the project's Poetry object where the caller has one
+    (the plugin), else it is made here."""
     from poetry.factory import Factory
     from poetry.utils.env import EnvError
     from poetry.utils.env import EnvManager
@@ -113,7 +122,7 @@ def install_shared(
         store=store or Store.default(),
         fetcher=fetcher,
         installer=installer(),
-        groups=(MAIN, *groups),
+        groups=groups if groups is not None else _default_groups(poetry, added),
         extras=extras,
     )
 
@@ -135,6 +144,12 @@ def describe(report: Report, store_root: Path) -> list[str]:
     lines += [f"Note: {note}" for note in report.notes]
     lines += [f"Left to Poetry: {s.name} {s.version} ({s.why})" for s in report.skipped]
     return lines
+
+
+def _default_groups(poetry: Poetry, added: Collection[str]) -> list[str]:
+    """What a plain `poetry install` installs (main and every group not optional), and
+    `added`."""
+    return sorted({MAIN, *poetry.package.dependency_group_names(), *added})
 
 
 def _sources(poetry: Poetry) -> list[tuple[str, str]]:

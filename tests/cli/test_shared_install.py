@@ -67,13 +67,18 @@ def test_sync_links_from_the_store_and_poetry_install_finds_nothing_to_do(
     assert synced.code == 0, synced.stdout + synced.stderr
     root = tmp_path / "store" / ".wheels"
     assert f"from the store at {root} into {locked / '.venv'}" in synced.stdout
-    assert "Linked " in synced.stdout
+    assert synced.stdout.count("Linked ") == 1, (
+        synced.stdout
+    )  # Poetry's install after it: no second
     assert "Fetched into the store:" in synced.stdout
     assert torch_library(locked).stat().st_nlink >= 2  # the store's file, not a copy
     assert synced.stdout.index("Linked ") < synced.stdout.index("Running: poetry install")
     again = cli.run("install", cwd=locked, env=env, program="poetry")
     assert again.code == 0, again.stderr
     assert NOTHING_TO_DO in again.stdout
+    assert "poetry-cuda: Linked 0 files of 0 distributions" in again.stdout, (
+        synced.stdout + again.stdout
+    )
 
     # A second project with the same lock: nothing fetched, the same files.
     second = locked.parent / "second"
