@@ -6,7 +6,8 @@ replaces what README.md holds between `<!-- benchmarks:start -->` and
 of the machine. The markers are added under a `## Benchmarks` heading at the end of
 README.md when absent; nothing else in the file changes. `--quick` takes fewer runs
 (a rougher table, in a fraction of the time); `--only` runs some benchmarks and leaves
-README.md alone.
+README.md alone. The shared wheel store's benchmark (`shared_store`: minutes and some
+9 GiB of disk) runs only when named: `--only shared_store`.
 
     python3 tools/dev.py bench [--quick] [--only NAME ...] [--no-readme]
 """
@@ -33,6 +34,7 @@ from benchmarks import lock_transfer
 from benchmarks import plan_scale
 from benchmarks import plugin_overhead
 from benchmarks import poetry_lock
+from benchmarks import shared_store
 from benchmarks import uv_lock
 from benchmarks.common import BIN
 from benchmarks.common import ROOT
@@ -58,6 +60,8 @@ BENCHMARKS: dict[str, ModuleType] = {
     "lock_transfer": lock_transfer,
     "plan_scale": plan_scale,
 }
+# Run only when named with --only: they take minutes and gigabytes of disk.
+ON_REQUEST: dict[str, ModuleType] = {"shared_store": shared_store}
 README = ROOT / "README.md"
 START = "<!-- benchmarks:start -->"
 END = "<!-- benchmarks:end -->"
@@ -130,14 +134,16 @@ def write_readme(text: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--quick", action="store_true", help="fewer runs per measurement")
-    parser.add_argument("--only", nargs="+", choices=sorted(BENCHMARKS), default=None)
+    parser.add_argument(
+        "--only", nargs="+", choices=sorted({**BENCHMARKS, **ON_REQUEST}), default=None
+    )
     parser.add_argument("--no-readme", action="store_true", help="print only")
     options = parser.parse_args()
     names = options.only or list(BENCHMARKS)
     started, first_load = time.perf_counter(), load()
     tables: list[Table] = []
     for name in names:
-        module = BENCHMARKS[name]
+        module = {**BENCHMARKS, **ON_REQUEST}[name]
         runs = module.QUICK_RUNS if options.quick else module.RUNS
         print(f"== {name} ({runs} runs)", flush=True)
         begun = time.perf_counter()

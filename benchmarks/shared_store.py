@@ -30,7 +30,8 @@ a cold install no slower than `poetry install`.
 at scale 1); `--work` is where the projects, caches and stores go (some 9 GiB at scale 1;
 a temporary folder by default, removed afterwards). `--pypi torch==2.9.1` measures the real
 stack from PyPI instead (3 GB downloaded per cold install, some 25 GiB of disk). Not part
-of `tools/dev.py bench`: it takes minutes and gigabytes, so it runs alone.
+of a plain `tools/dev.py bench`: it takes minutes and gigabytes, so it runs alone, or with
+`tools/dev.py bench --only shared_store`.
 """
 
 from __future__ import annotations

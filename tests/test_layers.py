@@ -41,11 +41,18 @@ ALLOWED = {
         "cudaenv",
         "redist",
         "indexes",
+        "wheelstore",
     },
     # An index's pages, fetched within limits and read: below every user of them.
     "indexes": {"request.settings"},
     "redist": {"request.settings", "knowledge.model", "knowledge.packaged"},
-    "wheelstore": {"request.settings", "redist.store", "locking.duplicates"},
+    "wheelstore": {
+        "request.settings",
+        "request.user_mirrors",
+        "knowledge.packaged",
+        "redist.store",
+        "locking.duplicates",
+    },
 }
 
 

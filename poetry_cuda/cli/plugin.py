@@ -114,6 +114,9 @@ def _before_install(
 
     for warning in install_warnings(project, load()):
         command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+    from poetry_cuda.cli.shared_hook import before_install  # install = "shared"
+
+    before_install(command_event, project)
 
 
 def _before_run(

@@ -28,8 +28,14 @@ from poetry_cuda.doctor.findings import Finding
 from poetry_cuda.doctor.findings import exit_code
 from poetry_cuda.doctor.findings import report_json
 from poetry_cuda.doctor.findings import warn
+from poetry_cuda.doctor.records import check as check_records
+from poetry_cuda.doctor.records import lock_findings
 from poetry_cuda.doctor.system import check_system
 from poetry_cuda.doctor.toolkit import check as check_toolkit
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.files import read_toml
+from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.request.settings import parse_settings
 
 
 if TYPE_CHECKING:
@@ -44,6 +50,7 @@ __all__ = [
     "deep_checks",
     "exit_code",
     "gather",
+    "record_checks",
     "report_json",
     "run_checks",
 ]
@@ -86,6 +93,27 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
             cuda_lock.system_requirements, facts.target, facts.libraries, facts.environment
         )
     return findings
+
+
+def record_checks(facts: Facts, kb: KnowledgeBase, *, deep: bool) -> list[Finding]:
+    """The package manager's lock installs no distribution twice on a target; the installed
+    CUDA-bearing distributions against their RECORD, and the shared store's entries the
+    environment links (one ``lstat`` per file; every byte read with `deep`)."""
+    if facts.project is None:
+        return []
+    found: list[Finding] = []
+    if facts.locks.lockfile is not None:
+        recorded = facts.locks.cuda_lock.targets if facts.locks.cuda_lock else ()
+        platforms = [(t.os, canonical_machine(t.machine)) for t in recorded]
+        platforms.append((facts.target.os, canonical_machine(facts.target.profile.machine)))
+        found += lock_findings(facts.project, facts.locks.lockfile, list(dict.fromkeys(platforms)))
+    try:
+        shared = parse_settings(read_toml(facts.project / "pyproject.toml")).install == "shared"
+    except PoetryCudaError:
+        shared = False  # the lock checks say what is wrong with pyproject.toml
+    return found + list(
+        check_records(facts.environment, kb, deep=deep, install=facts.install_hint, shared=shared)
+    )
 
 
 def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:

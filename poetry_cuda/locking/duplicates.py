@@ -39,6 +39,10 @@ from poetry.core.constraints.version import parse_constraint
 from poetry.core.constraints.version.exceptions import ParseConstraintError
 from poetry.core.version.exceptions import InvalidVersionError
 
+from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.errors import ResolutionError
+from poetry_cuda.files import read_toml
+from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 
@@ -48,10 +52,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from collections.abc import Mapping
     from collections.abc import Sequence
+    from pathlib import Path
 
     from poetry.core.constraints.version import VersionConstraint
 
     from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.planning.targets import Target
 
 
 # The minor versions a lock is checked for when the target names none: those the project
@@ -476,3 +482,128 @@ def _uv_edges(items: object, *, extra: str, group: str) -> list[Edge]:
             )
         )
     return edges
+
+
+# -- a lock file's duplicates on its targets: `lock`, `lock --check` and doctor -------------
+
+
+@frozen
+class Found:
+    """A duplicate on one target, and the version the resolution meant there."""
+
+    platform: str  # "linux x86_64, Python 3.11"
+    duplicate: Duplicate
+    intended: Intended
+
+    def describe(self, lockfile: str) -> str:
+        return (
+            f"{lockfile} installs {self.duplicate.name} twice on {self.platform}: "
+            + " and ".join(f"{v.version} ({_where(v)})" for v in self.duplicate.versions)
+        )
+
+    def pin(self, os: OperatingSystem) -> str:
+        """How the user pins the intended version on that platform, or why none can be."""
+        chosen = self.intended.version
+        if chosen is None:
+            return f"{self.intended.why}; require one version of {self.duplicate.name} yourself"
+        marker = f'sys_platform == "{_SYSTEMS[os][0]}"'
+        entry = f"{self.duplicate.name}=={chosen.version}; {marker}"
+        return f"add {entry!r} to the project's dependencies, then lock again ({self.intended.why})"
+
+
+def find(
+    document: Mapping[str, Any],
+    kind: str,
+    platforms: Iterable[tuple[OperatingSystem, str]],
+) -> list[tuple[OperatingSystem, Found]]:
+    """The duplicates a parsed lock (`kind` "poetry" or "uv") installs on each (operating
+    system, canonical machine), for every Python minor version it admits, without extras
+    and with each extra its markers name: one per distribution, versions and platform."""
+    locked = from_poetry_lock(document) if kind == "poetry" else from_uv_lock(document)
+    metadata = document.get("metadata")
+    requires = (
+        str(metadata.get("python-versions", ""))
+        if kind == "poetry" and isinstance(metadata, dict)
+        else str(document.get("requires-python", ""))
+    )
+    markers = [v.marker or "" for v in locked] + [e.marker for v in locked for e in v.edges]
+    extras = sorted({found for text in markers for found in _EXTRA.findall(text)})
+    seen: set[tuple[str, str, str, tuple[str, ...]]] = set()
+    results = []
+    for os, machine in dict.fromkeys(platforms):
+        for python in pythons(requires):
+            for extra in ["", *extras]:
+                where = environment(os, machine, python, extras=[extra] if extra else [])
+                for duplicate in duplicates(locked, where):
+                    key = (
+                        duplicate.name,
+                        os,
+                        machine,
+                        tuple(v.version for v in duplicate.versions),
+                    )
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    platform = f"{os} {machine}, Python {python}" + (
+                        f" with extra {extra}" if extra else ""
+                    )
+                    decided = intended(duplicate, locked, where)
+                    results.append((os, Found(platform, duplicate, decided)))
+    return results
+
+
+def read_and_find(
+    project: Path, lockfile: str, platforms: Iterable[tuple[OperatingSystem, str]]
+) -> list[tuple[OperatingSystem, Found]]:
+    """`find` on the project's poetry.lock; nothing when it is absent or cannot be read (the
+    lock's other checks say so), and nothing for uv.lock: uv's resolver forks where markers
+    differ and locks one version per fork, and the markers of its edges are simplified
+    within each fork, so that read alone they would count versions of other forks."""
+    path = project / lockfile
+    if lockfile != "poetry.lock" or not path.is_file():
+        return []
+    try:
+        document = read_toml(path)
+    except PoetryCudaError:
+        return []
+    return find(document, "poetry", platforms)
+
+
+WHY = (
+    "both versions' files go to the same paths: installed together, what is left matches "
+    "neither wheel (a CUDA library so mixed crashes at import). The package manager locked "
+    "both because the markers selecting them are spelt differently (sys_platform == "
+    '"linux", platform_system == "Linux"), which it takes for different platforms'
+)
+
+
+def refusal(found: Sequence[tuple[OperatingSystem, Found]], lockfile: str) -> ResolutionError:
+    """`lock`'s error for a lock that installs a distribution twice: both versions named,
+    and the pin that keeps the one the resolution meant for that platform."""
+    return ResolutionError(
+        "; ".join(f.describe(lockfile) for _, f in found),
+        why=WHY,
+        fix="; ".join(dict.fromkeys(f.pin(os) for os, f in found)),
+    )
+
+
+def refuse(project: Path, lockfile: str, platforms: Iterable[tuple[OperatingSystem, str]]) -> None:
+    """Raise `refusal` when the project's lock installs a distribution twice on a platform."""
+    found = read_and_find(project, lockfile, platforms)
+    if found:
+        raise refusal(found, lockfile)
+
+
+def stale(
+    project: Path, lockfile: str, platforms: Iterable[tuple[OperatingSystem, str]]
+) -> list[str]:
+    """`lock --check`'s reasons: one per duplicate, with the pin that fixes it."""
+    return [
+        f"{f.describe(lockfile)}; {f.pin(os)}"
+        for os, f in read_and_find(project, lockfile, platforms)
+    ]
+
+
+def platforms(targets: Iterable[Target]) -> list[tuple[OperatingSystem, str]]:
+    """(operating system, canonical machine) of each target, once each."""
+    return list(dict.fromkeys((t.os, canonical_machine(t.profile.machine)) for t in targets))

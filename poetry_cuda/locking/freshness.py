@@ -15,6 +15,10 @@ from poetry_cuda.locking.lockfile import content_hash
 from poetry_cuda.request.dependencies import read_dependencies
 
 
+# Settings of how a lock is installed, not of what it holds.
+INSTALL_ONLY = frozenset({"install"})
+
+
 if TYPE_CHECKING:
     from collections.abc import Collection
     from collections.abc import Mapping
@@ -36,7 +40,8 @@ def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:
     """The content-hash of what in pyproject.toml can change the decision about `names`:
 
     `[tool.poetry-cuda]` and the dependencies on those packages, with their constraints,
-    extras and the table they come from.
+    extras and the table they come from. `install` says how the lock is installed, not what
+    it holds: changing it leaves the lock fresh.
     """
     deps = [
         [d.origin, d.name, d.constraint, sorted(d.extras)]
@@ -44,4 +49,6 @@ def fingerprint(pyproject: Mapping[str, Any], names: Collection[str]) -> str:
         if d.name in names
     ]
     table = pyproject.get("tool", {}).get("poetry-cuda", {})
+    if isinstance(table, dict):
+        table = {key: value for key, value in table.items() if key not in INSTALL_ONLY}
     return content_hash({"tool.poetry-cuda": table, "dependencies": deps})

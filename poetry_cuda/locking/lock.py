@@ -24,6 +24,7 @@ from poetry_cuda.errors import NoVariantError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_text
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.locking import duplicates
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.available import confirm_available
@@ -335,6 +336,7 @@ def stale_reasons(planned: Planned, backend: PackageManager) -> tuple[str, ...]:
     reasons += [conflict.said for conflict in planned.adoption.conflicts]
     problem = lockfile_staleness(planned.plan, project, backend)
     reasons += [problem] if problem else []
+    reasons += duplicates.stale(project, backend.lockfile, duplicates.platforms(planned.targets))
     run = transaction.run_state(project)
     if run == "live":
         reasons.append(
@@ -383,6 +385,8 @@ def lock(
             dropped = set(previous) - set(managed_entries.source_names)
             backend.prepare(project, dropped)
             backend.run_lock(project, regenerate=regenerate, ahead=ahead)
+        # A lock that installs a distribution twice on a target is refused, undone whole.
+        duplicates.refuse(project, backend.lockfile, duplicates.platforms(planned.targets))
         versions = verify(planned.plan, project, backend)
         verify_extras(planned, project, backend)
         result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))

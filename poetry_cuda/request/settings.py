@@ -41,10 +41,12 @@ if TYPE_CHECKING:
 Policy = Literal["newest", "native"]
 BackendName = Literal["auto", "poetry", "uv"]
 ToolkitMode = Literal["system", "wheels", "redist"]
+InstallMode = Literal["copy", "shared"]
 
 POLICIES: tuple[Policy, ...] = ("newest", "native")
 BACKENDS: tuple[BackendName, ...] = ("auto", "poetry", "uv")
 TOOLKIT_MODES: tuple[ToolkitMode, ...] = ("system", "wheels", "redist")
+INSTALL_MODES: tuple[InstallMode, ...] = ("copy", "shared")
 MIRROR_KEYS = ("pytorch", "paddle")
 REDIST_KEY = "cuda-redist"  # in the mirrors table, but not an index family
 REDIST_URL = "https://developer.download.nvidia.com/compute/cuda/redist/"
@@ -267,6 +269,8 @@ class Settings:
     targets: tuple[str, ...] = ()
     backend: BackendName = "auto"
     toolkit: ToolkitMode = "system"
+    # "shared": a Poetry project's locked wheels are linked from the per-user wheel store.
+    install: InstallMode = "copy"
     # `poetry run` in the project gets the project's CUDA environment (`env`).
     run_environment: bool = True
     mirrors: dict[str, Mirror] = field(default_factory=dict)
@@ -287,6 +291,7 @@ KEYS = {  # every key of [tool.poetry-cuda]
     "targets",
     "backend",
     "toolkit",
+    "install",
     "poetry-run-environment",
     "mirrors",
     "packages",
@@ -536,6 +541,9 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
         backend=table.choice("backend", BACKENDS, "auto", fix='write e.g. backend = "auto"'),
         toolkit=table.choice(
             "toolkit", TOOLKIT_MODES, "system", fix='write e.g. toolkit = "system"'
+        ),
+        install=table.choice(
+            "install", INSTALL_MODES, "copy", fix='write install = "copy" or install = "shared"'
         ),
         run_environment=run_environment,
         mirrors=chosen,

@@ -15,7 +15,8 @@ itself (rewritten scripts, launchers, INSTALLER, RECORD) are written.
 `interpreter` asks an environment's Python, once, what Poetry asks it: its install
 paths, its supported wheel tags and its marker values. `install` brings the environment
 to a set of stored wheels: a distribution already installed from the same entry is kept
-(its files checked against the store: one ``lstat`` each), another version or a copy is
+(its files checked against the store: one ``lstat`` each; a path several wheels hold, as
+``nvidia/__init__.py``, by its bytes), another version or a copy is
 uninstalled as Poetry's own uninstaller does and the entry linked in its place, and the
 distributions named to remove are uninstalled. A wheel that fails half-way is removed
 again, so no half-installed distribution is left behind.
@@ -25,15 +26,18 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import json
 import os
 import posixpath
 import re
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
@@ -56,6 +60,7 @@ from poetry_cuda.records import frozen
 from poetry_cuda.wheelstore.link import Linker
 from poetry_cuda.wheelstore.link import same
 from poetry_cuda.wheelstore.record import parse
+from poetry_cuda.wheelstore.record import record_hash
 
 
 if TYPE_CHECKING:
@@ -69,6 +74,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.wheelstore.link import Mode
     from poetry_cuda.wheelstore.store import Entry
+    from poetry_cuda.wheelstore.store import StoredFile
 
 
 WORKERS = 8  # wheels linked at once: the work is system calls, which run in parallel
@@ -133,6 +139,7 @@ class Installed:
     mode: Mode  # how files were placed
     reason: str  # why they were copied, when they were
     copied: int  # files copied although the mode links
+    placed: int = 0  # files placed from the store (linked, cloned or copied)
 
 
 def interpreter(environment: Path) -> Interpreter:
@@ -190,13 +197,14 @@ def install(
     `wanted` does not list. `installer` is what INSTALLER holds (``Poetry 2.5.1``)."""
     linker = linker or Linker()
     present = _present(where)
+    shared = _shared_targets(where, wanted)
     plans: list[Wanted] = []
     kept: list[str] = []
     doomed: list[Path] = []
     for item in wanted:
         name = canonical_name(item.entry.name)
         found = present.get(name, [])
-        if len(found) == 1 and _intact(found[0], item, where, installer):
+        if len(found) == 1 and _intact(found[0], item, where, installer, shared):
             kept.append(f"{item.entry.name} {item.entry.version}")
             continue
         doomed += found
@@ -214,6 +222,7 @@ def install(
         mode=linker.mode,
         reason=linker.reason,
         copied=linker.copied,
+        placed=linker.placed,
     )
 
 
@@ -231,10 +240,23 @@ def _present(where: Interpreter) -> dict[str, list[Path]]:
     return found
 
 
-def _intact(dist_info: Path, item: Wanted, where: Interpreter, installer: str) -> bool:
+def _shared_targets(where: Interpreter, wanted: Sequence[Wanted]) -> frozenset[str]:
+    """The paths in `where` that more than one of the `wanted` wheels places."""
+    seen: Counter[str] = Counter()
+    for item in wanted:
+        source = _StoredWheel(item.entry)
+        destination = _destination(where, source, Linker())
+        seen.update({destination.target(scheme, rel) for _, scheme, rel in source.placed()})
+    return frozenset(target for target, count in seen.items() if count > 1)
+
+
+def _intact(
+    dist_info: Path, item: Wanted, where: Interpreter, installer: str, shared: frozenset[str]
+) -> bool:
     """Whether `dist_info` is `item`'s entry as `install` leaves it: the same version and
     INSTALLER, its direct_url.json as wanted, every RECORD row present with its size, and
-    each file placed from the store still the stored file."""
+    each file placed from the store still the stored file (for a path in `shared`, which
+    another wheel may have placed last, a file of the stored bytes)."""
     entry = item.entry
     source = _StoredWheel(entry)
     if dist_info.name != source.dist_info_dir:
@@ -261,11 +283,27 @@ def _intact(dist_info: Path, item: Wanted, where: Interpreter, installer: str) -
     for path, scheme, relative in source.placed():
         target = destination.target(scheme, relative)
         try:
-            if not same(os.lstat(entry.tree / path), os.lstat(target)):
+            info = os.lstat(target)
+            if not same(os.lstat(entry.tree / path), info) and not (
+                target in shared and _same_bytes(target, info, entry.files[path])
+            ):
                 return False
         except OSError:
             return False
     return True
+
+
+def _same_bytes(target: str, info: os.stat_result, stored: StoredFile) -> bool:
+    """Whether `target` holds the stored file's bytes although it is another file: a path
+    several wheels hold (``nvidia/__init__.py`` in every nvidia-* wheel), which the wheel
+    linked last placed."""
+    if not stat.S_ISREG(info.st_mode) or info.st_size != stored.size:
+        return False
+    digest = hashlib.sha256()
+    with open(target, "rb") as handle:  # noqa: PTH123 - one call per file
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return record_hash(digest.digest()) == stored.hash
 
 
 # -- installing one wheel -------------------------------------------------------------------

@@ -20,6 +20,7 @@ import errno
 import os
 import shutil
 import sys
+import threading
 
 from typing import TYPE_CHECKING
 from typing import Literal
@@ -51,16 +52,23 @@ class Linker:
     `mode` starts as `preferred` (or the best there is) and falls back, for good, the
     first time a way fails for a reason that holds for every file (`reason` says why files
     are copied); `copied` counts the files copied although a link was tried (too many
-    links to one file, say).
+    links to one file, say); `placed` every file placed, whichever way.
     """
 
     def __init__(self, preferred: Mode | None = None) -> None:
         self.mode: Mode = preferred or ("reflink" if _can_clone() else "hardlink")
         self.copied = 0
+        self.placed = 0
         self.reason = ""
+        self._count = threading.Lock()  # wheels are placed from several threads
 
     def place(self, source: str | Path, target: str | Path) -> None:
         """Put `source` at `target` (which must not exist)."""
+        self._place(source, target)
+        with self._count:
+            self.placed += 1
+
+    def _place(self, source: str | Path, target: str | Path) -> None:
         if self.mode == "reflink":
             try:
                 _clone(source, target)

@@ -50,7 +50,11 @@ class DoctorCommand(CudaCommand):
     help = JSON_HELP.strip() + "\n\n" + EXIT_CODES_HELP
     options: ClassVar[tuple[Option, ...]] = (
         JSON_OPTION,
-        Option("deep", "Also import the locked packages inside the environment."),
+        Option(
+            "deep",
+            "Also import the locked packages inside the environment, and hash every "
+            "installed CUDA file against its RECORD.",
+        ),
     )
 
     def run_command(self) -> int:
@@ -67,6 +71,7 @@ class DoctorCommand(CudaCommand):
             load_manager=package_manager,
         )
         findings = doctor.run_checks(facts, kb)
+        findings += doctor.record_checks(facts, kb, deep=bool(self.option("deep")))
         if self.option("deep"):
             findings += doctor.deep_checks(facts, os.environ)
         project = str(facts.project) if facts.project else None

@@ -1,4 +1,5 @@
-"""`store`: what the shared store of NVIDIA's toolkit archives holds, and what no project uses."""
+"""`store`: what the per-user stores hold (NVIDIA's toolkit archives, the shared wheels), which
+projects use each, and `--prune` for what none uses."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ from poetry_cuda.cli.markup import escape
 HELP = """\
 With toolkit = "redist", each project's CUDA_HOME is assembled from NVIDIA's redistributable
 archives, kept once per machine in a shared store (POETRY_CUDA_STORE chooses its folder).
-This lists every stored archive with its size and the projects whose last assembly used it;
---prune removes the archives no project with a cuda.lock uses any more.
+With install = "shared", a Poetry project's locked wheels are unpacked once per user into
+the wheel store beside it and linked into each project's environment.
+This lists every stored archive and wheel with its size and the projects that use it;
+--prune removes the archives no project with a cuda.lock uses any more, and the wheels no
+existing project's environment uses (a project whose environment or poetry.lock is gone
+uses none).
 
 Exit codes: 0 listed (or pruned); 2 a store folder that cannot be read.
 """
@@ -22,10 +27,10 @@ Exit codes: 0 listed (or pruned); 2 a store folder that cannot be read.
 
 class StoreCommand(CudaCommand):
     name = "store"
-    description = 'List the shared store of toolkit archives (toolkit = "redist"); --prune.'
+    description = "List the per-user stores of toolkit archives and shared wheels; --prune."
     help = HELP
     options: ClassVar[tuple[Option, ...]] = (
-        Option("prune", "Remove the archives no project uses."),
+        Option("prune", "Remove the archives and wheels no project uses."),
         JSON_OPTION,
     )
 
@@ -34,8 +39,10 @@ class StoreCommand(CudaCommand):
         from poetry_cuda.redist import usage
         from poetry_cuda.redist.store import ENVIRONMENT as STORE_ENV
         from poetry_cuda.redist.store import Store
+        from poetry_cuda.wheelstore.listing import list_wheels
 
         store = Store.default()
+        wheels = list_wheels(prune=bool(self.option("prune")))
         try:
             used: dict[tuple[str, str, str, str], list[str]] = {}
             for use in usage.uses(store.root):
@@ -71,6 +78,7 @@ class StoreCommand(CudaCommand):
                         {"component": e.component, "version": e.version, "platform": e.platform}
                         for e in removed
                     ],
+                    **wheels.to_json(),
                 }
             )
             return 0
@@ -90,4 +98,6 @@ class StoreCommand(CudaCommand):
                 f"<info>Removed</info> {entry.component} {entry.version} ({entry.platform}), "
                 f"{entry.size / (1 << 20):.1f} MiB"
             )
+        for line in wheels.lines():
+            self.line(esc(line))
         return 0

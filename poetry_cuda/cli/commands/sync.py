@@ -34,6 +34,10 @@ recorded policy native), the CPU build where there is
 no NVIDIA driver (on a GPU machine only with allow-cpu-fallback = true). uv installs it
 with --extra NAME (--group NAME for a group), Poetry with --extras NAME (--with NAME).
 
+With install = "shared", a Poetry project's locked wheels are first linked into
+Poetry's own virtual environment from the per-user store (`store` lists it), and
+`poetry install` then finds them in place.
+
 --dry-run prints the extra chosen, why, and the command; it runs nothing.
 
 A `lock` (or `poetry add`) in progress on the project is waited for, as a second `lock`
@@ -82,7 +86,12 @@ class SyncCommand(CudaCommand):
                     f"<info>Extra</info>: {pick.extra.name} for {pick.family} "
                     f"({escape(pick.reason)})"
                 )
-        if self.option("dry-run"):
+        dry_run = bool(self.option("dry-run"))
+        from poetry_cuda.wheelstore.project import shared_install
+
+        say = lambda said: self.line(escape(said))
+        shared_install(project, pyproject, backend.name, (extras, groups), say, dry_run)
+        if dry_run:
             self.line(f"Would run: {escape(str(command))}")
             return 0
         self.line(f"Running: {escape(str(command))}")
