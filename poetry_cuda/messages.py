@@ -52,6 +52,12 @@ MessageId = Literal[
     "no-variant.fix-or-pass-cuda",
     "no-variant.fix-or-change",
     "no-variant.fix-or-cpu-fallback",
+    "unknown-cuda.what",
+    "unknown-cuda.why",
+    "unknown-cuda.fix",
+    "unmatched-cuda.what",
+    "unmatched-cuda.why",
+    "unmatched-cuda.fix",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -135,6 +141,32 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "no-variant.fix-or-cpu-fallback": Texts(
         ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
         "；或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，接受 CPU 构建版本",
+    ),
+    "unknown-cuda.what": Texts(
+        "{said}: no known build of {lead} has this CUDA version",
+        "{said}：{lead} 没有这个 CUDA 版本的已知构建",
+    ),
+    "unknown-cuda.why": Texts(
+        "{lead} is published for {variants}", "{lead} 发布的 CUDA 构建有：{variants}"
+    ),
+    "unknown-cuda.fix": Texts(
+        "use one of them (e.g. {example}), or auto to let poetry-cuda choose",
+        "改用其中之一（例如 {example}），或用 auto 让 poetry-cuda 自动选择",
+    ),
+    "unmatched-cuda.what": Texts(
+        "{said}: no {lead} version the project allows has a build of this CUDA version",
+        "{said}：项目允许的 {lead} 版本都没有这个 CUDA 版本的构建",
+    ),
+    "unmatched-cuda.why": Texts(
+        "the {lead} versions the project allows are published for {variants}; {matching} "
+        "builds exist for {lead} {first} to {last}",
+        "项目允许的 {lead} 版本只发布了 {variants}；{matching} 构建只有 {lead} {first} 到 "
+        "{last} 才有",
+    ),
+    "unmatched-cuda.fix": Texts(
+        "ask for one of {variants} (e.g. {example}), or allow {lead} {first} to {last} in "
+        "pyproject.toml",
+        "改用 {variants} 之一（例如 {example}），或在 pyproject.toml 中允许 {lead} {first} 到 {last}",
     ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(
