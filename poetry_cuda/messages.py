@@ -58,6 +58,8 @@ MessageId = Literal[
     "unmatched-cuda.what",
     "unmatched-cuda.why",
     "unmatched-cuda.fix",
+    "plan.user-mirror",
+    "plan.user-mirror-uv",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -167,6 +169,17 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "ask for one of {variants} (e.g. {example}), or allow {lead} {first} to {last} in "
         "pyproject.toml",
         "改用 {variants} 之一（例如 {example}），或在 pyproject.toml 中允许 {lead} {first} 到 {last}",
+    ),
+    "plan.user-mirror": Texts(
+        "Per-user mirror ({variable}): this machine fetches {source} from {mirror}; "
+        "the lock records {upstream}",
+        "个人镜像（{variable}）：本机从 {mirror} 获取 {source}；锁文件里记录的仍是 {upstream}",
+    ),
+    "plan.user-mirror-uv": Texts(
+        "{variables}: a per-user mirror works with Poetry projects only; in this uv project "
+        "`lock` refuses it (set the mirror in [tool.poetry-cuda.mirrors] instead)",
+        "{variables}：个人镜像只对 Poetry 项目有效；这是 uv 项目，`lock` 会拒绝它"
+        "（请改在 [tool.poetry-cuda.mirrors] 中设置镜像）",
     ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
     from poetry_cuda.request.settings import Settings
+    from poetry_cuda.request.user_mirrors import Redirect
 
 
 class PlanCommand(CudaCommand):
@@ -78,7 +79,8 @@ class PlanCommand(CudaCommand):
             from poetry_cuda.backends.poetry.rules import check_mirrors
 
             check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
-        reports = self.check_index(planned) if self.option("check-index") else None
+        redirected = self.user_redirects(planned, backend)
+        reports = self.check_index(planned, redirected) if self.option("check-index") else None
         if self.option("json"):
             document = planned.plan.to_json()
             if reports is not None:
@@ -89,6 +91,8 @@ class PlanCommand(CudaCommand):
                 self.line(line)
             for line in mirror_lines(planned.settings):
                 self.line(line)
+            for line in user_mirror_lines(redirected, backend, user_language()):
+                self.line(line)
             self.line(backend_line(backend, reason))
             if reports is not None:
                 self.line(f"<info>Index check</info> ({index_check_said()}):")
@@ -97,10 +101,21 @@ class PlanCommand(CudaCommand):
                         self.line(f"  {escape(line)}")
         return 0 if reports is None or all(report.ok for report in reports) else 1
 
-    def check_index(self, planned: Planned) -> list[IndexReport]:
-        from poetry_cuda.doctor.index_check import check
+    def user_redirects(self, planned: Planned, backend: str) -> list[Redirect]:
+        """The sources this user's Poetry fetches from a per-user mirror (uv refuses them)."""
+        from poetry_cuda.planning.user_mirrored import user_redirects
 
-        return check(planned.plan.packages, planned.settings, planned.kb.families)
+        if backend != "poetry":
+            return []
+        return user_redirects(planned.plan.packages, planned.kb.families, os.environ)
+
+    def check_index(self, planned: Planned, redirected: list[Redirect]) -> list[IndexReport]:
+        """Check the indexes the lock would read: a per-user mirror's where one is set."""
+        from poetry_cuda.doctor.index_check import check
+        from poetry_cuda.planning.user_mirrored import through_mirrors
+
+        choices = through_mirrors(planned.plan.packages, redirected)
+        return check(choices, planned.settings, planned.kb.families)
 
     def backend(self, planned: Planned) -> tuple[str, str]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
@@ -126,6 +141,35 @@ def index_check_said() -> str:
 def mirror_lines(settings: Settings) -> list[str]:
     """The mirrors in use, as set and as expanded (a known name stands for its template)."""
     return [f"<info>Mirror</info>: {escape(mirror.said)}" for mirror in settings.mirrors.values()]
+
+
+def user_mirror_lines(redirected: list[Redirect], backend: str, language: Language) -> list[str]:
+    """The per-user mirrors in use; in a uv project, that `lock` refuses the variables."""
+    if backend != "poetry":
+        from poetry_cuda.request.user_mirrors import PREFIX
+        from poetry_cuda.request.user_mirrors import REDIST_VARIABLE
+
+        names = sorted(
+            n
+            for n, v in os.environ.items()
+            if n.startswith(PREFIX) and n != REDIST_VARIABLE and v.strip()
+        )
+        if not names:
+            return []
+        said = message("plan.user-mirror-uv", variables=", ".join(names))
+        return [f"<comment>{escape(said.text(language))}</comment>"]
+    return [
+        escape(
+            message(
+                "plan.user-mirror",
+                variable=r.variable,
+                source=r.name,
+                mirror=r.mirror,
+                upstream=r.upstream,
+            ).text(language)
+        )
+        for r in redirected
+    ]
 
 
 def render(plan: Plan, language: Language) -> list[str]:
