@@ -60,6 +60,11 @@ MessageId = Literal[
     "unmatched-cuda.fix",
     "plan.user-mirror",
     "plan.user-mirror-uv",
+    "warning.line",
+    "nvcc.mismatch-cuda",
+    "nvcc.mismatch-need",
+    "nvcc.mismatch-fix-cuda",
+    "nvcc.mismatch-fix-need",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -180,6 +185,28 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "`lock` refuses it (set the mirror in [tool.poetry-cuda.mirrors] instead)",
         "{variables}：个人镜像只对 Poetry 项目有效；这是 uv 项目，`lock` 会拒绝它"
         "（请改在 [tool.poetry-cuda.mirrors] 中设置镜像）",
+    ),
+    "warning.line": Texts("Warning: {text}", "警告：{text}"),
+    "nvcc.mismatch-cuda": Texts(
+        "the nvcc on PATH ({path}) is CUDA {version}, but the locked builds are CUDA {cuda}: "
+        "extensions it compiles would not match them",
+        "PATH 上的 nvcc（{path}）是 CUDA {version}，而锁定的构建是 CUDA {cuda} 版："
+        "用它编译的扩展与这些构建不匹配",
+    ),
+    "nvcc.mismatch-need": Texts(
+        "the nvcc on PATH ({path}) is CUDA {version}, but {package} needs nvcc {spec}",
+        "PATH 上的 nvcc（{path}）是 CUDA {version}，而 {package} 需要 nvcc {spec}",
+    ),
+    "nvcc.mismatch-fix-cuda": Texts(
+        "install a CUDA {major}.x toolkit (env and run put it first on PATH), or set "
+        'toolkit = "redist" in [tool.poetry-cuda] to give the project its own nvcc',
+        "安装一个 CUDA {major}.x 工具包（env 和 run 会把它放到 PATH 最前面），或在 "
+        '[tool.poetry-cuda] 中设置 toolkit = "redist"，让项目用上自己的 nvcc',
+    ),
+    "nvcc.mismatch-fix-need": Texts(
+        '{satisfy}; or set toolkit = "redist" in [tool.poetry-cuda] to give the project its '
+        "own nvcc",
+        '{satisfy}；或在 [tool.poetry-cuda] 中设置 toolkit = "redist"，让项目用上自己的 nvcc',
     ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(

@@ -79,6 +79,8 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
     )
     findings += check_extras(picks, facts.environment, kb, facts.target)
     findings += check_shell(facts.shell)
+    if facts.nvcc is not None:
+        findings.append(warn("environment", "nvcc", facts.nvcc.said, facts.nvcc.fix))
     if facts.toolkit is not None:
         findings += check_toolkit(facts.toolkit)
     if cuda_lock is not None:
