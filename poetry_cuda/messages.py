@@ -65,6 +65,10 @@ MessageId = Literal[
     "nvcc.mismatch-need",
     "nvcc.mismatch-fix-cuda",
     "nvcc.mismatch-fix-need",
+    "redist.unreachable",
+    "redist.unreachable-upstream",
+    "redist.unreachable-mirror",
+    "redist.unreachable-fix",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -207,6 +211,27 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         '{satisfy}; or set toolkit = "redist" in [tool.poetry-cuda] to give the project its '
         "own nvcc",
         '{satisfy}；或在 [tool.poetry-cuda] 中设置 toolkit = "redist"，让项目用上自己的 nvcc',
+    ),
+    "redist.unreachable": Texts(
+        'toolkit = "redist": lock could not read NVIDIA\'s archive listing: {what}',
+        'toolkit = "redist"：lock 无法读取 NVIDIA 的归档清单：{what}',
+    ),
+    "redist.unreachable-upstream": Texts(
+        "lock records the nvcc archives' sha256 from {url}, NVIDIA's own site (no cuda-redist "
+        "mirror is set)",
+        "lock 要从 {url}（NVIDIA 官方站点；未设置 cuda-redist 镜像）读取 nvcc 归档的 sha256",
+    ),
+    "redist.unreachable-mirror": Texts(
+        "lock records the nvcc archives' sha256 from the cuda-redist mirror in use, {url}",
+        "lock 要从正在使用的 cuda-redist 镜像 {url} 读取 nvcc 归档的 sha256",
+    ),
+    "redist.unreachable-fix": Texts(
+        "check the network, or name a mirror of NVIDIA's redist directory: "
+        '[tool.poetry-cuda.mirrors] cuda-redist = "https://..." (for yourself only: '
+        "POETRY_CUDA_MIRROR_CUDA_REDIST), then run lock again",
+        "检查网络，或者为 NVIDIA 的 redist 目录指定镜像："
+        '[tool.poetry-cuda.mirrors] cuda-redist = "https://..."（只对自己生效：'
+        "POETRY_CUDA_MIRROR_CUDA_REDIST），然后重新运行 lock",
     ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(
