@@ -24,6 +24,7 @@ from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from collections.abc import Mapping
 
 Language = Literal["en", "zh"]
@@ -69,6 +70,27 @@ MessageId = Literal[
     "redist.unreachable-upstream",
     "redist.unreachable-mirror",
     "redist.unreachable-fix",
+    "check.stale",
+    "check.fix",
+    "check.fresh",
+    "detect.host",
+    "detect.where",
+    "detect.this-machine",
+    "detect.driver",
+    "detect.none-found",
+    "detect.none-macos",
+    "detect.unknown",
+    "detect.highest-cuda",
+    "detect.gpu",
+    "detect.memory",
+    "detect.gpus",
+    "detect.none-reported",
+    "detect.toolkit",
+    "detect.nvcc",
+    "detect.no-nvcc",
+    "detect.toolkits",
+    "detect.at",
+    "detect.probes",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -104,6 +126,7 @@ MessageId = Literal[
     "doctor.system-version-unknown-fix",
     "doctor.system-found-only",
     "doctor.system-none-found",
+    "doctor.recorded-fix",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -117,22 +140,22 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "no-variant.first-line": Texts(
         "No variant of {lead} satisfies every target ({asked}):",
-        "{lead} 没有一个构建版本能满足所有目标主机（{asked}）：",
+        "{lead} 没有能满足所有目标主机的构建（{asked}）：",
     ),
     "no-variant.first-line-pinned": Texts(
         "No variant of {lead} satisfies every target ({asked}; the project pins {pin}: "
         "{pinned_by}):",
-        "{lead} 没有一个构建版本能满足所有目标主机（{asked}；项目固定了 {pin}：{pinned_by}）：",
+        "{lead} 没有能满足所有目标主机的构建（{asked}；项目固定了 {pin}：{pinned_by}）：",
     ),
     "no-variant.none-serves": Texts(
         "  no known {lead} build serves these targets",
-        "  没有已知的 {lead} 构建版本能用于这些目标主机",
+        "  没有已知的 {lead} 构建能用于这些目标主机",
     ),
     "no-variant.why": Texts(
         "every GPU of every target must have kernels in the build, and its driver must run "
         "the build's CUDA version",
-        "每台目标主机的每块 GPU 都必须在该构建版本中有对应的内核（kernel），"
-        "且主机的驱动必须能运行该版本所用的 CUDA",
+        "每台目标主机的每块 GPU 都必须在该构建中有对应的内核（kernel），"
+        "且主机的驱动必须能运行该构建所用的 CUDA 版本",
     ),
     "no-variant.fix-versions": Texts(
         "{lead} versions that would serve these targets: {first} to {last} ({variants}); "
@@ -141,7 +164,7 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "请在 pyproject.toml 中允许其中之一",
     ),
     "no-variant.fix-cpu": Texts(
-        'plan CPU builds with cuda = "cpu"', '设置 cuda = "cpu"，改用 CPU 构建版本'
+        'plan CPU builds with cuda = "cpu"', '设置 cuda = "cpu"，改用 CPU 版'
     ),
     "no-variant.fix-or-pass-cuda": Texts(
         ", or pass --cuda with one of them (and `lock --adopt` to move the project's pins "
@@ -151,7 +174,7 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "no-variant.fix-or-change": Texts(", or change {said}", "；或修改 {said}"),
     "no-variant.fix-or-cpu-fallback": Texts(
         ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
-        "；或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，接受 CPU 构建版本",
+        "；或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，接受 CPU 版",
     ),
     "unknown-cuda.what": Texts(
         "{said}: no known build of {lead} has this CUDA version",
@@ -233,6 +256,34 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         '[tool.poetry-cuda.mirrors] cuda-redist = "https://..."（只对自己生效：'
         "POETRY_CUDA_MIRROR_CUDA_REDIST），然后重新运行 lock",
     ),
+    # `lock --check`: the header above the reasons, its fix, and the all-clear.
+    "check.stale": Texts("cuda.lock is stale:", "cuda.lock 已过期："),
+    "check.fix": Texts("run `{command}`", "运行 `{command}`"),
+    "check.fresh": Texts(
+        "cuda.lock and the managed configuration are fresh.", "cuda.lock 和托管的配置都是最新的。"
+    ),
+    # `detect`'s report: labels and the sentences around what was found.
+    "detect.host": Texts("Host", "主机"),
+    "detect.this-machine": Texts("this machine", "本机"),
+    "detect.where": Texts(" ({os} {machine})", "（{os} {machine}）"),
+    "detect.driver": Texts("NVIDIA driver", "NVIDIA 驱动"),
+    "detect.none-found": Texts("none found", "未找到"),
+    "detect.none-macos": Texts("none (macOS has no CUDA)", "无（macOS 没有 CUDA）"),
+    "detect.unknown": Texts("unknown", "未知"),
+    "detect.highest-cuda": Texts("Highest CUDA the driver supports", "驱动支持的最高 CUDA"),
+    "detect.gpu": Texts(
+        "{index}: {name}, compute capability {capability} ({sm}){memory}",
+        "{index}：{name}，计算能力 {capability}（{sm}）{memory}",
+    ),
+    "detect.memory": Texts(", {mib} MiB", "，显存 {mib} MiB"),
+    "detect.gpus": Texts("GPUs", "GPU"),
+    "detect.none-reported": Texts("none reported", "驱动没有报告任何 GPU"),
+    "detect.toolkit": Texts("{version} at {root}{nvcc}", "{version}，位于 {root}{nvcc}"),
+    "detect.nvcc": Texts(", nvcc {path}", "，nvcc 为 {path}"),
+    "detect.no-nvcc": Texts(", no nvcc", "，没有 nvcc"),
+    "detect.toolkits": Texts("CUDA toolkits", "CUDA 工具包"),
+    "detect.at": Texts("{version} at {path}", "{version}，位于 {path}"),
+    "detect.probes": Texts("Probes", "探测结果"),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(
         "Poetry could not lock the project with the chosen CUDA sources",
@@ -293,10 +344,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "distribution's nvidia-driver package), or lock for the CPU with "
         "`poetry cuda lock --cuda cpu`",
         "安装 NVIDIA 驱动（https://www.nvidia.com/Download/index.aspx ，或发行版的 "
-        "nvidia-driver 软件包），或用 `poetry cuda lock --cuda cpu` 锁定 CPU 构建版本",
+        "nvidia-driver 软件包），或用 `poetry cuda lock --cuda cpu` 锁定 CPU 版",
     ),
     "doctor.driver-but-cuda-locked": Texts(
-        "{problem}; cuda.lock locks CUDA builds", "{problem}；而 cuda.lock 锁定的是 CUDA 构建版本"
+        "{problem}; cuda.lock locks CUDA builds", "{problem}；而 cuda.lock 锁定的是 CUDA 构建"
     ),
     "doctor.no-gpu": Texts("the driver reports no GPU", "驱动没有报告任何 GPU"),
     "doctor.no-gpu-fix": Texts(
@@ -327,6 +378,8 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "doctor.system-found-only": Texts(
         "{needs} ({reason}); found only {others}", "{needs}（{reason}）；只找到 {others}"
     ),
+    # What cuda.lock records is quoted as written, and said to be quoted.
+    "doctor.recorded-fix": Texts("{satisfy}", "{satisfy}（cuda.lock 记录的办法）"),
     "doctor.system-none-found": Texts(
         "{needs} ({reason}); none found", "{needs}（{reason}）；一个也没有找到"
     ),
@@ -378,6 +431,25 @@ def localize(value: object, language: Language) -> str:
     if isinstance(value, (Message, Phrase)):
         return value.text(language)
     return str(value)
+
+
+def translated(value: object) -> bool:
+    """Whether `value` reads in Chinese where Chinese is asked: a catalogue message, a phrase
+    that opens with one (what follows may quote a tool), or nothing to say.
+
+    A label ("Why", "Fix") goes with an untranslated text only in its English form: a
+    reader never meets a Chinese label before an English sentence.
+    """
+    if isinstance(value, Message):
+        return True
+    if isinstance(value, Phrase):
+        return bool(value.parts) and translated(value.parts[0])
+    return not str(value)
+
+
+def labels_language(parts: Iterable[object], language: Language) -> Language:
+    """The language of the labels before `parts`: `language`, unless one part is English."""
+    return language if all(translated(part) for part in parts) else "en"
 
 
 def language_of(environ: Mapping[str, str]) -> Language:

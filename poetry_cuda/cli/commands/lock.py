@@ -17,6 +17,7 @@ from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import message
 
 
 class LockCommand(PlanCommand):
@@ -91,12 +92,15 @@ class LockCommand(PlanCommand):
                 )
         if check:
             if stale:
-                self.line_error("<error>cuda.lock is stale:</error>")
+                language = user_language()
+                said = message("check.stale").text(language)
+                self.line_error(f"<error>{escape(said)}</error>")
                 for reason in stale:
                     self.line_error(f"  {escape(reason)}")
-                self.line_error(f"Fix: run `{self.invocation}`")
+                fix = message("check.fix", command=self.invocation)
+                self.line_error(escape(message("error.fix", fix=fix).text(language)))
                 return 1
-            self.line("cuda.lock and the managed configuration are fresh.")
+            self.line(escape(message("check.fresh").text(user_language())))
             return 0
         planned = outcome.planned
         if self.option("json"):
