@@ -126,6 +126,14 @@ MessageId = Literal[
     "doctor.system-version-unknown-fix",
     "doctor.system-found-only",
     "doctor.system-none-found",
+    "doctor.macos",
+    "doctor.driver",
+    "doctor.gpu",
+    "doctor.toolkit",
+    "doctor.cudnn",
+    "doctor.no-venv",
+    "doctor.no-venv-fix",
+    "doctor.venv-at",
     "doctor.recorded-fix",
 ]
 
@@ -378,6 +386,32 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "doctor.system-found-only": Texts(
         "{needs} ({reason}); found only {others}", "{needs}（{reason}）；只找到 {others}"
     ),
+    "doctor.macos": Texts(
+        "macOS has no CUDA: the PyPI builds are installed here",
+        "macOS 没有 CUDA：这里安装的是 PyPI 上的构建",
+    ),
+    "doctor.driver": Texts(
+        "driver {driver} supports CUDA <= {cuda} [{source}]",
+        "驱动 {driver} 支持的 CUDA 最高为 {cuda} [{source}]",
+    ),
+    "doctor.gpu": Texts(
+        "GPU {index}: {name}, compute capability {capability}",
+        "GPU {index}：{name}，计算能力 {capability}",
+    ),
+    "doctor.toolkit": Texts(
+        "CUDA toolkit {version} at {root}{nvcc}", "CUDA 工具包 {version}，位于 {root}{nvcc}"
+    ),
+    "doctor.cudnn": Texts(
+        "cuDNN {version} at {path} ({source})", "cuDNN {version}，位于 {path}（{source}）"
+    ),
+    "doctor.no-venv": Texts(
+        "no virtual environment found for the project", "没有找到项目的虚拟环境"
+    ),
+    "doctor.no-venv-fix": Texts(
+        "run `{install}` to create it and install the lock",
+        "运行 `{install}`，创建虚拟环境并安装锁定的内容",
+    ),
+    "doctor.venv-at": Texts("virtual environment at {root}", "虚拟环境位于 {root}"),
     # What cuda.lock records is quoted as written, and said to be quoted.
     "doctor.recorded-fix": Texts("{satisfy}", "{satisfy}（cuda.lock 记录的办法）"),
     "doctor.system-none-found": Texts(

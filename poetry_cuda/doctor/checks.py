@@ -117,7 +117,7 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
     wants_cuda = any(p.cuda for p in packages)
     driver = profile.driver
     if target.os == "macos":
-        found.append(ok("host", "driver", "macOS has no CUDA: the PyPI builds are installed here"))
+        found.append(ok("host", "driver", message("doctor.macos")))
         return found
     if driver is None or target.cuda is None:
         no_driver = message("driver.none")
@@ -140,7 +140,7 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
             ok(
                 "host",
                 "driver",
-                f"driver {target.driver} supports CUDA <= {target.cuda} [{source}]",
+                message("doctor.driver", driver=target.driver, cuda=target.cuda, source=source),
             )
         )
         if not profile.gpus:
@@ -157,17 +157,24 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
                 ok(
                     "host",
                     "gpu",
-                    f"GPU {gpu.index}: {gpu.name}, compute capability {gpu.compute_capability}",
+                    message(
+                        "doctor.gpu",
+                        index=gpu.index,
+                        name=gpu.name,
+                        capability=gpu.compute_capability,
+                    ),
                     subject=f"gpu{gpu.index}",
                 )
             )
     for toolkit in profile.toolkits:
-        nvcc = f", nvcc {toolkit.nvcc}" if toolkit.nvcc else ", no nvcc"
-        found.append(
-            ok("host", "toolkit", f"CUDA toolkit {toolkit.version} at {toolkit.root}{nvcc}")
+        nvcc = (
+            message("detect.nvcc", path=toolkit.nvcc) if toolkit.nvcc else message("detect.no-nvcc")
         )
+        said = message("doctor.toolkit", version=toolkit.version, root=toolkit.root, nvcc=nvcc)
+        found.append(ok("host", "toolkit", said))
     for cudnn in profile.cudnn:
-        found.append(ok("host", "cudnn", f"cuDNN {cudnn.version} at {cudnn.path} ({cudnn.source})"))
+        said = message("doctor.cudnn", version=cudnn.version, path=cudnn.path, source=cudnn.source)
+        found.append(ok("host", "cudnn", said))
     for problem in profile.problems:
         make = fail if problem.probe == "nvml" else warn
         found.append(make("host", "probe", f"{problem.probe}: {problem.message}", problem.fix))

@@ -10,6 +10,7 @@ from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.doctor.installed import CPU
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -53,11 +54,11 @@ def check_environment(
             warn(
                 "environment",
                 "venv",
-                "no virtual environment found for the project",
-                f"run `{install}` to create it and install the lock",
+                message("doctor.no-venv"),
+                message("doctor.no-venv-fix", install=install),
             )
         ]
-    found = [ok("environment", "venv", f"virtual environment at {environment.root}")]
+    found = [ok("environment", "venv", message("doctor.venv-at", root=environment.root))]
     if not environment.site_packages:
         found.append(
             fail(
