@@ -135,6 +135,10 @@ MessageId = Literal[
     "doctor.no-venv-fix",
     "doctor.venv-at",
     "doctor.recorded-fix",
+    "doctor.fix-driver-uv",
+    "doctor.fix-lock-here-uv",
+    "doctor.shell-fix",
+    "doctor.shell-fix-uv",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -412,6 +416,29 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "运行 `{install}`，创建虚拟环境并安装锁定的内容",
     ),
     "doctor.venv-at": Texts("virtual environment at {root}", "虚拟环境位于 {root}"),
+    # The same fixes for a uv project, where only the script runs: no `poetry cuda` there.
+    "doctor.fix-driver-uv": Texts(
+        "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "
+        "distribution's nvidia-driver package), or lock for the CPU with "
+        "`poetry-cuda lock --cuda cpu`",
+        "安装 NVIDIA 驱动（https://www.nvidia.com/Download/index.aspx ，或发行版的 "
+        "nvidia-driver 软件包），或用 `poetry-cuda lock --cuda cpu` 锁定 CPU 版",
+    ),
+    "doctor.fix-lock-here-uv": Texts(
+        "run `poetry-cuda lock` with this machine among the targets",
+        "把本机加入目标主机，再运行 `poetry-cuda lock`",
+    ),
+    "doctor.shell-fix": Texts(
+        "run commands through `poetry cuda run -- CMD` (or `poetry run`), or load the "
+        'project\'s environment with `eval "$(poetry cuda env)"`',
+        "通过 `poetry cuda run -- CMD`（或 `poetry run`）运行命令，或用 "
+        '`eval "$(poetry cuda env)"` 载入项目的环境',
+    ),
+    "doctor.shell-fix-uv": Texts(
+        "run commands through `poetry-cuda run -- CMD`, or load the project's environment "
+        'with `eval "$(poetry-cuda env)"`',
+        '通过 `poetry-cuda run -- CMD` 运行命令，或用 `eval "$(poetry-cuda env)"` 载入项目的环境',
+    ),
     # What cuda.lock records is quoted as written, and said to be quoted.
     "doctor.recorded-fix": Texts("{satisfy}", "{satisfy}（cuda.lock 记录的办法）"),
     "doctor.system-none-found": Texts(

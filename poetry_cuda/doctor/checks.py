@@ -109,8 +109,15 @@ def _fixed_verdict(cuda: CudaVersion, target: Target, nvidia: Nvidia) -> tuple[b
     return False, f"it needs a driver for CUDA {cuda}; the driver supports CUDA <= {target.cuda}"
 
 
-def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) -> list[Finding]:
-    """The driver, the probes' problems, and whether each locked variant runs here."""
+def check_host(
+    target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase, *, backend: str | None = None
+) -> list[Finding]:
+    """The driver, the probes' problems, and whether each locked variant runs here.
+
+    In a uv project (`backend`) the fixes name the script, the one way to lock there.
+    """
+    uv = backend == "uv"
+    driver_fix = message("doctor.fix-driver-uv") if uv else DRIVER_FIX
     found: list[Finding] = []
     profile = target.profile
     packages = leads(cuda_lock, kb) if cuda_lock else []
@@ -129,11 +136,11 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
                     "host",
                     "driver",
                     message("doctor.driver-but-cuda-locked", problem=no_driver),
-                    DRIVER_FIX,
+                    driver_fix,
                 )
             )
         else:
-            found.append(warn("host", "driver", no_driver, DRIVER_FIX))
+            found.append(warn("host", "driver", no_driver, driver_fix))
     else:
         source = driver.cuda_source or driver.source
         found.append(
@@ -179,15 +186,17 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
         make = fail if problem.probe == "nvml" else warn
         found.append(make("host", "probe", f"{problem.probe}: {problem.message}", problem.fix))
     for package in packages:
-        found.extend(_variant_findings(package, target, kb))
+        found.extend(_variant_findings(package, target, kb, uv=uv))
     return found
 
 
-def _variant_findings(package: LockedPackage, target: Target, kb: KnowledgeBase) -> list[Finding]:
+def _variant_findings(
+    package: LockedPackage, target: Target, kb: KnowledgeBase, *, uv: bool = False
+) -> list[Finding]:
     name, variant_name = package.name, package.variant
-    rerun = message("doctor.fix-lock-here")
+    rerun = message("doctor.fix-lock-here-uv") if uv else message("doctor.fix-lock-here")
     if package.cuda and not target.runs_cuda:
-        rerun = DRIVER_FIX
+        rerun = message("doctor.fix-driver-uv") if uv else DRIVER_FIX
     if package.cuda is None:
         return [ok("host", "variant", f"{name} {variant_name} needs no GPU", subject=name)]
     variant = locked_variant(package, kb)

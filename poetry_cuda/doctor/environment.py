@@ -185,14 +185,13 @@ def _nvidia_wheels(environment: Environment, install: str) -> list[Finding]:
     return found
 
 
-def check_shell(contradictions: Sequence[Contradiction] | None) -> list[Finding]:
+def check_shell(
+    contradictions: Sequence[Contradiction] | None, *, backend: str | None = None
+) -> list[Finding]:
     """The shell's CUDA_HOME, PATH and library path against the project's environment."""
     if contradictions is None:
         return []
     if not contradictions:
         return [ok("environment", "shell", "the shell's CUDA variables agree with the project")]
-    fix = (
-        "run commands through `poetry cuda run -- CMD` (or `poetry run`), or load the "
-        'project\'s environment with `eval "$(poetry cuda env)"`'
-    )
+    fix = message("doctor.shell-fix-uv") if backend == "uv" else message("doctor.shell-fix")
     return [warn("environment", "shell", c.detail, fix, subject=c.variable) for c in contradictions]
