@@ -91,6 +91,10 @@ MessageId = Literal[
     "detect.toolkits",
     "detect.at",
     "detect.probes",
+    "install.run-live",
+    "install.run-dead",
+    "install.stale",
+    "install.gpu-unused",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -296,6 +300,31 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "detect.toolkits": Texts("CUDA toolkits", "CUDA 工具包"),
     "detect.at": Texts("{version} at {path}", "{version}，位于 {path}"),
     "detect.probes": Texts("Probes", "探测结果"),
+    # The plugin's warnings before `poetry install` installs the lock.
+    "install.run-live": Texts(
+        "another poetry-cuda run is changing pyproject.toml and the locks now "
+        "({journal} is its journal); install once it has finished",
+        "另一个 poetry-cuda 运行正在修改 pyproject.toml 和锁文件（{journal} 是它的日志）；"
+        "请等它结束后再安装",
+    ),
+    "install.run-dead": Texts(
+        "a poetry-cuda run stopped before it finished and left {journal}; "
+        "run `poetry cuda lock` to undo it before installing",
+        "有一次 poetry-cuda 运行没有完成就停下了，留下了 {journal}；"
+        "安装前请运行 `poetry cuda lock` 撤销它的改动",
+    ),
+    "install.stale": Texts(
+        "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
+        "written; run `poetry cuda lock`",
+        "cuda.lock 已过期：写入它之后，pyproject.toml 中与 CUDA 相关的部分有了改动；"
+        "请运行 `poetry cuda lock`",
+    ),
+    "install.gpu-unused": Texts(
+        "{name} {variant} from cuda.lock will not use this machine's GPU: {why}. "
+        "Run `poetry cuda lock` with this machine among the targets",
+        "cuda.lock 中的 {name} {variant} 用不上本机的 GPU：{why}。"
+        "请把本机加入目标主机，再运行 `poetry cuda lock`",
+    ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(
         "Poetry could not lock the project with the chosen CUDA sources",

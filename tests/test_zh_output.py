@@ -14,6 +14,8 @@ import pytest
 from poetry_cuda.messages import CATALOGUE
 from poetry_cuda.messages import placeholders
 from tests.support.example import EXAMPLES
+from tests.support.projects import TORCH
+from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
@@ -122,3 +124,17 @@ def test_every_catalogue_entry_renders_in_both_languages() -> None:
         assert id == "detect.gpus" or re.search(
             r"[\u4e00-\u9fff\uff08\uff09\uff0c\uff1a\uff1b\u3002]", chinese
         ), id
+
+
+def test_the_plugins_install_warning_is_chinese(cli: Cli, tmp_path: Path) -> None:
+    project = make_project(tmp_path / "app", **TORCH)  # type: ignore[arg-type]
+    # cuda.lock's hash fits no pyproject.toml here: the plugin warns before installing.
+    result = cli.run("install", "--dry-run", cwd=project, program="poetry", env=CHINESE)
+    said = result.stdout + result.stderr
+    assert "poetry-cuda: cuda.lock 已过期：写入它之后" in said, said
+    assert "请运行 `poetry cuda lock`" in said
+    english = cli.run("install", "--dry-run", cwd=project, program="poetry")
+    assert (
+        "poetry-cuda: cuda.lock is stale: the CUDA-relevant parts"
+        in english.stdout + english.stderr
+    )

@@ -23,6 +23,7 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.freshness import is_fresh
+from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import judge
 
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.locking.lockfile import CudaLock
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.managed import Pin
     from poetry_cuda.request.user_mirrors import Redirect
 
@@ -72,7 +74,7 @@ def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -
     return pins
 
 
-def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
+def install_warnings(project: Path, kb: KnowledgeBase) -> list[Localized]:
     """Why installing the lock on this machine may not give working CUDA builds."""
     from poetry_cuda.host.detect import detect_this_machine
     from poetry_cuda.planning.targets import settle
@@ -82,30 +84,20 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return [error.what]
-    warnings = []
+    warnings: list[Localized] = []
     run = transaction.run_state(project)
     if run == "live":
-        warnings.append(
-            "another poetry-cuda run is changing pyproject.toml and the locks now "
-            f"({transaction.JOURNAL} is its journal); install once it has finished"
-        )
+        warnings.append(message("install.run-live", journal=transaction.JOURNAL))
     elif run == "dead":
-        warnings.append(
-            f"a poetry-cuda run stopped before it finished and left {transaction.JOURNAL}; "
-            "run `poetry cuda lock` to undo it before installing"
-        )
+        warnings.append(message("install.run-dead", journal=transaction.JOURNAL))
     if not is_fresh(cuda_lock, pyproject):
-        warnings.append(
-            "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
-            "written; run `poetry cuda lock`"
-        )
+        warnings.append(message("install.stale"))
     target, _ = settle(detect_this_machine(os.environ), kb.nvidia)
     for name, variant in _variants(cuda_lock, kb):
         verdict = judge(variant, target, kb.nvidia)
         if not verdict.ok and target.os != "macos":
             warnings.append(
-                f"{name} {variant.name} from cuda.lock will not use this machine's GPU: "
-                f"{verdict.detail}. Run `poetry cuda lock` with this machine among the targets"
+                message("install.gpu-unused", name=name, variant=variant.name, why=verdict.detail)
             )
     return warnings
 
