@@ -59,6 +59,12 @@ MessageId = Literal[
     "unmatched-cuda.what",
     "unmatched-cuda.why",
     "unmatched-cuda.fix",
+    "plan.header",
+    "plan.no-packages",
+    "plan.from",
+    "plan.expects",
+    "plan.extras",
+    "plan.added",
     "plan.user-mirror",
     "plan.user-mirror-uv",
     "warning.line",
@@ -70,6 +76,9 @@ MessageId = Literal[
     "redist.unreachable-upstream",
     "redist.unreachable-mirror",
     "redist.unreachable-fix",
+    "lock.no-change",
+    "lock.locked",
+    "lock.wrote",
     "check.stale",
     "check.fix",
     "check.fresh",
@@ -218,6 +227,23 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "pyproject.toml",
         "改用 {variants} 之一（例如 {example}），或在 pyproject.toml 中允许 {lead} {first} 到 {last}",
     ),
+    # `plan`'s report around the choices (the reasons are recorded facts, quoted as written).
+    "plan.header": Texts(
+        "Plan for {targets} (policy {policy})", "计划（目标主机：{targets}；策略：{policy}）"
+    ),
+    "plan.no-packages": Texts(
+        "The project has no CUDA-flavoured packages.", "项目中没有带 CUDA 变体的包。"
+    ),
+    "plan.from": Texts(" from {where}", "，来自 {where}"),
+    "plan.expects": Texts(", expects {version}", "，预期版本 {version}"),
+    "plan.extras": Texts(
+        "Extras (one per build, as the project offers them; `sync` installs the one that "
+        "fits the machine):",
+        "Extras（项目为每个构建提供一个；`sync` 安装适合本机的那个）：",
+    ),
+    "plan.added": Texts(
+        "Added to the {group} group (from PyPI):", "加入 {group} 依赖组的包（来自 PyPI）："
+    ),
     "plan.user-mirror": Texts(
         "Per-user mirror ({variable}): this machine fetches {source} from {mirror}; "
         "the lock records {upstream}",
@@ -272,6 +298,12 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         '[tool.poetry-cuda.mirrors] cuda-redist = "https://..."（只对自己生效：'
         "POETRY_CUDA_MIRROR_CUDA_REDIST），然后重新运行 lock",
     ),
+    # What `lock` did.
+    "lock.no-change": Texts("pyproject.toml: no change", "pyproject.toml：没有改动"),
+    "lock.locked": Texts(
+        "Locked {name} {version} from {source}", "已锁定 {name} {version}，来自 {source}"
+    ),
+    "lock.wrote": Texts("Wrote cuda.lock", "已写入 cuda.lock"),
     # `lock --check`: the header above the reasons, its fix, and the all-clear.
     "check.stale": Texts("cuda.lock is stale:", "cuda.lock 已过期："),
     "check.fix": Texts("run `{command}`", "运行 `{command}`"),

@@ -56,6 +56,8 @@ def zh_outputs(cli: Cli, project: Path) -> dict[str, str]:
     runs = {
         "detect": ("detect", *TARGET),
         "detect this machine": ("detect",),
+        "plan": ("plan", *TARGET),
+        "lock --dry-run": ("lock", "--dry-run", *TARGET),
         "doctor": ("doctor",),
         "lock --check": ("lock", "--check"),
         "plan --cuda cu999": ("plan", "--cuda", "cu999", *TARGET),
@@ -94,6 +96,9 @@ def test_no_catalogue_text_is_left_in_english(cli: Cli, project: Path) -> None:
         in outputs["plan --cuda 12.4 (torch>=2.15)"]
     )
     assert "项正常" in outputs["doctor"]
+    assert "计划（目标主机：hosts/workstation-rtx4090.json；策略：newest）" in outputs["plan"]
+    assert "，来自 pytorch-cu124" in outputs["plan"]
+    assert "计划（目标主机：" in outputs["lock --dry-run"]
 
 
 def test_the_catalogue_and_the_chinese_readme_use_the_agreed_terms() -> None:

@@ -93,8 +93,8 @@ class LockCommand(PlanCommand):
         if check:
             if stale:
                 language = user_language()
-                said = message("check.stale").text(language)
-                self.line_error(f"<error>{escape(said)}</error>")
+                header = message("check.stale").text(language)
+                self.line_error(f"<error>{escape(header)}</error>")
                 for reason in stale:
                     self.line_error(f"  {escape(reason)}")
                 fix = message("check.fix", command=self.invocation)
@@ -106,18 +106,23 @@ class LockCommand(PlanCommand):
         if self.option("json"):
             self.print_json(planned.plan.to_json())
             return 0
-        for line in render(planned.plan, user_language()):
+        language = user_language()
+        for line in render(planned.plan, language):
             self.line(line)
         self.line(self.backend_line(planned))
         for change in outcome.adopted:
             self.line(f"<info>Adopted</info> {escape(change)}")
         if dry_run:
             self.line("")
-            self.line(escape(outcome.diff) if outcome.diff else "pyproject.toml: no change")
+            unchanged = message("lock.no-change").text(language)
+            self.line(escape(outcome.diff) if outcome.diff else escape(unchanged))
             return 0
         for package in outcome.cuda_lock.packages:
-            self.line(f"<info>Locked</info> {package.name} {package.version} from {package.source}")
-        self.line("Wrote cuda.lock")
+            locked = message(
+                "lock.locked", name=package.name, version=package.version, source=package.source
+            )
+            self.line(f"<info>{escape(locked.text(language))}</info>")
+        self.line(escape(message("lock.wrote").text(language)))
         return 0
 
     def notify(self, message: str) -> None:

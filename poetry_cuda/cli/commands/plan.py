@@ -16,6 +16,7 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 from poetry_cuda.request.tables import MANAGED_GROUP
 
@@ -174,23 +175,22 @@ def user_mirror_lines(redirected: list[Redirect], backend: str, language: Langua
 
 def render(plan: Plan, language: Language) -> list[str]:
     esc = escape
-    lines = [f"<info>Plan</info> for {esc(', '.join(plan.targets))} (policy {plan.policy})"]
+    header = message("plan.header", targets=", ".join(plan.targets), policy=plan.policy)
+    lines = [f"<info>{esc(header.text(language))}</info>"]
     if not plan.packages and not plan.extras:
-        lines.append("  The project has no CUDA-flavoured packages.")
+        lines.append(f"  {esc(message('plan.no-packages').text(language))}")
     width = max((len(c.name) for c in plan.packages), default=0)
     for choice in plan.packages:
         where = "PyPI" if choice.source.is_pypi else f"{choice.source.name} ({choice.source.url})"
-        expect = f", expects {choice.version}" if choice.version else ""
+        source = message("plan.from", where=where).text(language)
+        expect = message("plan.expects", version=choice.version) if choice.version else ""
         lines.append(
-            f"  <c1>{choice.name.ljust(width)}</c1>  <b>{choice.variant}</b> from {esc(where)}"
-            f"{esc(expect)}"
+            f"  <c1>{choice.name.ljust(width)}</c1>  <b>{choice.variant}</b>{esc(source)}"
+            f"{esc(localize(expect, language))}"
         )
         lines.append(f"  {' ' * width}  {esc(choice.reason)}")
     if plan.extras:
-        lines.append(
-            "<info>Extras</info> (one per build, as the project offers them; `sync` installs "
-            "the one that fits the machine):"
-        )
+        lines.append(f"<info>{esc(message('plan.extras').text(language))}</info>")
         extra_width = max(len(e.name) for e in plan.extras)
         for extra in plan.extras:
             serves = f" for {', '.join(extra.serves)}" if extra.serves else ""
@@ -215,7 +215,8 @@ def render(plan: Plan, language: Language) -> list[str]:
             satisfy = message("system.to-satisfy", satisfy=req.satisfy)
             lines.append(f"    {esc(satisfy.text(language))}")
     if plan.additions:
-        lines.append(f"<info>Added to the {MANAGED_GROUP} group</info> (from PyPI):")
+        added = message("plan.added", group=MANAGED_GROUP).text(language)
+        lines.append(f"<info>{esc(added)}</info>")
         for addition in plan.additions:
             lines.append(f"  {addition.name}{esc(addition.spec)}: {esc(addition.reason)}")
     for warning in plan.warnings:
