@@ -72,13 +72,14 @@ class EnvCommand(CudaCommand):
             )
         env = project_environment(self.project_start(), load_manager=package_manager)
         values, unset = changes(env, os.environ)
-        for line in nvcc_warning(env):
-            self.line_error(escape(line))
         if shell == "json":
             self.print_json(to_json(values, unset, env))
-            return 0
-        self.raw(render(shell, values, unset, env))
-        if self.port.is_verbose():
+        else:
+            self.raw(render(shell, values, unset, env))
+        # After the variables: output refused for its encoding says only that.
+        for line in nvcc_warning(env):
+            self.line_error(escape(line))
+        if shell != "json" and self.port.is_verbose():
             for note in env.notes:
                 self.line_error(f"poetry-cuda: {escape(note)}")
         return 0
