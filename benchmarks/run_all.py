@@ -1,12 +1,12 @@
-"""Run every benchmark and regenerate the results section of README.md.
+"""Run every benchmark and regenerate the results in docs/benchmarks.md.
 
 Runs the benchmarks one after another (each prints its tables as it finishes), then
-replaces what README.md holds between `<!-- benchmarks:start -->` and
+replaces what docs/benchmarks.md holds between `<!-- benchmarks:start -->` and
 `<!-- benchmarks:end -->` with a summary of the targets, every table and a description
 of the machine. The markers are added under a `## Benchmarks` heading at the end of
-README.md when absent; nothing else in the file changes. `--quick` takes fewer runs
+docs/benchmarks.md when absent; nothing else in the file changes. `--quick` takes fewer runs
 (a rougher table, in a fraction of the time); `--only` runs some benchmarks and leaves
-README.md alone. The shared wheel store's benchmark (`shared_store`: minutes and some
+docs/benchmarks.md alone. The shared wheel store's benchmark (`shared_store`: minutes and some
 9 GiB of disk) runs only when named: `--only shared_store`.
 
     python3 tools/dev.py bench [--quick] [--only NAME ...] [--no-readme]
@@ -62,7 +62,7 @@ BENCHMARKS: dict[str, ModuleType] = {
 }
 # Run only when named with --only: they take minutes and gigabytes of disk.
 ON_REQUEST: dict[str, ModuleType] = {"shared_store": shared_store}
-README = ROOT / "README.md"
+README = ROOT / "docs" / "benchmarks.md"  # the results page the README links to
 START = "<!-- benchmarks:start -->"
 END = "<!-- benchmarks:end -->"
 
@@ -120,7 +120,7 @@ def section(tables: list[Table], quick: bool, seconds: float, loads: tuple[str, 
 
 
 def write_readme(text: str) -> None:
-    """Replace the marked section (re-reading README.md just before writing)."""
+    """Replace the marked section (re-reading the page just before writing)."""
     current = README.read_text(encoding="utf-8")
     if START in current and END in current:
         before, rest = current.split(START, 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from poetry_cuda.messages import Language
 from poetry_cuda.messages import Localized
+from poetry_cuda.messages import labels_language
 from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 
@@ -35,6 +36,8 @@ class PoetryCudaError(Exception):
 
     def render(self, language: Language = "en") -> str:
         """The message as printed: what, then why and fix on their own lines."""
+        # Chinese labels only before Chinese texts: an error not wholly translated reads in English.
+        language = labels_language(self._parts, language)
         what, why, fix = (localize(part, language) for part in self._parts)
         lines = [what]
         if why:

@@ -24,6 +24,7 @@ from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from collections.abc import Mapping
 
 Language = Literal["en", "zh"]
@@ -52,6 +53,57 @@ MessageId = Literal[
     "no-variant.fix-or-pass-cuda",
     "no-variant.fix-or-change",
     "no-variant.fix-or-cpu-fallback",
+    "unknown-cuda.what",
+    "unknown-cuda.why",
+    "unknown-cuda.fix",
+    "unmatched-cuda.what",
+    "unmatched-cuda.why",
+    "unmatched-cuda.fix",
+    "plan.header",
+    "plan.no-packages",
+    "plan.from",
+    "plan.expects",
+    "plan.extras",
+    "plan.added",
+    "plan.user-mirror",
+    "plan.user-mirror-uv",
+    "warning.line",
+    "nvcc.mismatch-cuda",
+    "nvcc.mismatch-need",
+    "nvcc.mismatch-fix-cuda",
+    "nvcc.mismatch-fix-need",
+    "redist.unreachable",
+    "redist.unreachable-upstream",
+    "redist.unreachable-mirror",
+    "redist.unreachable-fix",
+    "lock.no-change",
+    "lock.locked",
+    "lock.wrote",
+    "check.stale",
+    "check.fix",
+    "check.fresh",
+    "detect.host",
+    "detect.where",
+    "detect.this-machine",
+    "detect.driver",
+    "detect.none-found",
+    "detect.none-macos",
+    "detect.unknown",
+    "detect.highest-cuda",
+    "detect.gpu",
+    "detect.memory",
+    "detect.gpus",
+    "detect.none-reported",
+    "detect.toolkit",
+    "detect.nvcc",
+    "detect.no-nvcc",
+    "detect.toolkits",
+    "detect.at",
+    "detect.probes",
+    "install.run-live",
+    "install.run-dead",
+    "install.stale",
+    "install.gpu-unused",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -89,6 +141,19 @@ MessageId = Literal[
     "doctor.fix-lock-uv",
     "doctor.lock-unserved",
     "doctor.fix-lock-this",
+    "doctor.macos",
+    "doctor.driver",
+    "doctor.gpu",
+    "doctor.toolkit",
+    "doctor.cudnn",
+    "doctor.no-venv",
+    "doctor.no-venv-fix",
+    "doctor.venv-at",
+    "doctor.recorded-fix",
+    "doctor.fix-driver-uv",
+    "doctor.fix-lock-here-uv",
+    "doctor.shell-fix",
+    "doctor.shell-fix-uv",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -102,22 +167,22 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "no-variant.first-line": Texts(
         "No variant of {lead} satisfies every target ({asked}):",
-        "{lead} 没有一个构建版本能满足所有目标主机（{asked}）：",
+        "{lead} 没有能满足所有目标主机的构建（{asked}）：",
     ),
     "no-variant.first-line-pinned": Texts(
         "No variant of {lead} satisfies every target ({asked}; the project pins {pin}: "
         "{pinned_by}):",
-        "{lead} 没有一个构建版本能满足所有目标主机（{asked}；项目固定了 {pin}：{pinned_by}）：",
+        "{lead} 没有能满足所有目标主机的构建（{asked}；项目固定了 {pin}：{pinned_by}）：",
     ),
     "no-variant.none-serves": Texts(
         "  no known {lead} build serves these targets",
-        "  没有已知的 {lead} 构建版本能用于这些目标主机",
+        "  没有已知的 {lead} 构建能用于这些目标主机",
     ),
     "no-variant.why": Texts(
         "every GPU of every target must have kernels in the build, and its driver must run "
         "the build's CUDA version",
-        "每台目标主机的每块 GPU 都必须在该构建版本中有对应的内核（kernel），"
-        "且主机的驱动必须能运行该版本所用的 CUDA",
+        "每台目标主机的每块 GPU 都必须在该构建中有对应的内核（kernel），"
+        "且主机的驱动必须能运行该构建所用的 CUDA 版本",
     ),
     "no-variant.fix-versions": Texts(
         "{lead} versions that would serve these targets: {first} to {last} ({variants}); "
@@ -126,7 +191,7 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "请在 pyproject.toml 中允许其中之一",
     ),
     "no-variant.fix-cpu": Texts(
-        'plan CPU builds with cuda = "cpu"', '设置 cuda = "cpu"，改用 CPU 构建版本'
+        'plan CPU builds with cuda = "cpu"', '设置 cuda = "cpu"，改用 CPU 版'
     ),
     "no-variant.fix-or-pass-cuda": Texts(
         ", or pass --cuda with one of them (and `lock --adopt` to move the project's pins "
@@ -136,7 +201,163 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "no-variant.fix-or-change": Texts(", or change {said}", "；或修改 {said}"),
     "no-variant.fix-or-cpu-fallback": Texts(
         ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
-        "；或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，接受 CPU 构建版本",
+        "；或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，接受 CPU 版",
+    ),
+    "unknown-cuda.what": Texts(
+        "{said}: no known build of {lead} has this CUDA version",
+        "{said}：{lead} 没有这个 CUDA 版本的已知构建",
+    ),
+    "unknown-cuda.why": Texts(
+        "{lead} is published for {variants}", "{lead} 发布的 CUDA 构建有：{variants}"
+    ),
+    "unknown-cuda.fix": Texts(
+        "use one of them (e.g. {example}), or auto to let poetry-cuda choose",
+        "改用其中之一（例如 {example}），或用 auto 让 poetry-cuda 自动选择",
+    ),
+    "unmatched-cuda.what": Texts(
+        "{said}: no {lead} version the project allows has a build of this CUDA version",
+        "{said}：项目允许的 {lead} 版本都没有这个 CUDA 版本的构建",
+    ),
+    "unmatched-cuda.why": Texts(
+        "the {lead} versions the project allows are published for {variants}; {matching} "
+        "builds exist for {lead} {first} to {last}",
+        "项目允许的 {lead} 版本只发布了 {variants}；{matching} 构建只有 {lead} {first} 到 "
+        "{last} 才有",
+    ),
+    "unmatched-cuda.fix": Texts(
+        "ask for one of {variants} (e.g. {example}), or allow {lead} {first} to {last} in "
+        "pyproject.toml",
+        "改用 {variants} 之一（例如 {example}），或在 pyproject.toml 中允许 {lead} {first} 到 {last}",
+    ),
+    # `plan`'s report around the choices (the reasons are recorded facts, quoted as written).
+    "plan.header": Texts(
+        "Plan for {targets} (policy {policy})", "计划（目标主机：{targets}；策略：{policy}）"
+    ),
+    "plan.no-packages": Texts(
+        "The project has no CUDA-flavoured packages.", "项目中没有带 CUDA 变体的包。"
+    ),
+    "plan.from": Texts(" from {where}", "，来自 {where}"),
+    "plan.expects": Texts(", expects {version}", "，预期版本 {version}"),
+    "plan.extras": Texts(
+        "Extras (one per build, as the project offers them; `sync` installs the one that "
+        "fits the machine):",
+        "Extras（项目为每个构建提供一个；`sync` 安装适合本机的那个）：",
+    ),
+    "plan.added": Texts(
+        "Added to the {group} group (from PyPI):", "加入 {group} 依赖组的包（来自 PyPI）："
+    ),
+    "plan.user-mirror": Texts(
+        "Per-user mirror ({variable}): this machine fetches {source} from {mirror}; "
+        "the lock records {upstream}",
+        "个人镜像（{variable}）：本机从 {mirror} 获取 {source}；锁文件里记录的仍是 {upstream}",
+    ),
+    "plan.user-mirror-uv": Texts(
+        "{variables}: a per-user mirror works with Poetry projects only; in this uv project "
+        "`lock` refuses it (set the mirror in [tool.poetry-cuda.mirrors] instead)",
+        "{variables}：个人镜像只对 Poetry 项目有效；这是 uv 项目，`lock` 会拒绝它"
+        "（请改在 [tool.poetry-cuda.mirrors] 中设置镜像）",
+    ),
+    "warning.line": Texts("Warning: {text}", "警告：{text}"),
+    "nvcc.mismatch-cuda": Texts(
+        "the nvcc on PATH ({path}) is CUDA {version}, but the locked builds are CUDA {cuda}: "
+        "extensions it compiles would not match them",
+        "PATH 上的 nvcc（{path}）是 CUDA {version}，而锁定的构建是 CUDA {cuda} 版："
+        "用它编译的扩展与这些构建不匹配",
+    ),
+    "nvcc.mismatch-need": Texts(
+        "the nvcc on PATH ({path}) is CUDA {version}, but {package} needs nvcc {spec}",
+        "PATH 上的 nvcc（{path}）是 CUDA {version}，而 {package} 需要 nvcc {spec}",
+    ),
+    "nvcc.mismatch-fix-cuda": Texts(
+        "install a CUDA {major}.x toolkit (env and run put it first on PATH), or set "
+        'toolkit = "redist" in [tool.poetry-cuda] to give the project its own nvcc',
+        "安装一个 CUDA {major}.x 工具包（env 和 run 会把它放到 PATH 最前面），或在 "
+        '[tool.poetry-cuda] 中设置 toolkit = "redist"，让项目用上自己的 nvcc',
+    ),
+    "nvcc.mismatch-fix-need": Texts(
+        '{satisfy}; or set toolkit = "redist" in [tool.poetry-cuda] to give the project its '
+        "own nvcc",
+        '{satisfy}；或在 [tool.poetry-cuda] 中设置 toolkit = "redist"，让项目用上自己的 nvcc',
+    ),
+    "redist.unreachable": Texts(
+        'toolkit = "redist": lock could not read NVIDIA\'s archive listing: {what}',
+        'toolkit = "redist"：lock 无法读取 NVIDIA 的归档清单：{what}',
+    ),
+    "redist.unreachable-upstream": Texts(
+        "lock records the nvcc archives' sha256 from {url}, NVIDIA's own site (no cuda-redist "
+        "mirror is set)",
+        "lock 要从 {url}（NVIDIA 官方站点；未设置 cuda-redist 镜像）读取 nvcc 归档的 sha256",
+    ),
+    "redist.unreachable-mirror": Texts(
+        "lock records the nvcc archives' sha256 from the cuda-redist mirror in use, {url}",
+        "lock 要从正在使用的 cuda-redist 镜像 {url} 读取 nvcc 归档的 sha256",
+    ),
+    "redist.unreachable-fix": Texts(
+        "check the network, or name a mirror of NVIDIA's redist directory: "
+        '[tool.poetry-cuda.mirrors] cuda-redist = "https://..." (for yourself only: '
+        "POETRY_CUDA_MIRROR_CUDA_REDIST), then run lock again",
+        "检查网络，或者为 NVIDIA 的 redist 目录指定镜像："
+        '[tool.poetry-cuda.mirrors] cuda-redist = "https://..."（只对自己生效：'
+        "POETRY_CUDA_MIRROR_CUDA_REDIST），然后重新运行 lock",
+    ),
+    # What `lock` did.
+    "lock.no-change": Texts("pyproject.toml: no change", "pyproject.toml：没有改动"),
+    "lock.locked": Texts(
+        "Locked {name} {version} from {source}", "已锁定 {name} {version}，来自 {source}"
+    ),
+    "lock.wrote": Texts("Wrote cuda.lock", "已写入 cuda.lock"),
+    # `lock --check`: the header above the reasons, its fix, and the all-clear.
+    "check.stale": Texts("cuda.lock is stale:", "cuda.lock 已过期："),
+    "check.fix": Texts("run `{command}`", "运行 `{command}`"),
+    "check.fresh": Texts(
+        "cuda.lock and the managed configuration are fresh.", "cuda.lock 和托管的配置都是最新的。"
+    ),
+    # `detect`'s report: labels and the sentences around what was found.
+    "detect.host": Texts("Host", "主机"),
+    "detect.this-machine": Texts("this machine", "本机"),
+    "detect.where": Texts(" ({os} {machine})", "（{os} {machine}）"),
+    "detect.driver": Texts("NVIDIA driver", "NVIDIA 驱动"),
+    "detect.none-found": Texts("none found", "未找到"),
+    "detect.none-macos": Texts("none (macOS has no CUDA)", "无（macOS 没有 CUDA）"),
+    "detect.unknown": Texts("unknown", "未知"),
+    "detect.highest-cuda": Texts("Highest CUDA the driver supports", "驱动支持的最高 CUDA"),
+    "detect.gpu": Texts(
+        "{index}: {name}, compute capability {capability} ({sm}){memory}",
+        "{index}：{name}，计算能力 {capability}（{sm}）{memory}",
+    ),
+    "detect.memory": Texts(", {mib} MiB", "，显存 {mib} MiB"),
+    "detect.gpus": Texts("GPUs", "GPU"),
+    "detect.none-reported": Texts("none reported", "驱动没有报告任何 GPU"),
+    "detect.toolkit": Texts("{version} at {root}{nvcc}", "{version}，位于 {root}{nvcc}"),
+    "detect.nvcc": Texts(", nvcc {path}", "，nvcc 为 {path}"),
+    "detect.no-nvcc": Texts(", no nvcc", "，没有 nvcc"),
+    "detect.toolkits": Texts("CUDA toolkits", "CUDA 工具包"),
+    "detect.at": Texts("{version} at {path}", "{version}，位于 {path}"),
+    "detect.probes": Texts("Probes", "探测结果"),
+    # The plugin's warnings before `poetry install` installs the lock.
+    "install.run-live": Texts(
+        "another poetry-cuda run is changing pyproject.toml and the locks now "
+        "({journal} is its journal); install once it has finished",
+        "另一个 poetry-cuda 运行正在修改 pyproject.toml 和锁文件（{journal} 是它的日志）；"
+        "请等它结束后再安装",
+    ),
+    "install.run-dead": Texts(
+        "a poetry-cuda run stopped before it finished and left {journal}; "
+        "run `poetry cuda lock` to undo it before installing",
+        "有一次 poetry-cuda 运行没有完成就停下了，留下了 {journal}；"
+        "安装前请运行 `poetry cuda lock` 撤销它的改动",
+    ),
+    "install.stale": Texts(
+        "cuda.lock is stale: the CUDA-relevant parts of pyproject.toml changed since it was "
+        "written; run `poetry cuda lock`",
+        "cuda.lock 已过期：写入它之后，pyproject.toml 中与 CUDA 相关的部分有了改动；"
+        "请运行 `poetry cuda lock`",
+    ),
+    "install.gpu-unused": Texts(
+        "{name} {variant} from cuda.lock will not use this machine's GPU: {why}. "
+        "Run `poetry cuda lock` with this machine among the targets",
+        "cuda.lock 中的 {name} {variant} 用不上本机的 GPU：{why}。"
+        "请把本机加入目标主机，再运行 `poetry cuda lock`",
     ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(
@@ -194,10 +415,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "distribution's nvidia-driver package), or lock for the CPU with "
         "`poetry cuda lock --cuda cpu`",
         "安装 NVIDIA 驱动（https://www.nvidia.com/Download/index.aspx ，或发行版的 "
-        "nvidia-driver 软件包），或用 `poetry cuda lock --cuda cpu` 锁定 CPU 构建版本",
+        "nvidia-driver 软件包），或用 `poetry cuda lock --cuda cpu` 锁定 CPU 版",
     ),
     "doctor.driver-but-cuda-locked": Texts(
-        "{problem}; cuda.lock locks CUDA builds", "{problem}；而 cuda.lock 锁定的是 CUDA 构建版本"
+        "{problem}; cuda.lock locks CUDA builds", "{problem}；而 cuda.lock 锁定的是 CUDA 构建"
     ),
     "doctor.no-gpu": Texts("the driver reports no GPU", "驱动没有报告任何 GPU"),
     "doctor.no-gpu-fix": Texts(
@@ -228,6 +449,57 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "doctor.system-found-only": Texts(
         "{needs} ({reason}); found only {others}", "{needs}（{reason}）；只找到 {others}"
     ),
+    "doctor.macos": Texts(
+        "macOS has no CUDA: the PyPI builds are installed here",
+        "macOS 没有 CUDA：这里安装的是 PyPI 上的构建",
+    ),
+    "doctor.driver": Texts(
+        "driver {driver} supports CUDA <= {cuda} [{source}]",
+        "驱动 {driver} 支持的 CUDA 最高为 {cuda} [{source}]",
+    ),
+    "doctor.gpu": Texts(
+        "GPU {index}: {name}, compute capability {capability}",
+        "GPU {index}：{name}，计算能力 {capability}",
+    ),
+    "doctor.toolkit": Texts(
+        "CUDA toolkit {version} at {root}{nvcc}", "CUDA 工具包 {version}，位于 {root}{nvcc}"
+    ),
+    "doctor.cudnn": Texts(
+        "cuDNN {version} at {path} ({source})", "cuDNN {version}，位于 {path}（{source}）"
+    ),
+    "doctor.no-venv": Texts(
+        "no virtual environment found for the project", "没有找到项目的虚拟环境"
+    ),
+    "doctor.no-venv-fix": Texts(
+        "run `{install}` to create it and install the lock",
+        "运行 `{install}`，创建虚拟环境并安装锁定的内容",
+    ),
+    "doctor.venv-at": Texts("virtual environment at {root}", "虚拟环境位于 {root}"),
+    # The same fixes for a uv project, where only the script runs: no `poetry cuda` there.
+    "doctor.fix-driver-uv": Texts(
+        "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "
+        "distribution's nvidia-driver package), or lock for the CPU with "
+        "`poetry-cuda lock --cuda cpu`",
+        "安装 NVIDIA 驱动（https://www.nvidia.com/Download/index.aspx ，或发行版的 "
+        "nvidia-driver 软件包），或用 `poetry-cuda lock --cuda cpu` 锁定 CPU 版",
+    ),
+    "doctor.fix-lock-here-uv": Texts(
+        "run `poetry-cuda lock` with this machine among the targets",
+        "把本机加入目标主机，再运行 `poetry-cuda lock`",
+    ),
+    "doctor.shell-fix": Texts(
+        "run commands through `poetry cuda run -- CMD` (or `poetry run`), or load the "
+        'project\'s environment with `eval "$(poetry cuda env)"`',
+        "通过 `poetry cuda run -- CMD`（或 `poetry run`）运行命令，或用 "
+        '`eval "$(poetry cuda env)"` 载入项目的环境',
+    ),
+    "doctor.shell-fix-uv": Texts(
+        "run commands through `poetry-cuda run -- CMD`, or load the project's environment "
+        'with `eval "$(poetry-cuda env)"`',
+        '通过 `poetry-cuda run -- CMD` 运行命令，或用 `eval "$(poetry-cuda env)"` 载入项目的环境',
+    ),
+    # What cuda.lock records is quoted as written, and said to be quoted.
+    "doctor.recorded-fix": Texts("{satisfy}", "{satisfy}（cuda.lock 记录的办法）"),
     "doctor.system-none-found": Texts(
         "{needs} ({reason}); none found", "{needs}（{reason}）；一个也没有找到"
     ),
@@ -294,6 +566,25 @@ def localize(value: object, language: Language) -> str:
     if isinstance(value, (Message, Phrase)):
         return value.text(language)
     return str(value)
+
+
+def translated(value: object) -> bool:
+    """Whether `value` reads in Chinese where Chinese is asked: a catalogue message, a phrase
+    that opens with one (what follows may quote a tool), or nothing to say.
+
+    A label ("Why", "Fix") goes with an untranslated text only in its English form: a
+    reader never meets a Chinese label before an English sentence.
+    """
+    if isinstance(value, Message):
+        return True
+    if isinstance(value, Phrase):
+        return bool(value.parts) and translated(value.parts[0])
+    return not str(value)
+
+
+def labels_language(parts: Iterable[object], language: Language) -> Language:
+    """The language of the labels before `parts`: `language`, unless one part is English."""
+    return language if all(translated(part) for part in parts) else "en"
 
 
 def language_of(environ: Mapping[str, str]) -> Language:

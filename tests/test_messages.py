@@ -89,7 +89,7 @@ def test_a_message_is_english_unless_asked_and_nests() -> None:
     problem = message("driver.none")
     finding = message("doctor.driver-but-cuda-locked", problem=problem)
     assert str(finding) == "no NVIDIA driver found; cuda.lock locks CUDA builds"
-    assert finding.text("zh") == "未找到 NVIDIA 驱动；而 cuda.lock 锁定的是 CUDA 构建版本"
+    assert finding.text("zh") == "未找到 NVIDIA 驱动；而 cuda.lock 锁定的是 CUDA 构建"
 
 
 def test_an_error_keeps_its_english_parts_and_renders_chinese() -> None:
@@ -103,7 +103,7 @@ def test_an_error_keeps_its_english_parts_and_renders_chinese() -> None:
     assert error.render() == str(error)
     assert error.render().splitlines()[-1] == f"Fix: {error.fix}"
     chinese = error.render("zh").splitlines()
-    assert chinese[0] == "torch 没有一个构建版本能满足所有目标主机（torch）："
+    assert chinese[0] == "torch 没有能满足所有目标主机的构建（torch）："
     assert chinese[1] == "  cu124: x"
     assert chinese[2].startswith("原因：")
     assert chinese[3].startswith('解决办法：设置 cuda = "cpu"')

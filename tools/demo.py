@@ -22,12 +22,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from poetry_cuda.messages import language_of
 from tests.support.catalog import WorldServer
 from tests.support.catalog import build_world
 
 
 EXAMPLE = ROOT / "examples" / "torch_project"
 BIN = Path(sys.executable).parent
+# The demo's own headings, in the reader's language as poetry-cuda's messages are.
+TITLES = {
+    "en": {
+        "detect": "This machine",
+        "plan": "The plan",
+        "lock": "Lock",
+        "check": "Is the lock fresh?",
+        "install": "Install without the plugin",
+        "entries": "(the {name} entries)",
+        "torch": "The installed torch:",
+    },
+    "zh": {
+        "detect": "本机",
+        "plan": "计划",
+        "lock": "锁定",
+        "check": "锁文件是最新的吗？",
+        "install": "不用插件安装",
+        "entries": "（其中 {name} 的条目）",
+        "torch": "安装的 torch：",
+    },
+}
+TITLE = TITLES[language_of(os.environ)]
 
 
 def step(title: str, program: str, *args: str, cwd: Path, env: dict[str, str]) -> None:
@@ -38,7 +61,9 @@ def step(title: str, program: str, *args: str, cwd: Path, env: dict[str, str]) -
 
 
 def show(path: Path, *, only: str | None = None) -> None:
-    print(f"\n== {path.name}" + (f" (the {only} entries)" if only else ""), flush=True)
+    entries = TITLE["entries"].format(name=only) if only else ""
+    space = "" if entries.startswith("（") else " "
+    print(f"\n== {path.name}" + (space + entries if only else ""), flush=True)
     text = path.read_text()
     if only is None:
         print(text)
@@ -69,14 +94,14 @@ def main() -> int:
                 + f'\n[[tool.poetry.source]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\n'
                 + 'priority = "primary"\n'
             )
-            step("This machine", "poetry-cuda", "detect", cwd=project, env=env)
-            step("The plan", "poetry-cuda", "plan", cwd=project, env=env)
-            step("Lock", "poetry", "cuda", "lock", cwd=project, env=env)
+            step(TITLE["detect"], "poetry-cuda", "detect", cwd=project, env=env)
+            step(TITLE["plan"], "poetry-cuda", "plan", cwd=project, env=env)
+            step(TITLE["lock"], "poetry", "cuda", "lock", cwd=project, env=env)
             show(project / "cuda.lock")
             show(project / "poetry.lock", only="torch")
-            step("Is the lock fresh?", "poetry", "cuda", "lock", "--check", cwd=project, env=env)
+            step(TITLE["check"], "poetry", "cuda", "lock", "--check", cwd=project, env=env)
             step(
-                "Install without the plugin",
+                TITLE["install"],
                 "poetry",
                 "--no-plugins",
                 "install",
@@ -84,7 +109,7 @@ def main() -> int:
                 env=env,
             )
             python = project / ".venv" / "bin" / "python"
-            print("\n== The installed torch:", flush=True)
+            print(f"\n== {TITLE['torch']}", flush=True)
             subprocess.run(
                 [str(python), "-c", "import torch; print(torch.__version__)"], check=True
             )

@@ -1,8 +1,8 @@
 """Set up the development environment and run the project's jobs.
 
     python3 tools/dev.py demo    # lock the bundled torch example against a local mirror
-    python3 tools/dev.py test    # ruff, mypy and the whole test suite
-    python3 tools/dev.py bench   # the benchmarks; rewrites their table in README.md (--quick)
+    python3 tools/dev.py test    # ruff, mypy and the tests (-m "" for the network ones too)
+    python3 tools/dev.py bench   # the benchmarks; rewrites their tables in docs/benchmarks.md (--quick)
 
 Only Python >= 3.10 and git are needed: the script creates `.venv`, installs the
 project with its `dev` dependency group, and reinstalls only when pyproject.toml changes.

@@ -111,9 +111,13 @@ def _before_install(
         return
     from poetry_cuda.cli.hooks import install_warnings
     from poetry_cuda.knowledge.packaged import load
+    from poetry_cuda.messages import language_of
+    from poetry_cuda.messages import localize
 
+    language = language_of(os.environ)
     for warning in install_warnings(project, load()):
-        command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+        said = localize(warning, language)
+        command_event.io.write_error_line(f"<warning>poetry-cuda: {said}</warning>")
     from poetry_cuda.cli.shared_hook import before_install  # install = "shared"
 
     before_install(command_event, project)

@@ -94,6 +94,8 @@ class ProjectEnv:
     libraries: tuple[str, ...]  # first on the library path, in order
     foreign: tuple[str, ...]  # other toolkits' bin and library folders: left out
     notes: tuple[str, ...]  # how each part was chosen, for people
+    # The locked system requirements the system must meet (the nvcc on PATH is held to them).
+    needs: tuple[SystemRequirement, ...] = ()
 
     @property
     def cuda_home(self) -> str | None:
@@ -290,6 +292,7 @@ def compose(
         libraries=tuple(dict.fromkeys(libraries)),
         foreign=tuple(dict.fromkeys(d for d in foreign if d not in keep)),
         notes=tuple(notes),
+        needs=tuple(needs),
     )
 
 

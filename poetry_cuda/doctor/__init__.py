@@ -69,7 +69,9 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
     )
     # A multi-variant project's builds are checked by extra, its other packages one by one.
     per_package = without_extras_families(cuda_lock, kb) if cuda_lock else None
-    findings = check_host(facts.target, per_package, kb)
+    # The package manager the fixes name: a uv project locks with the script only.
+    backend = facts.locks.backend or (facts.backend[0] if facts.backend else None)
+    findings = check_host(facts.target, per_package, kb, backend=backend)
     if facts.project is None:
         findings.append(
             warn(
@@ -84,8 +86,10 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
     findings += check_environment(
         facts.environment, per_package, facts.locks.locked, facts.target, facts.install_hint
     )
-    findings += check_extras(picks, facts.environment, kb, facts.target)
-    findings += check_shell(facts.shell)
+    findings += check_extras(picks, facts.environment, kb, facts.target, backend=backend)
+    findings += check_shell(facts.shell, backend=backend)
+    if facts.nvcc is not None:
+        findings.append(warn("environment", "nvcc", facts.nvcc.said, facts.nvcc.fix))
     if facts.toolkit is not None:
         findings += check_toolkit(facts.toolkit)
     if cuda_lock is not None:

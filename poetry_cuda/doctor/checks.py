@@ -120,15 +120,22 @@ def _fixed_verdict(cuda: CudaVersion, target: Target, nvidia: Nvidia) -> tuple[b
     return False, f"it needs a driver for CUDA {cuda}; the driver supports CUDA <= {target.cuda}"
 
 
-def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) -> list[Finding]:
-    """The driver, the probes' problems, and whether each locked variant runs here."""
+def check_host(
+    target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase, *, backend: str | None = None
+) -> list[Finding]:
+    """The driver, the probes' problems, and whether each locked variant runs here.
+
+    In a uv project (`backend`) the fixes name the script, the one way to lock there.
+    """
+    uv = backend == "uv"
+    driver_fix = message("doctor.fix-driver-uv") if uv else DRIVER_FIX
     found: list[Finding] = []
     profile = target.profile
     packages = leads(cuda_lock, kb) if cuda_lock else []
     wants_cuda = any(p.cuda for p in packages)
     driver = profile.driver
     if target.os == "macos":
-        found.append(ok("host", "driver", "macOS has no CUDA: the PyPI builds are installed here"))
+        found.append(ok("host", "driver", message("doctor.macos")))
         return found
     if driver is None or target.cuda is None:
         no_driver = message("driver.none")
@@ -140,18 +147,18 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
                     "host",
                     "driver",
                     message("doctor.driver-but-cuda-locked", problem=no_driver),
-                    DRIVER_FIX,
+                    driver_fix,
                 )
             )
         else:
-            found.append(warn("host", "driver", no_driver, DRIVER_FIX))
+            found.append(warn("host", "driver", no_driver, driver_fix))
     else:
         source = driver.cuda_source or driver.source
         found.append(
             ok(
                 "host",
                 "driver",
-                f"driver {target.driver} supports CUDA <= {target.cuda} [{source}]",
+                message("doctor.driver", driver=target.driver, cuda=target.cuda, source=source),
             )
         )
         if not profile.nvidia_gpus:
@@ -168,17 +175,24 @@ def check_host(target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase) ->
                 ok(
                     "host",
                     "gpu",
-                    f"GPU {gpu.index}: {gpu.name}, compute capability {gpu.compute_capability}",
+                    message(
+                        "doctor.gpu",
+                        index=gpu.index,
+                        name=gpu.name,
+                        capability=gpu.compute_capability,
+                    ),
                     subject=f"gpu{gpu.index}",
                 )
             )
     for toolkit in profile.toolkits:
-        nvcc = f", nvcc {toolkit.nvcc}" if toolkit.nvcc else ", no nvcc"
-        found.append(
-            ok("host", "toolkit", f"CUDA toolkit {toolkit.version} at {toolkit.root}{nvcc}")
+        nvcc = (
+            message("detect.nvcc", path=toolkit.nvcc) if toolkit.nvcc else message("detect.no-nvcc")
         )
+        said = message("doctor.toolkit", version=toolkit.version, root=toolkit.root, nvcc=nvcc)
+        found.append(ok("host", "toolkit", said))
     for cudnn in profile.cudnn:
-        found.append(ok("host", "cudnn", f"cuDNN {cudnn.version} at {cudnn.path} ({cudnn.source})"))
+        said = message("doctor.cudnn", version=cudnn.version, path=cudnn.path, source=cudnn.source)
+        found.append(ok("host", "cudnn", said))
     for problem in profile.problems:
         make = fail if problem.probe == "nvml" else warn
         found.append(make("host", "probe", f"{problem.probe}: {problem.message}", problem.fix))
@@ -197,7 +211,7 @@ def _variant_findings(
     name, variant_name = package.name, package.variant
     rerun = message("doctor.fix-lock-this", lock=lock)
     if package.cuda and not target.runs_cuda:
-        rerun = DRIVER_FIX
+        rerun = message("doctor.fix-driver-uv") if cuda_lock.backend == "uv" else DRIVER_FIX
     if package.cuda is None:
         if target.runs_cuda and requested != "cpu":  # a GPU the lock's targets leave unused
             said = message("doctor.lock-unserved", package=name, variant=variant_name)

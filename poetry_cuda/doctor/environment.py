@@ -10,6 +10,7 @@ from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.doctor.installed import CPU
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -53,11 +54,11 @@ def check_environment(
             warn(
                 "environment",
                 "venv",
-                "no virtual environment found for the project",
-                f"run `{install}` to create it and install the lock",
+                message("doctor.no-venv"),
+                message("doctor.no-venv-fix", install=install),
             )
         ]
-    found = [ok("environment", "venv", f"virtual environment at {environment.root}")]
+    found = [ok("environment", "venv", message("doctor.venv-at", root=environment.root))]
     if not environment.site_packages:
         found.append(
             fail(
@@ -184,14 +185,13 @@ def _nvidia_wheels(environment: Environment, install: str) -> list[Finding]:
     return found
 
 
-def check_shell(contradictions: Sequence[Contradiction] | None) -> list[Finding]:
+def check_shell(
+    contradictions: Sequence[Contradiction] | None, *, backend: str | None = None
+) -> list[Finding]:
     """The shell's CUDA_HOME, PATH and library path against the project's environment."""
     if contradictions is None:
         return []
     if not contradictions:
         return [ok("environment", "shell", "the shell's CUDA variables agree with the project")]
-    fix = (
-        "run commands through `poetry cuda run -- CMD` (or `poetry run`), or load the "
-        'project\'s environment with `eval "$(poetry cuda env)"`'
-    )
+    fix = message("doctor.shell-fix-uv") if backend == "uv" else message("doctor.shell-fix")
     return [warn("environment", "shell", c.detail, fix, subject=c.variable) for c in contradictions]

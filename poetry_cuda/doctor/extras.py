@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 
 SYNC_FIX = "run `poetry cuda sync` (or `poetry-cuda sync`)"
+SYNC_FIX_UV = "run `poetry-cuda sync`"  # a uv project: the script is the one way
 FALLBACK = "allow-cpu-fallback = true in [tool.poetry-cuda]"
 
 
@@ -187,8 +188,11 @@ def check_extras(
     environment: Environment | None,
     kb: KnowledgeBase,
     target: Target,
+    *,
+    backend: str | None = None,
 ) -> list[Finding]:
     """Per family: which extra fits this host, and whether the installed build is it."""
+    sync = SYNC_FIX_UV if backend == "uv" else SYNC_FIX
     found: list[Finding] = []
     for pick in picks:
         if pick.extra is None:
@@ -197,16 +201,21 @@ def check_extras(
             continue
         found.append(ok("host", "extra", f"the {pick.extra.name} extra fits here: {pick.reason}"))
         if environment is not None:
-            found.append(_installed_extra(pick, pick.extra, environment, kb, target))
+            found.append(_installed_extra(pick, pick.extra, environment, kb, target, sync))
     return found
 
 
 def _installed_extra(
-    pick: Pick, best: LockedExtra, environment: Environment, kb: KnowledgeBase, target: Target
+    pick: Pick,
+    best: LockedExtra,
+    environment: Environment,
+    kb: KnowledgeBase,
+    target: Target,
+    sync: str = SYNC_FIX,
 ) -> Finding:
     extras = [j.extra for j in pick.judged]
     names = ", ".join(e.name for e in extras)
-    fix = f"{SYNC_FIX} to install the {best.name} extra"
+    fix = f"{sync} to install the {best.name} extra"
     family = next((f for f in kb.families if f.name == pick.family), None)
     members = (family.lead, *family.members) if family else (pick.family,)
     dist = next((d for d in map(environment.get, members) if d is not None), None)

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.backends.base import choose_with_reason
+from poetry_cuda.cudaenv.decide import apply
 from poetry_cuda.cudaenv.decide import contradictions
+from poetry_cuda.cudaenv.path_nvcc import check as check_nvcc
 from poetry_cuda.cudaenv.project_env import project_environment
 from poetry_cuda.doctor.checks import LockState
 from poetry_cuda.doctor.checks import lock_fix
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
 
     from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.cudaenv.decide import Contradiction
+    from poetry_cuda.cudaenv.decide import ProjectEnv
+    from poetry_cuda.cudaenv.path_nvcc import Mismatch
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
     from poetry_cuda.host.nvml import EarlyWorker
@@ -77,6 +81,8 @@ class Facts:
     installed_rows: tuple[Installed, ...] = ()
     # The install a fix names: the project's package manager's (else Poetry's).
     install_hint: str = "poetry install"
+    # The nvcc the project's PATH finds, where it contradicts the lock (another CUDA major).
+    nvcc: Mismatch | None = None
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -209,13 +215,14 @@ def gather(
         known = {os.path.realpath(lib.path) for lib in libraries}
         cached = from_ldconfig(where.ldconfig, kinds, environ=env, timeout=timeout)
         libraries += [lib for lib in cached if os.path.realpath(lib.path) not in known]
+    wanted = project_env(project, env, load_manager)
     return Facts(
         project,
         target,
         locks,
         environment,
         tuple(libraries),
-        shell_contradictions(project, env, load_manager),
+        None if wanted is None else tuple(contradictions(wanted, env)),
         backend,
         cpu_fallback(project),
         gather_toolkit(
@@ -225,6 +232,8 @@ def gather(
         else None,
         kb.installed,
         install_hint(backend[0] if backend else None, load_manager),
+        # The nvcc `run` would find, where it contradicts the lock (see `cudaenv.path_nvcc`).
+        None if wanted is None else check_nvcc(wanted, apply(wanted, env).get("PATH", ""), env),
     )
 
 
@@ -237,16 +246,16 @@ def install_hint(backend: str | None, load_manager: Callable[[str], PackageManag
         return load_manager("poetry").install_hint
 
 
-def shell_contradictions(
+def project_env(
     project: Path | None,
     environ: Mapping[str, str],
     load_manager: Callable[[str], PackageManager],
-) -> tuple[Contradiction, ...] | None:
+) -> ProjectEnv | None:
+    """The environment `run` gives the project; None without cuda.lock, or where it cannot
+    be made (a requirement no installed toolkit meets, reported on its own)."""
     if project is None or not (project / lockfile.FILENAME).is_file():
         return None
-
     try:
-        wanted = project_environment(project, environ, build_tree=False, load_manager=load_manager)
+        return project_environment(project, environ, build_tree=False, load_manager=load_manager)
     except PoetryCudaError:
         return None
-    return tuple(contradictions(wanted, environ))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from poetry_cuda.messages import labels_language
 from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
@@ -55,6 +56,12 @@ class Finding:
 
     def shown_fix(self, language: Language) -> str:
         return self._shown(1, self.fix, language)
+
+    def fix_label_language(self, language: Language) -> Language:
+        """The language of the fix's label: Chinese only before a Chinese fix."""
+        if self.localized is None or localize(self.localized[1], "en") != self.fix:
+            return "en"
+        return labels_language([self.localized[1]], language)
 
     def _shown(self, part: int, english: str, language: Language) -> str:
         # A finding copied with another text (dataclasses.replace) shows that text as it is.

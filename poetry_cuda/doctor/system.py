@@ -155,4 +155,5 @@ def _check(req: SystemRequirement, seen: Sequence[LibraryFound]) -> Finding:
         unmet = message("doctor.system-found-only", needs=wanted, reason=req.reason, others=others)
     else:
         unmet = message("doctor.system-none-found", needs=wanted, reason=req.reason)
-    return fail("system", req.kind, unmet, req.satisfy, subject=subject)
+    fix = message("doctor.recorded-fix", satisfy=req.satisfy)
+    return fail("system", req.kind, unmet, fix, subject=subject)

@@ -21,6 +21,8 @@ from poetry_cuda.backends import adoption_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.errors import ResolutionError
+from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_text
 from poetry_cuda.host.profiles import canonical_machine
@@ -41,6 +43,7 @@ from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
 from poetry_cuda.locking.verify import verify_extras
+from poetry_cuda.messages import message
 from poetry_cuda.planning.adoption import pinned_request
 from poetry_cuda.planning.managed import Managed
 from poetry_cuda.planning.plan import project_cuda
@@ -150,7 +153,21 @@ def redist_toolkit(planned: Planned) -> LockedToolkit | None:
     platforms = redist_platforms(planned) if cuda is not None else ()
     if cuda is None or not platforms:
         return None
-    release, archives = resolve(planned.settings.redist_url, cuda, platforms)
+    settings = planned.settings
+    try:
+        release, archives = resolve(settings.redist_url, cuda, platforms)
+    except UnmetRequirementError as error:
+        # The archives' source out of reach is a failed resolution, as an index's is (exit 4).
+        mirror = (
+            message("redist.unreachable-mirror", url=settings.redist_url)
+            if settings.redist_mirror
+            else message("redist.unreachable-upstream", url=settings.redist_url)
+        )
+        raise ResolutionError(
+            message("redist.unreachable", what=error.what),
+            why=mirror,
+            fix=message("redist.unreachable-fix"),
+        ) from None
     return LockedToolkit(release, archives)
 
 

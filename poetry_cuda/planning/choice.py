@@ -25,6 +25,7 @@ from poetry_cuda.planning.refusals import no_cpu_build
 from poetry_cuda.planning.refusals import no_release
 from poetry_cuda.planning.refusals import no_variant
 from poetry_cuda.planning.refusals import python_clause
+from poetry_cuda.planning.refusals import unmatched_request
 from poetry_cuda.records import frozen
 
 
@@ -99,6 +100,9 @@ def choose_family(
         )
         bounds = _bounds(family, cpu, requests) if skipped else {}
         return Chosen(cpu, _cpu_reason(targets, request), tuple(warnings), bounds)
+    unmatched = unmatched_request(family, request, releases)
+    if unmatched is not None:
+        raise unmatched
     native_only = settings.policy == "native"
     search = first_runnable(releases, gpu_targets, kb, request, native_only=native_only)
     if search.build is not None:

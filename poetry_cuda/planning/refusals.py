@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion
 from packaging.version import Version
 
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
@@ -23,11 +24,13 @@ from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.messages import Localized
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
@@ -149,6 +152,67 @@ def no_variant(
     return NoVariantError(
         Phrase(tuple(lines), "\n"), why=message("no-variant.why"), fix=Phrase(tuple(fix))
     )
+
+
+def unmatched_request(
+    family: Family, request: CudaRequest, releases: Sequence[Sequence[FamilyBuild]]
+) -> ConfigError | NoVariantError | None:
+    """The user's CUDA request matches no build of the admitted releases: a request no known
+    build has is bad input (exit 2), one that only other releases have is a constraint (exit 3).
+
+    Either error names the variants that exist. A request the project's own pins make is
+    left to `no_variant`, which names the pin.
+    """
+    if request.kind != "version" or request.pinned_by:
+        return None
+    admitted = _variant_names(b.variant for builds in releases for b in builds)
+    if any(request.allows(b.variant.cuda) for builds in releases for b in builds):
+        return None
+    known = _variant_names(v for release in family.releases for v in release.variants)
+    matching = [
+        (pair[family.lead], variant.name)
+        for release in family.releases
+        for variant in release.variants
+        if not variant.is_cpu and request.allows(variant.cuda)
+        for pair in release.pairs
+    ]
+    if not matching:
+        return ConfigError(
+            message("unknown-cuda.what", said=request.said, lead=family.lead),
+            why=message("unknown-cuda.why", lead=family.lead, variants=", ".join(known)),
+            fix=message("unknown-cuda.fix", example=_asking(request, known[-1])),
+        )
+    versions = sorted({v for v, _ in matching}, key=_version_key)
+    return NoVariantError(
+        message("unmatched-cuda.what", said=request.said, lead=family.lead),
+        why=message(
+            "unmatched-cuda.why",
+            lead=family.lead,
+            variants=", ".join(admitted) or "cpu",
+            matching=", ".join(sorted({n for _, n in matching})),
+            first=versions[0],
+            last=versions[-1],
+        ),
+        fix=message(
+            "unmatched-cuda.fix",
+            example=_asking(request, admitted[-1] if admitted else "cpu"),
+            variants=", ".join(admitted) or "cpu",
+            lead=family.lead,
+            first=versions[0],
+            last=versions[-1],
+        ),
+    )
+
+
+def _variant_names(variants: Iterable[Variant]) -> list[str]:
+    """The CUDA variants' names, by CUDA version, each once."""
+    by_name = {v.name: v.cuda for v in variants if v.cuda is not None}
+    return sorted(by_name, key=lambda name: by_name[name])
+
+
+def _asking(request: CudaRequest, variant: str) -> str:
+    """How the user would ask for `variant` where they made `request`: option or config key."""
+    return f"{request.key} {variant}" if request.key.startswith("--") else f'cuda = "{variant}"'
 
 
 def no_cpu_build(family: Family, request: CudaRequest) -> NoVariantError:

@@ -46,12 +46,12 @@ def test_a_chinese_locale_gets_chinese_findings(
         lines = result.stdout.splitlines()
         for title in ("主机", "锁文件", "系统依赖"):
             assert title in lines, result.stdout
-        assert "  FAIL  未找到 NVIDIA 驱动；而 cuda.lock 锁定的是 CUDA 构建版本" in lines
+        assert "  FAIL  未找到 NVIDIA 驱动；而 cuda.lock 锁定的是 CUDA 构建" in lines
         unmet = next(line for line in lines if "paddlepaddle-gpu 需要 cudnn >=99" in line)
         assert unmet.startswith("  FAIL  ")
         # What cuda.lock records (the reason, the fix) is quoted as it was written.
         assert "（it loads the system's cuDNN）" in unmet
-        assert "        解决办法：install cuDNN 99 from NVIDIA" in lines
+        assert "        解决办法：install cuDNN 99 from NVIDIA（cuda.lock 记录的办法）" in lines
         assert "        解决办法：安装 NVIDIA 驱动" in "\n".join(lines)
         assert lines[-1].endswith("项失败")
 

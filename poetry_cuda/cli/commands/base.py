@@ -349,8 +349,13 @@ class CudaCommand:
         self.line_error(f"<comment>Warning: {escape(message)}</comment>")
 
 
-def section(title: str, rows: list[str], empty: str | None = None) -> list[str]:
-    """A titled list for a report; without rows, one line saying so (or nothing)."""
+def section(
+    title: str, rows: list[str], empty: str | None = None, *, colon: str = ": "
+) -> list[str]:
+    """A titled list for a report; without rows, one line saying so (or nothing).
+
+    `colon` follows the title: ": " in English, its full-width form in Chinese.
+    """
     if rows:
-        return [f"<info>{title}</info>:", *rows]
-    return [f"<comment>{title}</comment>: {empty}"] if empty is not None else []
+        return [f"<info>{title}</info>{colon.rstrip()}", *rows]
+    return [f"<comment>{title}</comment>{colon}{empty}"] if empty is not None else []

@@ -39,7 +39,10 @@ class CleoCommand(Command):
             return super().run(io)
         except CleoError as error:
             # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
-            usage = UsageError(str(error).strip(), fix=f"see `{self.name} --help` for the options")
+            # Inside Poetry the command's name is "cuda plan": the hint is a whole command line.
+            usage = UsageError(
+                str(error).strip(), fix=f"`poetry {self.name} --help` shows its options"
+            )
             for line in error_lines(usage, user_language()):
                 io.write_error_line(line)
             return UsageError.exit_code

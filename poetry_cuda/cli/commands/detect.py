@@ -11,12 +11,16 @@ from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import section
+from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
     from poetry_cuda.host.profiles import Gpu
     from poetry_cuda.host.profiles import HostProfile
+    from poetry_cuda.messages import Language
+    from poetry_cuda.messages import Message
 
 
 KUBERNETES_OPTIONS = (
@@ -85,46 +89,89 @@ class DetectCommand(CudaCommand):
         for index, profile in enumerate(profiles):
             if index:
                 self.line("")
-            for line in render(profile):
+            for line in render(profile, user_language()):
                 self.line(line)
         return 0
 
 
-def render(profile: HostProfile) -> list[str]:
-    """The readable report of one profile, one fact a line, each with its probe."""
+def render(profile: HostProfile, language: Language = "en") -> list[str]:
+    """The readable report of one profile, one fact a line, each with its probe.
+
+    Labels follow the reader's language; what a probe says (its problems and details) is
+    quoted as it said it, on lines of its own.
+    """
+    from poetry_cuda.planning.targets import DETECTED
+
     esc = escape
-    lines = [f"<info>Host</info>: {esc(profile.label)} ({profile.os} {profile.machine})"]
+
+    def say(said: Message) -> str:
+        return esc(said.text(language))
+
+    colon = "：" if language == "zh" else ": "
+    where = say(message("detect.where", os=profile.os, machine=profile.machine))
+    label = say(message("detect.this-machine")) if profile.label == DETECTED else esc(profile.label)
+    lines = [f"<info>{say(message('detect.host'))}</info>{colon}{label}{where}"]
     driver = profile.driver
+    driver_label = say(message("detect.driver"))
     if driver is None:
-        if profile.os == "macos":
-            lines.append("<comment>NVIDIA driver</comment>: none (macOS has no CUDA)")
-        else:
-            lines.append("<comment>NVIDIA driver</comment>: none found")
+        none = say(
+            message("detect.none-macos") if profile.os == "macos" else message("detect.none-found")
+        )
+        lines.append(f"<comment>{driver_label}</comment>{colon}{none}")
     else:
-        version = str(driver.version) if driver.version else "unknown"
-        lines.append(f"<info>NVIDIA driver</info>: {version} [{driver.source}]")
-        cuda = str(driver.cuda) if driver.cuda else "unknown"
+        version = str(driver.version) if driver.version else say(message("detect.unknown"))
+        lines.append(f"<info>{driver_label}</info>{colon}{version} [{driver.source}]")
+        cuda = str(driver.cuda) if driver.cuda else say(message("detect.unknown"))
         lines.append(
-            f"<info>Highest CUDA</info> the driver supports: {cuda} "
+            f"<info>{say(message('detect.highest-cuda'))}</info>{colon}{cuda} "
             f"[{driver.cuda_source or driver.source}]"
         )
     gpus = [
-        f"  {gpu.index}: {esc(gpu.name)}, {_identity(gpu)}"
-        + (f", {gpu.memory_mib} MiB" if gpu.memory_mib else "")
+        "  "
+        + (
+            say(
+                message(
+                    "detect.gpu",
+                    index=gpu.index,
+                    name=gpu.name,
+                    capability=gpu.compute_capability,
+                    sm=gpu.compute_capability.sm,
+                    memory=message("detect.memory", mib=gpu.memory_mib) if gpu.memory_mib else "",
+                )
+            )
+            if gpu.compute_capability is not None
+            else f"{gpu.index}: {esc(gpu.name)}, {_identity(gpu)}"
+            + (f", {gpu.memory_mib} MiB" if gpu.memory_mib else "")
+        )
         + f" [{gpu.source}]"
         for gpu in profile.gpus
     ]
+    found_none = say(message("detect.none-found"))
     if gpus or driver is not None:
-        lines += section("GPUs", gpus, "none reported")
+        lines += section(
+            say(message("detect.gpus")), gpus, say(message("detect.none-reported")), colon=colon
+        )
     toolkits = [
-        f"  {toolkit.version} at {esc(toolkit.root)}"
-        + (f", nvcc {esc(toolkit.nvcc)}" if toolkit.nvcc else ", no nvcc")
+        "  "
+        + say(
+            message(
+                "detect.toolkit",
+                version=toolkit.version,
+                root=toolkit.root,
+                nvcc=message("detect.nvcc", path=toolkit.nvcc)
+                if toolkit.nvcc
+                else message("detect.no-nvcc"),
+            )
+        )
         + f" [{esc(toolkit.source)}]"
         for toolkit in profile.toolkits
     ]
-    lines += section("CUDA toolkits", toolkits, "none found")
-    cudnn = [f"  {c.version} at {esc(c.path)} [{esc(c.source)}]" for c in profile.cudnn]
-    lines += section("cuDNN", cudnn, "none found")
+    lines += section(say(message("detect.toolkits")), toolkits, found_none, colon=colon)
+    cudnn = [
+        "  " + say(message("detect.at", version=c.version, path=c.path)) + f" [{esc(c.source)}]"
+        for c in profile.cudnn
+    ]
+    lines += section("cuDNN", cudnn, found_none, colon=colon)
     if profile.rocm is not None:
         rocm = profile.rocm
         kernel = f", amdgpu {esc(rocm.kernel_driver)}" if rocm.kernel_driver else ""
@@ -138,14 +185,14 @@ def render(profile: HostProfile) -> list[str]:
     for report in profile.probes:
         if report.probe in ("amd-target", "intel-target"):
             lines.append(f"<comment>Not a target</comment>: {esc(report.detail)}")
-    for problem in profile.problems:
+    for problem in profile.problems:  # a probe's own words: in English, labels included
         lines.append(f"<error>Problem</error> [{problem.probe}]: {esc(problem.message)}")
         lines.append(f"  Fix: {esc(problem.fix)}")
     probes = [
         f"  {p.probe}: {p.result}" + (f": {esc(p.detail)}" if p.detail else "")
         for p in profile.probes
     ]
-    return lines + section("Probes", probes)
+    return lines + section(say(message("detect.probes")), probes, colon=colon)
 
 
 def _identity(gpu: Gpu) -> str:

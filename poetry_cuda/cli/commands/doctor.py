@@ -101,6 +101,7 @@ def render(findings: list[Finding], language: Language) -> list[str]:
             lines.append(f"  {STATUS[finding.status]}  {esc(finding.shown_message(language))}")
             fix = finding.shown_fix(language)
             if finding.status != "ok" and fix:
-                lines.append(f"        {esc(message('error.fix', fix=fix).text(language))}")
+                label = finding.fix_label_language(language)
+                lines.append(f"        {esc(message('error.fix', fix=fix).text(label))}")
     lines.append(message("doctor.summary", **summary(findings)).text(language))
     return lines

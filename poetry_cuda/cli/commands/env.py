@@ -5,12 +5,18 @@ from __future__ import annotations
 import os
 import sys
 
+from typing import TYPE_CHECKING
 from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
+from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.cudaenv.decide import ProjectEnv
 
 
 HELP = """\
@@ -68,9 +74,23 @@ class EnvCommand(CudaCommand):
         values, unset = changes(env, os.environ)
         if shell == "json":
             self.print_json(to_json(values, unset, env))
-            return 0
-        self.raw(render(shell, values, unset, env))
-        if self.port.is_verbose():
+        else:
+            self.raw(render(shell, values, unset, env))
+        # After the variables: output refused for its encoding says only that.
+        for line in nvcc_warning(env):
+            self.line_error(escape(line))
+        if shell != "json" and self.port.is_verbose():
             for note in env.notes:
                 self.line_error(f"poetry-cuda: {escape(note)}")
         return 0
+
+
+def nvcc_warning(env: ProjectEnv) -> list[str]:
+    """Lines for standard error where the nvcc the project's PATH finds does not match the
+    lock (another CUDA major, or outside a locked nvcc requirement); none where it does."""
+    from poetry_cuda.cudaenv.decide import apply
+    from poetry_cuda.cudaenv.path_nvcc import check
+    from poetry_cuda.cudaenv.path_nvcc import warning_lines
+
+    found = check(env, apply(env, os.environ).get("PATH", ""), os.environ)
+    return warning_lines(found, user_language()) if found is not None else []

@@ -15,6 +15,7 @@ from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import render
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import message
 
 
 class LockCommand(PlanCommand):
@@ -73,18 +74,22 @@ class LockCommand(PlanCommand):
             )
         if check:
             if stale:
-                self.line_error("<error>cuda.lock is stale:</error>")
+                language = user_language()
+                header = message("check.stale").text(language)
+                self.line_error(f"<error>{escape(header)}</error>")
                 for reason in stale:
                     self.line_error(f"  {escape(reason)}")
-                self.line_error(f"Fix: run `{self.invocation}`")
+                fix = message("check.fix", command=self.invocation)
+                self.line_error(escape(message("error.fix", fix=fix).text(language)))
                 return 1
-            self.line("cuda.lock and the managed configuration are fresh.")
+            self.line(escape(message("check.fresh").text(user_language())))
             return 0
         planned = outcome.planned
         if self.option("json"):
             self.print_json(planned.plan.to_json())
             return 0
-        for line in render(planned.plan, user_language(), targets_from=planned.targets_from):
+        language = user_language()
+        for line in render(planned.plan, language, targets_from=planned.targets_from):
             self.line(line)
         self.line(self.backend_line(planned))
         adopted = "Would adopt" if dry_run else "Adopted"  # a dry run changes nothing
@@ -92,11 +97,15 @@ class LockCommand(PlanCommand):
             self.line(f"<info>{adopted}</info> {escape(change)}")
         if dry_run:
             self.line("")
-            self.line(escape(outcome.diff) if outcome.diff else "pyproject.toml: no change")
+            unchanged = message("lock.no-change").text(language)
+            self.line(escape(outcome.diff) if outcome.diff else escape(unchanged))
             return 0
         for package in outcome.cuda_lock.packages:
-            self.line(f"<info>Locked</info> {package.name} {package.version} from {package.source}")
-        self.line("Wrote cuda.lock")
+            locked = message(
+                "lock.locked", name=package.name, version=package.version, source=package.source
+            )
+            self.line(f"<info>{escape(locked.text(language))}</info>")
+        self.line(escape(message("lock.wrote").text(language)))
         return 0
 
     def notify(self, message: str) -> None:

@@ -16,6 +16,7 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 from poetry_cuda.request.tables import MANAGED_GROUP
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
     from poetry_cuda.request.settings import Settings
+    from poetry_cuda.request.user_mirrors import Redirect
 
 
 class PlanCommand(CudaCommand):
@@ -79,7 +81,8 @@ class PlanCommand(CudaCommand):
             from poetry_cuda.backends.poetry.rules import check_mirrors
 
             check_mirrors(planned.settings)  # refused now, not when Poetry's lock fails
-        reports = self.check_index(planned) if self.option("check-index") else None
+        redirected = self.user_redirects(planned, backend)
+        reports = self.check_index(planned, redirected) if self.option("check-index") else None
         if self.option("json"):
             document = planned.plan.to_json()
             if reports is not None:
@@ -90,6 +93,8 @@ class PlanCommand(CudaCommand):
                 self.line(line)
             for line in mirror_lines(planned.settings):
                 self.line(line)
+            for line in user_mirror_lines(redirected, backend, user_language()):
+                self.line(line)
             self.line(backend_line(backend, reason))
             if reports is not None:
                 self.line(f"<info>Index check</info> ({index_check_said()}):")
@@ -98,10 +103,21 @@ class PlanCommand(CudaCommand):
                         self.line(f"  {escape(line)}")
         return 0 if reports is None or all(report.ok for report in reports) else 1
 
-    def check_index(self, planned: Planned) -> list[IndexReport]:
-        from poetry_cuda.doctor.index_check import check
+    def user_redirects(self, planned: Planned, backend: str) -> list[Redirect]:
+        """The sources this user's Poetry fetches from a per-user mirror (uv refuses them)."""
+        from poetry_cuda.planning.user_mirrored import user_redirects
 
-        return check(planned.plan.packages, planned.settings, planned.kb.families)
+        if backend != "poetry":
+            return []
+        return user_redirects(planned.plan.packages, planned.kb.families, os.environ)
+
+    def check_index(self, planned: Planned, redirected: list[Redirect]) -> list[IndexReport]:
+        """Check the indexes the lock would read: a per-user mirror's where one is set."""
+        from poetry_cuda.doctor.index_check import check
+        from poetry_cuda.planning.user_mirrored import through_mirrors
+
+        choices = through_mirrors(planned.plan.packages, redirected)
+        return check(choices, planned.settings, planned.kb.families)
 
     def backend(self, planned: Planned) -> tuple[str, str]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
@@ -143,28 +159,55 @@ def targets_said(plan: Plan, targets_from: str) -> str:
     return f"the targets cuda.lock records ({', '.join(labels)})"
 
 
+def user_mirror_lines(redirected: list[Redirect], backend: str, language: Language) -> list[str]:
+    """The per-user mirrors in use; in a uv project, that `lock` refuses the variables."""
+    if backend != "poetry":
+        from poetry_cuda.request.user_mirrors import PREFIX
+        from poetry_cuda.request.user_mirrors import REDIST_VARIABLE
+
+        names = sorted(
+            n
+            for n, v in os.environ.items()
+            if n.startswith(PREFIX) and n != REDIST_VARIABLE and v.strip()
+        )
+        if not names:
+            return []
+        said = message("plan.user-mirror-uv", variables=", ".join(names))
+        return [f"<comment>{escape(said.text(language))}</comment>"]
+    return [
+        escape(
+            message(
+                "plan.user-mirror",
+                variable=r.variable,
+                source=r.name,
+                mirror=r.mirror,
+                upstream=r.upstream,
+            ).text(language)
+        )
+        for r in redirected
+    ]
+
+
 def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[str]:
     """The plan for people; `targets_from` says where its targets came from (`Planned`)."""
     esc = escape
-    lines = [
-        f"<info>Plan</info> for {esc(targets_said(plan, targets_from))} (policy {plan.policy})"
-    ]
+    said = targets_said(plan, targets_from)
+    header = message("plan.header", targets=said, policy=plan.policy)
+    lines = [f"<info>{esc(header.text(language))}</info>"]
     if not plan.packages and not plan.extras:
-        lines.append("  The project has no CUDA-flavoured packages.")
+        lines.append(f"  {esc(message('plan.no-packages').text(language))}")
     width = max((len(c.name) for c in plan.packages), default=0)
     for choice in plan.packages:
         where = "PyPI" if choice.source.is_pypi else f"{choice.source.name} ({choice.source.url})"
-        expect = f", expects {choice.version}" if choice.version else ""
+        source = message("plan.from", where=where).text(language)
+        expect = message("plan.expects", version=choice.version) if choice.version else ""
         lines.append(
-            f"  <c1>{choice.name.ljust(width)}</c1>  <b>{choice.variant}</b> from {esc(where)}"
-            f"{esc(expect)}"
+            f"  <c1>{choice.name.ljust(width)}</c1>  <b>{choice.variant}</b>{esc(source)}"
+            f"{esc(localize(expect, language))}"
         )
         lines.append(f"  {' ' * width}  {esc(choice.reason)}")
     if plan.extras:
-        lines.append(
-            "<info>Extras</info> (one per build, as the project offers them; `sync` installs "
-            "the one that fits the machine):"
-        )
+        lines.append(f"<info>{esc(message('plan.extras').text(language))}</info>")
         extra_width = max(len(e.name) for e in plan.extras)
         for extra in plan.extras:
             serves = f" for {', '.join(extra.serves)}" if extra.serves else ""
@@ -189,7 +232,8 @@ def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[st
             satisfy = message("system.to-satisfy", satisfy=req.satisfy)
             lines.append(f"    {esc(satisfy.text(language))}")
     if plan.additions:
-        lines.append(f"<info>Added to the {MANAGED_GROUP} group</info> (from PyPI):")
+        added = message("plan.added", group=MANAGED_GROUP).text(language)
+        lines.append(f"<info>{esc(added)}</info>")
         for addition in plan.additions:
             lines.append(f"  {addition.name}{esc(addition.spec)}: {esc(addition.reason)}")
     for warning in plan.warnings:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.cli.commands.base import Argument
 from poetry_cuda.cli.commands.base import CudaCommand
+from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import CommandNotExecutableError
 from poetry_cuda.errors import CommandNotFoundError
 from poetry_cuda.errors import UsageError
@@ -81,6 +82,7 @@ class RunCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
+        from poetry_cuda.cli.commands.env import nvcc_warning
         from poetry_cuda.cli.registry import package_manager
         from poetry_cuda.cudaenv.decide import apply
         from poetry_cuda.cudaenv.project_env import project_environment
@@ -92,9 +94,10 @@ class RunCommand(CudaCommand):
                 why="run executes a command with the project's CUDA environment",
                 fix=f"write the command after run, e.g. `{self.program} nvcc --version`",
             )
-        env = apply(
-            project_environment(self.project_start(), load_manager=package_manager), os.environ
-        )
+        project_env = project_environment(self.project_start(), load_manager=package_manager)
+        env = apply(project_env, os.environ)
+        for line in nvcc_warning(project_env):
+            self.line_error(escape(line))
         program = find_program(argv[0], env.get("PATH", ""))
         if program is None:
             raise CommandNotFoundError(
