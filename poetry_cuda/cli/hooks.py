@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
+from poetry_cuda.locking import transaction
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from poetry.poetry import Poetry
 
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.managed import Pin
     from poetry_cuda.request.user_mirrors import Redirect
 
@@ -68,7 +71,7 @@ def requested_pins(project: Path, requested: Iterable[str], kb: KnowledgeBase) -
     return pins
 
 
-def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
+def install_warnings(project: Path, kb: KnowledgeBase) -> list[Localized]:
     """Why installing the lock on this machine may not give working CUDA builds: what the
     install gate finds (`locking.state`), and builds that leave this machine's GPU unused."""
     from poetry_cuda.host.detect import detect_this_machine
@@ -81,9 +84,17 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[str]:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return [error.what]
-    lock = "`poetry cuda lock`"
-    warnings = state.gate(project, cuda_lock, pyproject).reasons(lock)
+    gate = state.gate(project, cuda_lock, pyproject)
+    # The gate's obstacles, each in the user's language (the plugin's lock is `poetry cuda lock`).
+    warnings: list[Localized] = []
+    if gate.run == "live":
+        warnings.append(message("install.run-live", journal=transaction.JOURNAL))
+    elif gate.run == "dead":
+        warnings.append(message("install.run-dead", journal=transaction.JOURNAL))
+    if not gate.fresh:
+        warnings.append(message("install.stale"))
     target, _ = settle(detect_this_machine(os.environ), kb.nvidia)
+    lock = "`poetry cuda lock`"
     return warnings + unserved(cuda_lock.packages, cuda_lock.cuda, target, kb, lock=lock)
 
 

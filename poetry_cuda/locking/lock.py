@@ -26,6 +26,7 @@ from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.files import read_text
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.locking import duplicates
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
@@ -45,6 +46,7 @@ from poetry_cuda.locking.verify import verify
 from poetry_cuda.locking.verify import verify_extras
 from poetry_cuda.messages import message
 from poetry_cuda.planning.adoption import pinned_request
+from poetry_cuda.planning.base_image import base_image_for
 from poetry_cuda.planning.managed import Managed
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.planning.planner import replanned
@@ -81,6 +83,8 @@ def build_lock(
 ) -> CudaLock:
     """cuda.lock for the plan; `requirements` as cross-checked with the lock (default: the plan's)."""
     plan = planned.plan
+    needs = plan.system_requirements if requirements is None else requirements
+    image = base_image_for(plan, planned.targets, needs, packaged.base_images())
     lock = CudaLock(
         content_hash="",
         backend=backend,
@@ -100,7 +104,7 @@ def build_lock(
             )
             for c in plan.packages
         ),
-        system_requirements=plan.system_requirements if requirements is None else requirements,
+        system_requirements=needs,
         managed_sources=managed(planned).source_names,
         extras=tuple(
             LockedExtra(
@@ -115,6 +119,7 @@ def build_lock(
             )
             for e in plan.extras
         ),
+        base_image=image.image if image is not None else None,
     )
     return sealed(lock, planned.pyproject)
 

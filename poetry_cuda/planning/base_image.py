@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.base_images import BaseImage
     from poetry_cuda.knowledge.base_images import Flavour
+    from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.plan import SystemRequirement
+    from poetry_cuda.planning.targets import Target
 
 
 # Requirement kinds an image can meet; "driver" is the host's, never the image's.
@@ -149,3 +151,21 @@ def _reason(
     if image.confidence != "verified":
         why += f" ({image.cuda}'s row is not confirmed: NVIDIA may have changed or deleted the tag)"
     return why
+
+
+def base_image_for(
+    plan: Plan,
+    targets: Sequence[Target],
+    requirements: Sequence[SystemRequirement],
+    images: Sequence[BaseImage],
+) -> BaseImageChoice | None:
+    """The image for a plan's Linux targets (None: the plan has none; images are Linux):
+    its highest CUDA build against the lowest driver among them."""
+    linux = [t for t in targets if t.os == "linux"]
+    if not linux:
+        return None
+    cudas = [c.cuda for c in plan.packages if c.cuda] + [e.cuda for e in plan.extras if e.cuda]
+    drivers = [t.cuda for t in linux if t.cuda is not None]
+    return choose_base_image(
+        requirements, max(cudas, default=None), min(drivers, default=None), images
+    )

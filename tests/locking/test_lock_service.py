@@ -101,7 +101,7 @@ def test_doctor_and_the_install_hook_warn_of_the_unused_gpu(
 
     for name, value in server.items():
         monkeypatch.setenv(name, value)
-    warnings = install_warnings(project, load())
+    warnings = [str(w) for w in install_warnings(project, load())]
     assert any(
         "torch cpu from cuda.lock will not use this machine's GPU" in w
         and "`poetry cuda lock --target this`" in w

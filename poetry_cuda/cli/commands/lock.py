@@ -13,6 +13,7 @@ from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
+from poetry_cuda.cli.commands.plan import base_image_line
 from poetry_cuda.cli.commands.plan import render
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import message
@@ -91,6 +92,9 @@ class LockCommand(PlanCommand):
         language = user_language()
         for line in render(planned.plan, language, targets_from=planned.targets_from):
             self.line(line)
+        image_line = base_image_line(planned)
+        if image_line is not None:
+            self.line(image_line)
         self.line(self.backend_line(planned))
         adopted = "Would adopt" if dry_run else "Adopted"  # a dry run changes nothing
         for change in outcome.adopted:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.index_check import IndexReport
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.messages import Language
+    from poetry_cuda.planning.base_image import BaseImageChoice
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
@@ -85,12 +86,17 @@ class PlanCommand(CudaCommand):
         reports = self.check_index(planned, redirected) if self.option("check-index") else None
         if self.option("json"):
             document = planned.plan.to_json()
+            image = base_image(planned)
+            document["base_image"] = None if image is None else image.image
             if reports is not None:
                 document["index_check"] = [report.to_json() for report in reports]
             self.print_json(document)
         else:
             for line in render(planned.plan, user_language(), targets_from=planned.targets_from):
                 self.line(line)
+            image_line = base_image_line(planned)
+            if image_line is not None:
+                self.line(image_line)
             for line in mirror_lines(planned.settings):
                 self.line(line)
             for line in user_mirror_lines(redirected, backend, user_language()):
@@ -186,6 +192,23 @@ def user_mirror_lines(redirected: list[Redirect], backend: str, language: Langua
         )
         for r in redirected
     ]
+
+
+def base_image(planned: Planned) -> BaseImageChoice | None:
+    """The NVIDIA CUDA image that meets the plan on its Linux targets (`planning.base_image`)."""
+    from poetry_cuda.knowledge.packaged import base_images
+    from poetry_cuda.planning.base_image import base_image_for
+
+    plan = planned.plan
+    return base_image_for(plan, planned.targets, plan.system_requirements, base_images())
+
+
+def base_image_line(planned: Planned) -> str | None:
+    choice = base_image(planned)
+    if choice is None:
+        return None
+    tag = escape(choice.image) if choice.image else "none"
+    return f"<info>Base image</info> for containers: {tag} ({escape(choice.reason)})"
 
 
 def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[str]:
