@@ -53,6 +53,7 @@ MessageId = Literal[
     "no-variant.fix-or-pass-cuda",
     "no-variant.fix-or-change",
     "no-variant.fix-or-cpu-fallback",
+    "no-variant.fix-or-narrow-python",
     "unknown-cuda.what",
     "unknown-cuda.why",
     "unknown-cuda.fix",
@@ -103,7 +104,6 @@ MessageId = Literal[
     "install.run-live",
     "install.run-dead",
     "install.stale",
-    "install.gpu-unused",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -151,7 +151,6 @@ MessageId = Literal[
     "doctor.venv-at",
     "doctor.recorded-fix",
     "doctor.fix-driver-uv",
-    "doctor.fix-lock-here-uv",
     "doctor.shell-fix",
     "doctor.shell-fix-uv",
 ]
@@ -199,6 +198,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "；或用 --cuda 指定其中之一（并用 `lock --adopt` 把项目对 {pin} 的固定改掉）",
     ),
     "no-variant.fix-or-change": Texts(", or change {said}", "；或修改 {said}"),
+    "no-variant.fix-or-narrow-python": Texts(
+        ", or narrow the project's requires-python (see above)",
+        "；或收窄项目的 requires-python（见上文）",
+    ),
     "no-variant.fix-or-cpu-fallback": Texts(
         ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
         "；或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，接受 CPU 版",
@@ -353,12 +356,6 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "cuda.lock 已过期：写入它之后，pyproject.toml 中与 CUDA 相关的部分有了改动；"
         "请运行 `poetry cuda lock`",
     ),
-    "install.gpu-unused": Texts(
-        "{name} {variant} from cuda.lock will not use this machine's GPU: {why}. "
-        "Run `poetry cuda lock` with this machine among the targets",
-        "cuda.lock 中的 {name} {variant} 用不上本机的 GPU：{why}。"
-        "请把本机加入目标主机，再运行 `poetry cuda lock`",
-    ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(
         "Poetry could not lock the project with the chosen CUDA sources",
@@ -482,10 +479,6 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "`poetry-cuda lock --cuda cpu`",
         "安装 NVIDIA 驱动（https://www.nvidia.com/Download/index.aspx ，或发行版的 "
         "nvidia-driver 软件包），或用 `poetry-cuda lock --cuda cpu` 锁定 CPU 版",
-    ),
-    "doctor.fix-lock-here-uv": Texts(
-        "run `poetry-cuda lock` with this machine among the targets",
-        "把本机加入目标主机，再运行 `poetry-cuda lock`",
     ),
     "doctor.shell-fix": Texts(
         "run commands through `poetry cuda run -- CMD` (or `poetry run`), or load the "

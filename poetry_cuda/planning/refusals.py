@@ -147,7 +147,7 @@ def no_variant(
     elif request.kind == "version":
         fix.append(message("no-variant.fix-or-change", said=request.said))
     if python:
-        fix.append("or narrow the project's requires-python (see above)")
+        fix.append(message("no-variant.fix-or-narrow-python"))
     fix.append(message("no-variant.fix-or-cpu-fallback"))
     return NoVariantError(
         Phrase(tuple(lines), "\n"), why=message("no-variant.why"), fix=Phrase(tuple(fix))
