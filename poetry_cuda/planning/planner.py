@@ -175,6 +175,7 @@ def _choose(
         settings,
         kb,
         hand,
+        unavailable,
         python=project_python(pyproject),
     )
     adoption = review(plan, hand)
