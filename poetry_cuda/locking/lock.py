@@ -394,8 +394,12 @@ def lock(
     (`cli.prefetch`): used only where it answers for the files as this lock leaves them.
     """
     project = planned.project
-    planned = confirm_available(planned, notify)
+    # What the project itself gets wrong is refused before any index is asked (`_start`
+    # reads and writes nothing); then the chosen builds are checked against their indexes.
     start = _start(planned, backend, adopt=adopt, command=command)
+    checked = confirm_available(planned, notify)
+    if checked is not planned:
+        start = _start(checked, backend, adopt=adopt, command=command)
     planned, current, text, new_text = start.planned, start.current, start.text, start.new_text
     previous = current.managed_sources if current else ()
     managed_entries = managed(planned)
