@@ -11,6 +11,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "poetry_cuda"
 ROOT_MODULES = {
+    "accelerators",
     "errors",
     "messages",
     "versions",
