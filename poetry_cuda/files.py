@@ -489,6 +489,15 @@ def user_cache(environ: Mapping[str, str], os_name: str, home: Path) -> Path:
     return base / "poetry-cuda"
 
 
+def open_lock_file(path: Path) -> int:
+    """Open a store's own lock file `path` for `try_lock`, creating it; never through a link
+    (a link in its place is removed first). Raises OSError."""
+    if path.is_symlink():
+        path.unlink()
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    return os.open(path, flags, 0o666)
+
+
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 

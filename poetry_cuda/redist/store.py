@@ -65,6 +65,7 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import ProjectBusyError
 from poetry_cuda.files import MiB
+from poetry_cuda.files import open_lock_file
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import try_lock
 from poetry_cuda.files import user_cache
@@ -403,11 +404,7 @@ class Store:
 
     def _lock_file(self, flat: str) -> int:
         try:
-            path = self._own(".locks") / f"{flat}.lock"
-            if path.is_symlink():
-                path.unlink()  # the store's own lock file: never one elsewhere
-            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-            return os.open(path, flags, 0o666)
+            return open_lock_file(self._own(".locks") / f"{flat}.lock")
         except OSError as error:
             raise InputFileError(
                 f"{self.root}: cannot use the redist store ({error.strerror or error})",
