@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import re
 import stat
@@ -525,3 +526,9 @@ else:
         except BlockingIOError:
             return False
         return True
+
+
+def path_digest(path: Path) -> str:
+    """A short name for a path in a store's records: the hash of the path's own bytes, so a
+    folder the locale cannot decode has one too, and the same under every locale."""
+    return hashlib.sha256(os.fsencode(path)).hexdigest()[:16]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import path_digest
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import write_atomic
 from poetry_cuda.records import frozen
@@ -39,10 +40,7 @@ class Use:
 
 
 def _file(root: Path, project: Path) -> Path:
-    import hashlib  # here, as in `knowledge.model`: `env` imports this module, digests nothing
-
-    digest = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
-    return root / FOLDER / f"{digest}.json"
+    return root / FOLDER / f"{path_digest(project.resolve())}.json"
 
 
 def record(root: Path, project: Path, archives: Sequence[Archive]) -> None:

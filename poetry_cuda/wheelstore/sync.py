@@ -13,7 +13,6 @@ afterwards installs just those and finds everything else in place.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import time
 
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda.errors import ProjectBusyError
+from poetry_cuda.files import path_digest
 from poetry_cuda.files import try_lock
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
@@ -120,7 +120,7 @@ def _entry(store: Store, fetcher: Fetcher, locked: LockedWheel) -> Entry:
 def _environment_locked(store: Store, environment: Path) -> Iterator[None]:
     """One run per environment: the store's lock for it, or, in a read-only store, a lock
     file in the environment's own folder."""
-    key = "environment-" + hashlib.sha256(str(environment.absolute()).encode()).hexdigest()[:16]
+    key = "environment-" + path_digest(environment.absolute())
     if store.writable:
         with store.locked(key):
             yield

@@ -13,12 +13,12 @@ distributions it lists are those a later install removes when the lock no longer
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 
 from pathlib import Path
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.files import path_digest
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import write_atomic
 from poetry_cuda.records import frozen
@@ -38,8 +38,7 @@ class Use:
 
 
 def _file(root: Path, environment: Path) -> Path:
-    digest = hashlib.sha256(str(environment.absolute()).encode()).hexdigest()[:16]
-    return root / FOLDER / f"{digest}.json"
+    return root / FOLDER / f"{path_digest(environment.absolute())}.json"
 
 
 def record(root: Path, use: Use) -> None:

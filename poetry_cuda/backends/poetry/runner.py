@@ -295,8 +295,13 @@ def _default_cache(environ: Mapping[str, str]) -> Path:
 
 
 def _env_name(name: str, project: Path) -> str:
-    # The same name Poetry's EnvManager.generate_env_name gives.
+    # The same name Poetry's EnvManager.generate_env_name gives (it hashes the path as UTF-8);
+    # a folder name the locale could not decode is hashed as its own bytes instead of crashing.
     sanitized = re.sub(r'[ $`!*@"\\\r\n\t]', "_", name.lower())[:42]
     cwd = os.path.normcase(os.path.realpath(project))
-    digest = base64.urlsafe_b64encode(hashlib.sha256(cwd.encode()).digest()).decode()[:8]
+    try:
+        encoded = cwd.encode()
+    except UnicodeEncodeError:
+        encoded = os.fsencode(cwd)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(encoded).digest()).decode()[:8]
     return f"{sanitized}-{digest}"
