@@ -37,6 +37,7 @@ from poetry_cuda.knowledge.base_images import TAG
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
+from poetry_cuda.planning.variant_metadata import is_label
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.manifest import ARCHIVE_LIMIT
 from poetry_cuda.redist.manifest import Archive
@@ -354,8 +355,6 @@ def _variant_label(row: Table) -> str | None:
     label = row.value("variant-label", str, STRING, None)
     if label is None:
         return None
-    from poetry_cuda.planning.variant_metadata import is_label
-
     if not is_label(label):
         raise row.error(
             "variant-label",

@@ -38,8 +38,8 @@ def example(tmp_path: Path) -> Path:
         ('driver = "550.54.14"', 'driver = "banana"', "targets[0].driver"),
         ('"8.9"', '"banana"', "targets[0].compute-capabilities[0]"),
         (
-            'variant = "cu124"\ncuda = "12.4"',
-            'variant = "cu124"\ncuda = "banana"',
+            'accelerator = "cuda"\ncuda = "12.4"',
+            'accelerator = "cuda"\ncuda = "banana"',
             "packages[0].cuda",
         ),
     ],

@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 
-STALLED = "/whl/cu118/"
+# A wheel of the cu118 index: Poetry fetches it while it resolves, inside the lock's
+# transaction (the check of the builds before it reads the index's pages only).
+STALLED = "/whl/cu118/torch/torch-"
 PATIENCE = 120.0  # seconds for a process to reach a point; far above any real run
 
 
