@@ -27,8 +27,16 @@ ALLOWED = {
     "host": set(),
     "knowledge": {"host.profiles"},
     "request": {"knowledge.model", "knowledge.packaged"},
-    # Planning is given the knowledge base (and this machine's detection) as arguments.
-    "planning": {"request", "host.profiles", "knowledge.model", "knowledge.base_images"},
+    # Planning is given the knowledge base (and this machine's detection) as arguments: it
+    # imports the tables' types (model, base_images, rocm, xpu), never `knowledge.packaged`.
+    "planning": {
+        "request",
+        "host.profiles",
+        "knowledge.model",
+        "knowledge.base_images",
+        "knowledge.rocm",
+        "knowledge.xpu",
+    },
     "backends": {"request", "knowledge.model", "planning.plan", "planning.managed"},
     "locking": {"request", "host", "knowledge", "planning", "backends", "redist", "indexes"},
     "cudaenv": {"request", "host", "knowledge", "planning", "locking", "backends", "redist"},

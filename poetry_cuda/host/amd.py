@@ -40,6 +40,7 @@ from poetry_cuda.host.pci import CLASS_DISPLAY
 from poetry_cuda.host.pci import VENDOR_AMD
 from poetry_cuda.host.pci import VENDOR_NVIDIA
 from poetry_cuda.host.pci import read_pci_devices
+from poetry_cuda.host.profiles import INTEGRATED_GFX
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.run import run
 from poetry_cuda.records import frozen
@@ -62,29 +63,6 @@ _GFX_NAME = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 _ROCM_VERSION = re.compile(r"^([0-9]{1,4}\.[0-9]{1,4}(?:\.[0-9]{1,6})?)(?:[-.+][0-9A-Za-z.]*)?$")
 _MODULE_VERSION = re.compile(r"^[0-9]{1,6}(?:\.[0-9]{1,9}){1,3}$")
 
-# Integrated GPUs (APUs), by architecture: gfx90c Renoir/Cezanne/Lucienne/Barcelo, gfx1033
-# Van Gogh, gfx1035 Rembrandt (Radeon 680M), gfx1036 Raphael, gfx1037 Mendocino, gfx1103
-# Phoenix/Hawk Point (Radeon 780M), gfx1150 Strix Point, gfx1151 Strix Halo, gfx1152
-# Krackan, gfx1153 (Radeon 820M). Sources: ROCm/TheRock RELEASES.md ("Supported Python
-# [device-*] install extras": Radeon 680M gfx1035, Raphael iGPU gfx1036, Ryzen 7 7840U
-# gfx1103, Ryzen AI 9 HX 375 gfx1150, Ryzen AI Max+ PRO 395 gfx1151, Ryzen AI 7 350 gfx1152,
-# Radeon 820M gfx1153, Van Gogh gfx1033); easydiffusion/torchruntime gpu_db.py
-# AMD_INTEGRATED_GPUS (gfx90c, gfx1037). MI300A (gfx942) is an APU too, but a data-centre
-# one: it is told by its PCI device id, 0x74a0.
-INTEGRATED_GFX = frozenset(
-    {
-        "gfx90c",
-        "gfx1033",
-        "gfx1035",
-        "gfx1036",
-        "gfx1037",
-        "gfx1103",
-        "gfx1150",
-        "gfx1151",
-        "gfx1152",
-        "gfx1153",
-    }
-)
 # Names by PCI device id, for reports only (the architecture comes from KFD). Sources: KFD
 # device_id 29857/29856 in captured MI300X/MI300A nodes and the rocminfo capture of
 # ROCm/ROCm issue 4273 ("Chip ID: 29856(0x74a0)", "AMD Instinct MI300A"); lspci logs of

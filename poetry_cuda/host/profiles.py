@@ -80,6 +80,31 @@ class Driver:
         return f"driver {version} supports {cuda}"
 
 
+# Integrated GPUs (APUs), by architecture: gfx90c Renoir/Cezanne/Lucienne/Barcelo, gfx1033
+# Van Gogh, gfx1035 Rembrandt (Radeon 680M), gfx1036 Raphael, gfx1037 Mendocino, gfx1103
+# Phoenix/Hawk Point (Radeon 780M), gfx1150 Strix Point, gfx1151 Strix Halo, gfx1152
+# Krackan, gfx1153 (Radeon 820M). Sources: ROCm/TheRock RELEASES.md ("Supported Python
+# [device-*] install extras": Radeon 680M gfx1035, Raphael iGPU gfx1036, Ryzen 7 7840U
+# gfx1103, Ryzen AI 9 HX 375 gfx1150, Ryzen AI Max+ PRO 395 gfx1151, Ryzen AI 7 350 gfx1152,
+# Radeon 820M gfx1153, Van Gogh gfx1033); easydiffusion/torchruntime gpu_db.py
+# AMD_INTEGRATED_GPUS (gfx90c, gfx1037). MI300A (gfx942) is an APU too, but a data-centre
+# one: it is told by its PCI device id, 0x74a0.
+INTEGRATED_GFX = frozenset(
+    {
+        "gfx90c",
+        "gfx1033",
+        "gfx1035",
+        "gfx1036",
+        "gfx1037",
+        "gfx1103",
+        "gfx1150",
+        "gfx1151",
+        "gfx1152",
+        "gfx1153",
+    }
+)
+
+
 @frozen
 class Gpu:
     """One GPU: an NVIDIA GPU by its compute capability, an AMD GPU by its ``gfx`` target

@@ -4,7 +4,8 @@
 (`loader`): from their compiled form shipped beside them when it is theirs, else from the
 TOML. The single tables (`nvidia()`, `known_mirrors()`, `toolkit_wheels()`,
 `nvcc_parts()`, `installed()`) are read from the same files, read once, each checked
-alone from the compiled form. A command that only needs the model's types
+alone from the compiled form; the torch family's ROCm and XPU builds (`rocm()`, `xpu()`)
+from their own files in ``data/accelerators``. A command that only needs the model's types
 (`knowledge.model`) imports none of this.
 """
 
@@ -22,6 +23,7 @@ from poetry_cuda.knowledge.loader import load_directory
 from poetry_cuda.knowledge.loader import read_data
 from poetry_cuda.knowledge.loader import read_part
 from poetry_cuda.knowledge.model import preferred_packages
+from poetry_cuda.knowledge.rocm import load_rocm
 from poetry_cuda.knowledge.tables import validate
 from poetry_cuda.knowledge.tables import validate_base_images
 from poetry_cuda.knowledge.tables import validate_installed
@@ -29,6 +31,7 @@ from poetry_cuda.knowledge.tables import validate_mirrors
 from poetry_cuda.knowledge.tables import validate_nvcc_parts
 from poetry_cuda.knowledge.tables import validate_nvidia
 from poetry_cuda.knowledge.tables import validate_toolkit_wheels
+from poetry_cuda.knowledge.xpu import load_xpu
 
 
 if TYPE_CHECKING:
@@ -41,7 +44,9 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import NvccParts
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.knowledge.model import ToolkitWheels
+    from poetry_cuda.knowledge.rocm import RocmKnowledge
     from poetry_cuda.knowledge.tables import Documents
+    from poetry_cuda.knowledge.xpu import XpuKnowledge
 
 
 __all__ = [
@@ -54,7 +59,9 @@ __all__ = [
     "nvcc_parts",
     "nvidia",
     "preferred",
+    "rocm",
     "toolkit_wheels",
+    "xpu",
 ]
 T = TypeVar("T")
 # The package's own folder, not importlib.resources: poetry-cuda is always installed as files
@@ -130,3 +137,15 @@ def installed() -> tuple[Installed, ...]:
 def preferred() -> frozenset[str]:
     """The packages whose CUDA is the project's when they have a CUDA build (torch)."""
     return preferred_packages(installed())
+
+
+@functools.cache
+def rocm() -> RocmKnowledge:
+    """The torch family's ROCm builds for AMD GPUs (``accelerators/rocm.toml``)."""
+    return load_rocm()
+
+
+@functools.cache
+def xpu() -> XpuKnowledge:
+    """The torch family's XPU builds for Intel GPUs (``accelerators/xpu.toml``)."""
+    return load_xpu()

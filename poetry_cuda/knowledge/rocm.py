@@ -116,6 +116,11 @@ class KernelDriver:
     source: str
     confidence: Confidence
 
+    def admits(self, rocm: str) -> bool:
+        """Whether the ROCm user space `rocm` (6.2.4 counts as 6.2) is in this row."""
+        minor = version_key(".".join(rocm.split(".")[:2]))
+        return version_key(self.rocm_min) <= minor <= version_key(self.rocm_max)
+
 
 @frozen
 class ModuleVersion:
@@ -204,12 +209,6 @@ class RocmKnowledge:
             (row for row in self.triton if SpecifierSet(row.torch).contains(version, True)),
             None,
         )
-
-
-def admits(driver: KernelDriver, rocm: str) -> bool:
-    """Whether the ROCm user space `rocm` (6.2.4 counts as 6.2) is in `driver`'s row."""
-    minor = version_key(".".join(rocm.split(".")[:2]))
-    return version_key(driver.rocm_min) <= minor <= version_key(driver.rocm_max)
 
 
 def _ascending(top: Table, key: str, values: Iterable[str]) -> None:
@@ -364,9 +363,3 @@ def load_rocm(directory: Path = DATA) -> RocmKnowledge:
     except ValueError as error:
         raise voice(FILE).fail("", f"not valid TOML: {error}") from None
     return validate_rocm(document)
-
-
-@functools.cache
-def rocm() -> RocmKnowledge:
-    """The shipped ROCm knowledge, read once per process."""
-    return load_rocm()

@@ -7,7 +7,6 @@ an ``aot_target`` row, and device IPs read ``architecture.release``.
 
 from __future__ import annotations
 
-import functools
 import re
 
 from typing import TYPE_CHECKING
@@ -202,9 +201,3 @@ def load_xpu(directory: Path = DATA) -> XpuKnowledge:
     except ValueError as error:
         raise voice(FILE).fail("", f"not valid TOML: {error}") from None
     return validate_xpu(document)
-
-
-@functools.cache
-def xpu() -> XpuKnowledge:
-    """The shipped XPU knowledge, read once per process."""
-    return load_xpu()

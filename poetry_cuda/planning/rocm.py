@@ -28,11 +28,8 @@ from packaging.version import InvalidVersion
 from packaging.version import Version
 
 from poetry_cuda.errors import NoVariantError
-from poetry_cuda.host.amd import INTEGRATED_GFX
-from poetry_cuda.knowledge.rocm import admits
-from poetry_cuda.knowledge.rocm import rocm as packaged_rocm
+from poetry_cuda.host.profiles import INTEGRATED_GFX
 from poetry_cuda.knowledge.rocm import version_key
-from poetry_cuda.knowledge.xpu import xpu as packaged_xpu
 from poetry_cuda.records import frozen
 
 
@@ -68,17 +65,16 @@ def plan_accelerator(
     constraint: str = "",
     prefer: Accelerator | None = None,
     mirror: str | None = None,
-    rocm_kb: RocmKnowledge | None = None,
-    xpu_kb: XpuKnowledge | None = None,
+    rocm_kb: RocmKnowledge,
+    xpu_kb: XpuKnowledge,
 ) -> AcceleratorPlan:
     """The accelerator and build for `profile`, from the torch `versions` an index offers
     and the project's `constraint` (a PEP 440 specifier; empty admits all).
 
     `prefer` is the accelerator the project asks for on a machine with several vendors'
-    GPUs; `mirror` a URL template with ``{variant}`` replacing the pytorch.org index.
+    GPUs; `mirror` a URL template with ``{variant}`` replacing the pytorch.org index;
+    `rocm_kb` and `xpu_kb` the knowledge of the ROCm and XPU builds (`knowledge.packaged`).
     """
-    rocm_kb = packaged_rocm() if rocm_kb is None else rocm_kb
-    xpu_kb = packaged_xpu() if xpu_kb is None else xpu_kb
     amd = tuple(gpu for gpu in profile.gpus if gpu.vendor == "amd")
     intel = tuple(gpu for gpu in profile.gpus if gpu.vendor == "intel")
     nvidia = profile.nvidia_gpus
@@ -163,7 +159,7 @@ def _plan_rocm(
         if release is None:
             continue
         serving = [build for build in release.builds if _serves(kb, build, gfx)]
-        runnable = [build for build in serving if driver is None or admits(driver, build.rocm)]
+        runnable = [build for build in serving if driver is None or driver.admits(build.rocm)]
         if runnable:
             build = max(runnable, key=lambda row: version_key(row.rocm))
             if passed:

@@ -16,16 +16,15 @@ import pytest
 from packaging.version import Version
 
 from poetry_cuda.errors import InputFileError
-from poetry_cuda.host.amd import INTEGRATED_GFX
 from poetry_cuda.host.amd import is_gfx
+from poetry_cuda.host.profiles import INTEGRATED_GFX
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.knowledge.rocm import DATA
 from poetry_cuda.knowledge.rocm import FILE
-from poetry_cuda.knowledge.rocm import admits
 from poetry_cuda.knowledge.rocm import load_rocm
-from poetry_cuda.knowledge.rocm import rocm
 
 
-KB = rocm()
+KB = packaged.rocm()
 ROOT = Path(__file__).resolve().parents[2]
 CONFIDENCES = {"verified", "third-party", "uncertain"}
 
@@ -148,13 +147,13 @@ def test_kernel_driver_matrix() -> None:
     driver = KB.driver_release("6.12.12")
     assert driver is not None
     assert driver.release == "6.4"
-    assert admits(driver, "6.1")
-    assert admits(driver, "7.0")
-    assert not admits(driver, "7.1")
-    assert not admits(driver, "5.7")
-    assert admits(driver, "6.2.4")
+    assert driver.admits("6.1")
+    assert driver.admits("7.0")
+    assert not driver.admits("7.1")
+    assert not driver.admits("5.7")
+    assert driver.admits("6.2.4")
     newest = next(row for row in KB.kernel_drivers if row.release == "30.30")
-    assert admits(newest, "7.2")
+    assert newest.admits("7.2")
     assert KB.driver_release("5.19.0") is None
 
 

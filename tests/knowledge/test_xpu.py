@@ -17,18 +17,18 @@ from packaging.version import Version
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.host.intel import FAMILIES
 from poetry_cuda.host.intel import FIRST_SUPPORTED_IP
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.knowledge.rocm import DATA
 from poetry_cuda.knowledge.xpu import FILE
 from poetry_cuda.knowledge.xpu import device_ip
 from poetry_cuda.knowledge.xpu import load_xpu
-from poetry_cuda.knowledge.xpu import xpu
 
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
-KB = xpu()
+KB = packaged.xpu()
 
 
 def test_every_row_has_a_source_and_a_confidence() -> None:

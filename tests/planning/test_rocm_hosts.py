@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import profile_from_json
+from poetry_cuda.knowledge import packaged
+from poetry_cuda.planning.rocm import AcceleratorPlan
 from poetry_cuda.planning.rocm import plan_accelerator
 
 
@@ -20,6 +23,13 @@ OFFERED = (
 ROCM = "https://download.pytorch.org/whl/rocm{}"
 XPU = "https://download.pytorch.org/whl/xpu"
 NVIDIA_DRIVER = {"version": "550.54.14", "cuda": "12.4", "source": "nvml"}
+
+
+def _plan(profile: HostProfile, **options: Any) -> AcceleratorPlan:
+    """The plan for `profile` from the versions `OFFERED`, with the shipped knowledge."""
+    return plan_accelerator(
+        profile, OFFERED, rocm_kb=packaged.rocm(), xpu_kb=packaged.xpu(), **options
+    )
 
 
 def amd(name: str, gfx: str, index: int = 0) -> dict[str, Any]:
@@ -248,11 +258,11 @@ def test_host_plans(
     profile = profile_from_json(document, "host.json")
     if isinstance(expected, str):
         with pytest.raises(NoVariantError) as caught:
-            plan_accelerator(profile, OFFERED, constraint=constraint)
+            _plan(profile, constraint=constraint)
         assert caught.value.exit_code == 3
         assert expected.removeprefix("refused: ") in caught.value.render()
         return
-    plan = plan_accelerator(profile, OFFERED, constraint=constraint)
+    plan = _plan(profile, constraint=constraint)
     assert (plan.accelerator, plan.torch, plan.variant) == expected
     if plan.accelerator == "rocm":
         assert plan.source == ROCM.format((plan.variant or "").removeprefix("rocm"))
@@ -272,7 +282,7 @@ def test_enough_hosts_with_sources() -> None:
 def plan_of(name: str, constraint: str | None = None) -> Any:
     _, document, con, *_ = next(case for case in CASES if case[0] == name)
     profile = profile_from_json(document, "host.json")
-    return plan_accelerator(profile, OFFERED, constraint=con if constraint is None else constraint)
+    return _plan(profile, constraint=con if constraint is None else constraint)
 
 
 def test_mixed_machine_names_the_gpu_it_leaves_out() -> None:
@@ -285,7 +295,7 @@ def test_mixed_machine_asking_for_rocm() -> None:
     _, document, *_ = next(case for case in CASES if case[0] == "nvidia-and-amd-igpu")
     profile = profile_from_json(document, "host.json")
     with pytest.raises(NoVariantError, match="HSA_OVERRIDE_GFX_VERSION"):
-        plan_accelerator(profile, OFFERED, prefer="rocm")
+        _plan(profile, prefer="rocm")
 
 
 def test_windows_amd_warning_explains_the_cpu_build() -> None:
@@ -317,10 +327,10 @@ def test_a_mirror_template_replaces_the_index() -> None:
     _, document, *_ = next(case for case in CASES if case[0] == "mi300x-newest")
     profile = profile_from_json(document, "host.json")
     mirror = "https://mirror.sjtu.edu.cn/pytorch-wheels/{variant}/"
-    plan = plan_accelerator(profile, OFFERED, mirror=mirror)
+    plan = _plan(profile, mirror=mirror)
     assert plan.source == "https://mirror.sjtu.edu.cn/pytorch-wheels/rocm7.2"
 
 
 def test_no_gpu_is_the_cpu() -> None:
     profile = profile_from_json(host(), "host.json")
-    assert plan_accelerator(profile, OFFERED).accelerator == "cpu"
+    assert _plan(profile).accelerator == "cpu"

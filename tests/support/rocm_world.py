@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
 
-from poetry_cuda.knowledge.rocm import rocm
+from poetry_cuda.knowledge import packaged
 from tests.support.wheels import Metadata
 from tests.support.wheels import WheelSpec
 from tests.support.wheels import build_wheel
@@ -89,7 +89,7 @@ class RocmWorld:
 
 def gfx_list(torch: str, rocm_version: str) -> tuple[str, ...]:
     """The gfx targets rocm.toml records for `torch` built for ROCm `rocm_version`."""
-    release = rocm().release(torch)
+    release = packaged.rocm().release(torch)
     if release is None:
         raise ValueError(f"rocm.toml has no torch {torch}")
     return next(build.gfx for build in release.builds if build.rocm == rocm_version)
