@@ -66,6 +66,29 @@ MessageId = Literal[
     "plan.expects",
     "plan.extras",
     "plan.added",
+    "backend.line",
+    "backend.setting",
+    "backend.uv-lock",
+    "backend.tool-uv",
+    "backend.poetry-lock",
+    "backend.tool-poetry",
+    "backend.build-backend",
+    "backend.dependency-groups",
+    "backend.no-sign",
+    "backend.recorded",
+    "plan.base-image",
+    "plan.base-image-none",
+    "image.needs",
+    "image.no-cuda-build",
+    "image.builds-for",
+    "image.driver-cap",
+    "image.none-meets",
+    "image.wheels-bring",
+    "image.devel",
+    "image.runtime",
+    "image.cudnn-pin",
+    "image.no-tensorrt",
+    "image.unconfirmed",
     "plan.user-mirror",
     "plan.user-mirror-uv",
     "warning.line",
@@ -248,6 +271,72 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "plan.added": Texts(
         "Added to the {group} group (from PyPI):", "加入 {group} 依赖组的包（来自 PyPI）："
+    ),
+    "backend.line": Texts("Backend: {name} ({reason})", "包管理器：{name}（{reason}）"),
+    "backend.setting": Texts(
+        'backend = "{setting}" in [tool.poetry-cuda]',
+        '[tool.poetry-cuda] 设置了 backend = "{setting}"',
+    ),
+    "backend.uv-lock": Texts("uv.lock exists", "已有 uv.lock"),
+    "backend.tool-uv": Texts("pyproject.toml has [tool.uv]", "pyproject.toml 里有 [tool.uv]"),
+    "backend.poetry-lock": Texts("poetry.lock exists", "已有 poetry.lock"),
+    "backend.tool-poetry": Texts(
+        "pyproject.toml has [tool.poetry]", "pyproject.toml 里有 [tool.poetry]"
+    ),
+    "backend.build-backend": Texts("the build backend is {name}", "构建后端是 {name}"),
+    "backend.dependency-groups": Texts(
+        "pyproject.toml has [dependency-groups]", "pyproject.toml 里有 [dependency-groups]"
+    ),
+    "backend.no-sign": Texts(
+        "no uv.lock, [tool.uv] or other sign of uv",
+        "没有 uv.lock、[tool.uv] 或其他表明使用 uv 的迹象",
+    ),
+    "backend.recorded": Texts("cuda.lock records it", "cuda.lock 里记录的"),
+    "plan.base-image": Texts(
+        "Base image for containers: {image} ({reason})", "容器基础镜像：{image}（{reason}）"
+    ),
+    "plan.base-image-none": Texts(
+        "Base image for containers: none ({reason})", "容器基础镜像：无（{reason}）"
+    ),
+    "image.needs": Texts("{package} needs {kind} {spec}", "{package} 需要 {kind} {spec}"),
+    "image.no-cuda-build": Texts(
+        "the lock installs no CUDA build: any Python image serves",
+        "锁定的包里没有 CUDA 版：任何 Python 镜像都可以",
+    ),
+    "image.builds-for": Texts(
+        "the lock's builds are for CUDA {cuda}", "锁定的是 CUDA {cuda} 的构建"
+    ),
+    "image.driver-cap": Texts(
+        ", with a driver for CUDA {cuda} or older", "，且驱动最高支持 CUDA {cuda}"
+    ),
+    "image.none-meets": Texts(
+        "no {repository} image this release knows meets the lock ({needs}): start from an "
+        "OS image and install them in the Dockerfile",
+        "本版本已知的 {repository} 镜像都不满足锁文件（{needs}）：请从操作系统镜像开始，"
+        "在 Dockerfile 里安装它们",
+    ),
+    "image.wheels-bring": Texts(
+        "the wheels bring every CUDA library of CUDA {cuda}: the base image is enough",
+        "wheel 自带 CUDA {cuda} 的全部库：base 镜像就够了",
+    ),
+    "image.devel": Texts(
+        "{needs}: nvcc and the CUDA headers are in the devel image",
+        "{needs}：devel 镜像里有 nvcc 和 CUDA 头文件",
+    ),
+    "image.runtime": Texts(
+        "{needs}: the CUDA libraries are in the runtime image",
+        "{needs}：runtime 镜像里有 CUDA 库",
+    ),
+    "image.cudnn-pin": Texts(
+        "its cuDNN flavour pins cuDNN {cudnn}", "它的 cuDNN 版固定为 cuDNN {cudnn}"
+    ),
+    "image.no-tensorrt": Texts(
+        "TensorRT is in none of these images: install it in the Dockerfile",
+        "这些镜像都不带 TensorRT：请在 Dockerfile 里安装",
+    ),
+    "image.unconfirmed": Texts(
+        "{cuda}'s row is not confirmed: NVIDIA may have changed or deleted the tag",
+        "{cuda} 这一行未经确认：NVIDIA 可能已修改或删除该标签",
     ),
     "plan.user-mirror": Texts(
         "Per-user mirror ({variable}): this machine fetches {source} from {mirror}; "

@@ -99,6 +99,9 @@ def test_no_catalogue_text_is_left_in_english(cli: Cli, project: Path) -> None:
     assert "计划（目标主机：hosts/workstation-rtx4090.json；策略：newest）" in outputs["plan"]
     assert "，来自 pytorch-cu124" in outputs["plan"]
     assert "计划（目标主机：" in outputs["lock --dry-run"]
+    assert "包管理器：poetry（pyproject.toml 里有 [tool.poetry]）" in outputs["plan"]
+    assert "容器基础镜像：nvidia/cuda:12.4.1-base-ubuntu22.04（wheel 自带" in outputs["plan"]
+    assert "包管理器：poetry（pyproject.toml 里有 [tool.poetry]）" in outputs["doctor"]
 
 
 def test_the_catalogue_and_the_chinese_readme_use_the_agreed_terms() -> None:

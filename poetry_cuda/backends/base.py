@@ -19,7 +19,9 @@ from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import read_toml_once
+from poetry_cuda.messages import Message
 from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
@@ -257,7 +259,7 @@ def choose(setting: str, project: Path, pyproject: Mapping[str, Any]) -> str:
 
 def choose_with_reason(
     setting: str, project: Path, pyproject: Mapping[str, Any]
-) -> tuple[str, str]:
+) -> tuple[str, Message]:
     """The backend `setting` means for `project`, and why: `("uv", "uv.lock exists")`.
 
     For `auto`, the first sign that names a manager decides, strongest first:
@@ -273,23 +275,27 @@ def choose_with_reason(
     backend that any frontend runs).
     """
     if setting != "auto":
-        return setting, f'backend = "{setting}" in [tool.poetry-cuda]'
+        return setting, message("backend.setting", setting=setting)
     tool = pyproject.get("tool")
     tool = tool if isinstance(tool, dict) else {}
     build = pyproject.get("build-system")
     build_backend = build.get("build-backend") if isinstance(build, dict) else None
     signs = [
-        ((project / "uv.lock").exists(), "uv", "uv.lock exists"),
-        ("uv" in tool, "uv", "pyproject.toml has [tool.uv]"),
-        ((project / "poetry.lock").exists(), "poetry", "poetry.lock exists"),
-        ("poetry" in tool, "poetry", "pyproject.toml has [tool.poetry]"),
-        (build_backend == "uv_build", "uv", "the build backend is uv_build"),
-        (build_backend == POETRY_BUILD, "poetry", f"the build backend is {POETRY_BUILD}"),
-        ("dependency-groups" in pyproject, "uv", "pyproject.toml has [dependency-groups]"),
+        ((project / "uv.lock").exists(), "uv", message("backend.uv-lock")),
+        ("uv" in tool, "uv", message("backend.tool-uv")),
+        ((project / "poetry.lock").exists(), "poetry", message("backend.poetry-lock")),
+        ("poetry" in tool, "poetry", message("backend.tool-poetry")),
+        (build_backend == "uv_build", "uv", message("backend.build-backend", name="uv_build")),
+        (
+            build_backend == POETRY_BUILD,
+            "poetry",
+            message("backend.build-backend", name=POETRY_BUILD),
+        ),
+        ("dependency-groups" in pyproject, "uv", message("backend.dependency-groups")),
     ]
     return next(
         ((name, reason) for found, name, reason in signs if found),
-        ("poetry", "no uv.lock, [tool.uv] or other sign of uv"),
+        ("poetry", message("backend.no-sign")),
     )
 
 

@@ -35,6 +35,7 @@ from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.host.detect import detect_host
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking.state import gate
+from poetry_cuda.messages import message
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.records import frozen
 from poetry_cuda.request.project import nearest_project
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.nvml import EarlyWorker
     from poetry_cuda.knowledge.model import Installed
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.targets import Target
 
 
@@ -71,7 +73,7 @@ class Facts:
     # (no cuda.lock, or a requirement no installed toolkit meets, reported on its own).
     shell: tuple[Contradiction, ...] | None = None
     # The project's package manager and why (`("uv", "uv.lock exists")`); None: no project.
-    backend: tuple[str, str] | None = None
+    backend: tuple[str, Localized] | None = None
     # `allow-cpu-fallback`: whether a GPU machine that no CUDA extra fits takes the CPU one.
     allow_cpu_fallback: bool = False
     # `toolkit = "redist"`: the project's toolkit in the store and in `<venv>/cuda`.
@@ -122,12 +124,12 @@ def read_locks(project: Path | None, load_manager: Callable[[str], PackageManage
     )
 
 
-def choose_backend(project: Path | None, recorded: str | None) -> tuple[str, str] | None:
+def choose_backend(project: Path | None, recorded: str | None) -> tuple[str, Localized] | None:
     """The project's package manager and why: cuda.lock's, else what `backend` picks."""
     if project is None:
         return None
     if recorded:
-        return recorded, f"{lockfile.FILENAME} records it"
+        return recorded, message("backend.recorded")
     try:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError:
@@ -151,7 +153,7 @@ def cpu_fallback(project: Path | None) -> bool:
 
 def find_environment(
     project: Path | None,
-    backend: tuple[str, str] | None,
+    backend: tuple[str, Localized] | None,
     environ: Mapping[str, str],
     rows: tuple[Installed, ...],
     load_manager: Callable[[str], PackageManager],

@@ -18,6 +18,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from poetry_cuda.knowledge.base_images import REPOSITORY
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.base_images import BaseImage
     from poetry_cuda.knowledge.base_images import Flavour
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.targets import Target
@@ -41,7 +44,7 @@ class BaseImageChoice:
     """The image tag (None when no listed image serves) and why."""
 
     image: str | None
-    reason: str
+    reason: Localized
 
 
 def _minor(image: BaseImage) -> CudaVersion:
@@ -63,9 +66,15 @@ def _flavour(kinds: set[str]) -> Flavour:
     return "base"
 
 
-def _needs_text(open_needs: Sequence[SystemRequirement]) -> str:
-    names = sorted({f"{r.package} needs {r.kind} {r.spec}" for r in open_needs})
-    return "; ".join(names)
+def _needs_text(open_needs: Sequence[SystemRequirement]) -> Phrase:
+    needs = {(r.package, r.kind, r.spec) for r in open_needs}
+    return Phrase(
+        tuple(
+            message("image.needs", package=package, kind=kind, spec=spec)
+            for package, kind, spec in sorted(needs)
+        ),
+        separator="; ",
+    )
 
 
 def _closest(images: Sequence[BaseImage], cuda: CudaVersion) -> BaseImage | None:
@@ -91,7 +100,7 @@ def choose_base_image(
     open_needs = [r for r in requirements if not r.satisfied_by and r.kind != "driver"]
     kinds = {r.kind for r in open_needs}
     if lock_cuda is None and not open_needs:
-        return BaseImageChoice(None, "the lock installs no CUDA build: any Python image serves")
+        return BaseImageChoice(None, message("image.no-cuda-build"))
     flavour = _flavour(kinds)
     wants_cudnn = "cudnn" in kinds
     fits = [
@@ -117,12 +126,13 @@ def choose_base_image(
     else:
         chosen = _closest(fits, lock_cuda)
     if chosen is None:
-        needs = _needs_text(open_needs) or f"the lock's builds are for CUDA {lock_cuda}"
-        cap = f", with a driver for CUDA {driver_cuda} or older" if driver_cuda else ""
+        needs: Localized = (
+            _needs_text(open_needs) if open_needs else message("image.builds-for", cuda=lock_cuda)
+        )
+        if driver_cuda is not None:
+            needs = Phrase((needs, message("image.driver-cap", cuda=driver_cuda)))
         return BaseImageChoice(
-            None,
-            f"no {REPOSITORY} image this release knows meets the lock ({needs}{cap}): "
-            "start from an OS image and install them in the Dockerfile",
+            None, message("image.none-meets", repository=REPOSITORY, needs=needs)
         )
     os = chosen.cudnn_os[0] if wants_cudnn else chosen.os[0]
     tag = chosen.tag(flavour, os, cudnn=wants_cudnn)
@@ -134,23 +144,25 @@ def _reason(
     flavour: Flavour,
     open_needs: Sequence[SystemRequirement],
     lock_cuda: CudaVersion | None,
-) -> str:
+) -> Localized:
+    parts: list[Localized] = []
     if not open_needs:
-        why = f"the wheels bring every CUDA library of CUDA {lock_cuda}: the base image is enough"
+        parts.append(message("image.wheels-bring", cuda=lock_cuda))
     else:
-        parts = {
-            "devel": "nvcc and the CUDA headers are in the devel image",
-            "runtime": "the CUDA libraries are in the runtime image",
-            "base": "",
-        }
-        why = f"{_needs_text(open_needs)}: {parts[flavour]}".rstrip(": ")
+        needs = _needs_text(open_needs)
+        if flavour == "devel":
+            parts.append(message("image.devel", needs=needs))
+        elif flavour == "runtime":
+            parts.append(message("image.runtime", needs=needs))
+        else:
+            parts.append(needs)
         if image.cudnn is not None and any(r.kind == "cudnn" for r in open_needs):
-            why += f"; its cuDNN flavour pins cuDNN {image.cudnn}"
+            parts.append(message("image.cudnn-pin", cudnn=image.cudnn))
     if any(r.kind == "tensorrt" for r in open_needs):
-        why += "; TensorRT is in none of these images: install it in the Dockerfile"
+        parts.append(message("image.no-tensorrt"))
     if image.confidence != "verified":
-        why += f" ({image.cuda}'s row is not confirmed: NVIDIA may have changed or deleted the tag)"
-    return why
+        parts.append(message("image.unconfirmed", cuda=image.cuda))
+    return Phrase(tuple(parts), separator="; ")
 
 
 def base_image_for(

@@ -56,17 +56,16 @@ def test_auto_follows_the_strongest_sign(
 ) -> None:
     for name in files:
         (tmp_path / name).write_text("")
-    assert choose_with_reason("auto", tmp_path, pyproject) == expected
+    name, reason = choose_with_reason("auto", tmp_path, pyproject)
+    assert (name, str(reason)) == expected
     assert choose("auto", tmp_path, pyproject) == expected[0]
 
 
 @pytest.mark.parametrize("setting", ["poetry", "uv"])
 def test_a_set_backend_wins_and_says_so(setting: str, tmp_path: Path) -> None:
     (tmp_path / "uv.lock").write_text("")
-    assert choose_with_reason(setting, tmp_path, TOOL_POETRY) == (
-        setting,
-        f'backend = "{setting}" in [tool.poetry-cuda]',
-    )
+    name, reason = choose_with_reason(setting, tmp_path, TOOL_POETRY)
+    assert (name, str(reason)) == (setting, f'backend = "{setting}" in [tool.poetry-cuda]')
 
 
 def test_inside_poetry_auto_never_guesses_uv_and_says_why(tmp_path: Path) -> None:

@@ -111,14 +111,14 @@ def test_paddle_26_from_pypi_gets_cuda_118_with_cudnn_8() -> None:
     choice = choose_base_image(needs, CudaVersion(11, 8), None, IMAGES)
     row = image("11.8.0")
     assert choice.image == f"nvidia/cuda:11.8.0-cudnn8-runtime-{row.cudnn_os[0]}"
-    assert "cuDNN 8.9.6.50" in choice.reason
-    assert "not confirmed" in choice.reason  # the 11.8 row is uncertain: said
+    assert "cuDNN 8.9.6.50" in str(choice.reason)
+    assert "not confirmed" in str(choice.reason)  # the 11.8 row is uncertain: said
 
 
 def test_wheels_that_bring_every_library_need_only_the_base_image() -> None:
     choice = choose_base_image((), CudaVersion(12, 4), None, IMAGES)
     assert choice.image == f"nvidia/cuda:12.4.1-base-{image('12.4.1').os[0]}"
-    assert "base image is enough" in choice.reason
+    assert "base image is enough" in str(choice.reason)
 
 
 def test_a_cuda_minor_without_its_own_image_takes_the_next_of_its_major() -> None:
@@ -145,8 +145,8 @@ def test_a_cudnn_8_with_cuda_12_4_has_no_image_and_says_what_to_do() -> None:
     needs = (need("cuda-runtime", ">=12.4,<13"), need("cudnn", ">=8.6,<9"))
     choice = choose_base_image(needs, CudaVersion(12, 4), None, IMAGES)
     assert choice.image is None
-    assert "install them in the Dockerfile" in choice.reason
-    assert "cudnn >=8.6,<9" in choice.reason
+    assert "install them in the Dockerfile" in str(choice.reason)
+    assert "cudnn >=8.6,<9" in str(choice.reason)
 
 
 def test_a_cpu_lock_needs_no_cuda_image() -> None:

@@ -92,7 +92,7 @@ def check_pyproject(project: Path, pyproject: Mapping[str, Any]) -> None:
     writes: no Poetry, a byte order mark, Poetry 1.x sources, a bad per-user mirror."""
     if not has_poetry():
         setting = parse_settings(dict(pyproject)).backend
-        require_poetry(choose_with_reason(setting, project, pyproject)[1])
+        require_poetry(str(choose_with_reason(setting, project, pyproject)[1]))
     if starts_with_bom(project / "pyproject.toml"):
         raise ConfigError(
             "pyproject.toml starts with a UTF-8 byte order mark (BOM)",

@@ -33,6 +33,7 @@ from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import interruptible
 from poetry_cuda.locking.interrupts import stopping
 from poetry_cuda.messages import language_of
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.messages import Language
+    from poetry_cuda.messages import Localized
 
 
 BROKEN_PIPE_EXIT = 141  # the shell's 128 + SIGPIPE
@@ -222,9 +224,18 @@ def error_lines(error: PoetryCudaError, language: Language) -> list[str]:
     return [f"<error>{escape(lines[0])}</error>", *(escape(line) for line in lines[1:])]
 
 
-def backend_line(name: str, reason: str) -> str:
+def labelled_line(text: str) -> str:
+    """A rendered catalogue line ``Label: rest`` (or its Chinese form) with its label styled as one."""
+    for colon in (": ", "："):
+        label, found, rest = text.partition(colon)
+        if found:
+            return f"<info>{escape(label)}</info>{colon}{escape(rest)}"
+    return escape(text)
+
+
+def backend_line(name: str, reason: Localized, language: Language) -> str:
     """One line of a report: which package manager, and why (`Backend: uv (uv.lock exists)`)."""
-    return f"<info>Backend</info>: {name} ({escape(reason)})"
+    return labelled_line(message("backend.line", name=name, reason=reason).text(language))
 
 
 def literal_help(text: str) -> str:

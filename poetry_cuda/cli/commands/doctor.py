@@ -79,7 +79,7 @@ class DoctorCommand(CudaCommand):
             self.print_json(doctor.report_json(findings, project))
         else:
             if facts.backend is not None:
-                self.line(backend_line(*facts.backend))
+                self.line(backend_line(*facts.backend, user_language()))
             for line in render(findings, user_language()):
                 self.line(line)
         return doctor.exit_code(findings)

@@ -92,10 +92,10 @@ class LockCommand(PlanCommand):
         language = user_language()
         for line in render(planned.plan, language, targets_from=planned.targets_from):
             self.line(line)
-        image_line = base_image_line(planned)
+        image_line = base_image_line(planned, language)
         if image_line is not None:
             self.line(image_line)
-        self.line(self.backend_line(planned))
+        self.line(self.backend_line(planned, language))
         adopted = "Would adopt" if dry_run else "Adopted"  # a dry run changes nothing
         for change in outcome.adopted:
             self.line(f"<info>{adopted}</info> {escape(change)}")

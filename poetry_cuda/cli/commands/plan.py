@@ -14,6 +14,7 @@ from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
+from poetry_cuda.cli.commands.base import labelled_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import localize
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.index_check import IndexReport
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.messages import Language
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.base_image import BaseImageChoice
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
@@ -94,14 +96,14 @@ class PlanCommand(CudaCommand):
         else:
             for line in render(planned.plan, user_language(), targets_from=planned.targets_from):
                 self.line(line)
-            image_line = base_image_line(planned)
+            image_line = base_image_line(planned, user_language())
             if image_line is not None:
                 self.line(image_line)
             for line in mirror_lines(planned.settings):
                 self.line(line)
             for line in user_mirror_lines(redirected, backend, user_language()):
                 self.line(line)
-            self.line(backend_line(backend, reason))
+            self.line(backend_line(backend, reason, user_language()))
             if reports is not None:
                 self.line(f"<info>Index check</info> ({index_check_said()}):")
                 for report in reports:
@@ -125,14 +127,14 @@ class PlanCommand(CudaCommand):
         choices = through_mirrors(planned.plan.packages, redirected)
         return check(choices, planned.settings, planned.kb.families)
 
-    def backend(self, planned: Planned) -> tuple[str, str]:
+    def backend(self, planned: Planned) -> tuple[str, Message]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
         from poetry_cuda.backends import base
 
         return base.choose_with_reason(planned.settings.backend, planned.project, planned.pyproject)
 
-    def backend_line(self, planned: Planned) -> str:
-        return backend_line(*self.backend(planned))
+    def backend_line(self, planned: Planned, language: Language) -> str:
+        return backend_line(*self.backend(planned), language)
 
 
 def index_check_said() -> str:
@@ -203,12 +205,15 @@ def base_image(planned: Planned) -> BaseImageChoice | None:
     return base_image_for(plan, planned.targets, plan.system_requirements, base_images())
 
 
-def base_image_line(planned: Planned) -> str | None:
+def base_image_line(planned: Planned, language: Language) -> str | None:
     choice = base_image(planned)
     if choice is None:
         return None
-    tag = escape(choice.image) if choice.image else "none"
-    return f"<info>Base image</info> for containers: {tag} ({escape(choice.reason)})"
+    if choice.image:
+        said = message("plan.base-image", image=choice.image, reason=choice.reason)
+    else:
+        said = message("plan.base-image-none", reason=choice.reason)
+    return labelled_line(said.text(language))
 
 
 def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[str]:

@@ -11,7 +11,9 @@ from typing import ClassVar
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
+from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -79,7 +81,7 @@ class SyncCommand(CudaCommand):
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
         extras, groups = selection(picks)
         command = backend.install_command(extras, groups)
-        self.line(backend_line(backend.name, "cuda.lock records it"))
+        self.line(backend_line(backend.name, message("backend.recorded"), user_language()))
         for pick in picks:
             if pick.extra is not None:  # always: `fitting_extras` refused the others
                 self.line(
