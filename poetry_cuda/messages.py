@@ -89,6 +89,41 @@ MessageId = Literal[
     "image.cudnn-pin",
     "image.no-tensorrt",
     "image.unconfirmed",
+    "verdict.not-published",
+    "verdict.cpu-build",
+    "verdict.not-planned",
+    "verdict.needs-driver",
+    "verdict.driver-at-least",
+    "verdict.cuda-driver",
+    "verdict.needs-newer",
+    "verdict.needs-floor",
+    "verdict.at-least",
+    "verdict.minor-compatible",
+    "verdict.native",
+    "verdict.no-kernels",
+    "verdict.sass",
+    "verdict.sass-via",
+    "verdict.ptx",
+    "verdict.ptx-not-native",
+    "verdict.policy-native",
+    "reason.labelled",
+    "reason.driver-supports",
+    "reason.every-target",
+    "reason.asks-for",
+    "reason.ruled-out",
+    "reason.excluded-by",
+    "reason.older-release",
+    "reason.constraints-exclude",
+    "reason.not-published-for-allowed",
+    "reason.cpu-asked-pinned",
+    "reason.cpu-asked",
+    "reason.cpu-macos",
+    "reason.cpu-no-driver",
+    "reason.cpu-no-driver-unplanned",
+    "reason.only-minor-compatible",
+    "reason.only-minor-compatible-on",
+    "plan.earlier-machine",
+    "plan.recorded-targets",
     "plan.user-mirror",
     "plan.user-mirror-uv",
     "warning.line",
@@ -337,6 +372,99 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "image.unconfirmed": Texts(
         "{cuda}'s row is not confirmed: NVIDIA may have changed or deleted the tag",
         "{cuda} 这一行未经确认：NVIDIA 可能已修改或删除该标签",
+    ),
+    "verdict.not-published": Texts(
+        "{name} is not published for {platform}", "{name} 没有 {platform} 的构建"
+    ),
+    "verdict.cpu-build": Texts("{name} is a CPU build", "{name} 是 CPU 版"),
+    "verdict.not-planned": Texts(
+        "{name} is a {stack} build, not planned yet", "{name} 是 {stack} 版，目前还不规划"
+    ),
+    "verdict.needs-driver": Texts("{name} needs an NVIDIA driver", "{name} 需要 NVIDIA 驱动"),
+    "verdict.driver-at-least": Texts("a driver >= {version}", " >= {version} 的驱动"),
+    "verdict.cuda-driver": Texts("a CUDA {cuda} driver", "支持 CUDA {cuda} 的驱动"),
+    "verdict.needs-newer": Texts(
+        "{name} needs {needs}; the driver supports CUDA <= {cuda}",
+        "{name} 需要{needs}；驱动最高支持 CUDA {cuda}",
+    ),
+    "verdict.needs-floor": Texts(
+        "{name} needs {needs}, or >= {floor} for CUDA {major}.x minor-version compatibility; "
+        "the driver is {driver}",
+        "{name} 需要{needs}，或 >= {floor} 以借助 CUDA {major}.x 的小版本兼容运行；"
+        "当前驱动是 {driver}",
+    ),
+    "verdict.at-least": Texts("{fact} (>= {version})", "{fact}（需 >= {version}）"),
+    "verdict.minor-compatible": Texts(
+        "{name} runs through CUDA {major}.x minor-version compatibility",
+        "{name} 借助 CUDA {major}.x 的小版本兼容运行",
+    ),
+    "verdict.native": Texts("{name} runs natively", "{name} 原生运行"),
+    "verdict.no-kernels": Texts(
+        "{name} has no SASS for {sm} (it ships {arches}) and no PTX for it",
+        "{name} 没有 {sm} 的 SASS（它带的是 {arches}），也没有能用的 PTX",
+    ),
+    "verdict.sass": Texts("{sm} has SASS in {name}", "{name} 含 {sm} 的 SASS"),
+    "verdict.sass-via": Texts(
+        "{sm} has SASS in {name} (its {arch} build)", "{name} 含 {sm} 能用的 SASS（{arch} 的）"
+    ),
+    "verdict.ptx": Texts(
+        "{sm} runs {name}'s compute_{arch} PTX", "{sm} 运行 {name} 的 compute_{arch} PTX"
+    ),
+    "verdict.ptx-not-native": Texts(
+        "{name} has no SASS for {sm} and its PTX needs a native driver",
+        "{name} 没有 {sm} 的 SASS，它的 PTX 需要原生支持其 CUDA 的驱动",
+    ),
+    "verdict.policy-native": Texts(
+        "{detail}, which policy native does not rely on", "{detail}，而 native 策略不依赖这一点"
+    ),
+    "reason.labelled": Texts("{label}: {reason}", "{label}：{reason}"),
+    "reason.driver-supports": Texts(
+        "driver {version} supports CUDA <= {cuda}", "驱动 {version} 最高支持 CUDA {cuda}"
+    ),
+    "reason.every-target": Texts("{name} runs on every target", "{name} 能在每台目标主机上运行"),
+    "reason.asks-for": Texts(
+        "the project asks for {asked}: {pinned_by}; {reason}",
+        "项目要求 {asked}：{pinned_by}；{reason}",
+    ),
+    "reason.ruled-out": Texts("{name} ruled out: {why}", "不选 {name}：{why}"),
+    "reason.excluded-by": Texts("{name} excluded by {said}", "{name} 被 {said} 排除"),
+    "reason.older-release": Texts(
+        "the newest {lead} with it is {older}, older than {version}",
+        "有它的最新 {lead} 是 {older}，比 {version} 旧",
+    ),
+    "reason.constraints-exclude": Texts(
+        "the project's constraints exclude it", "项目的版本约束排除了它"
+    ),
+    "reason.not-published-for-allowed": Texts(
+        "not published for the {lead} versions the project allows",
+        "项目允许的 {lead} 版本都没有这个构建",
+    ),
+    "reason.cpu-asked-pinned": Texts(
+        "the project asks for the CPU build: {pinned_by}", "项目要求 CPU 版：{pinned_by}"
+    ),
+    "reason.cpu-asked": Texts("{said} asks for the CPU build", "{said} 要求 CPU 版"),
+    "reason.cpu-macos": Texts(
+        "macOS has no CUDA builds; PyPI's build is the CPU build",
+        "macOS 没有 CUDA 版；PyPI 上的就是 CPU 版",
+    ),
+    "reason.cpu-no-driver": Texts(
+        "no target has an NVIDIA driver", "没有一台目标主机装有 NVIDIA 驱动"
+    ),
+    "reason.cpu-no-driver-unplanned": Texts(
+        "no target has an NVIDIA driver; {gpus}: no {stacks} builds are planned yet",
+        "没有一台目标主机装有 NVIDIA 驱动；{gpus}：目前还不规划 {stacks} 版",
+    ),
+    "reason.only-minor-compatible": Texts(
+        "{name} is only minor-compatible and the policy is native",
+        "{name} 只能借助小版本兼容运行，而策略是 native",
+    ),
+    "reason.only-minor-compatible-on": Texts(
+        "{name} is only minor-compatible on {label} and the policy is native",
+        "{name} 在 {label} 上只能借助小版本兼容运行，而策略是 native",
+    ),
+    "plan.earlier-machine": Texts("the machine of an earlier lock", "上次锁定时的机器"),
+    "plan.recorded-targets": Texts(
+        "the targets cuda.lock records ({labels})", "cuda.lock 记录的目标主机（{labels}）"
     ),
     "plan.user-mirror": Texts(
         "Per-user mirror ({variable}): this machine fetches {source} from {mirror}; "
@@ -620,15 +748,23 @@ class Message:
         return self.text()
 
 
+# Separators between a phrase's parts, in Chinese: full-width, as Chinese punctuation is.
+_FULL_WIDTH = {"; ": "；", ", ": "，", ": ": "："}
+
+
 @frozen
 class Phrase:
-    """Texts shown one after the other (a message, then a tool's output it quotes)."""
+    """Texts shown one after the other (a message, then a tool's output it quotes); the
+    separator takes the reader's punctuation (a semicolon is full-width in Chinese)."""
 
     parts: tuple[Localized, ...]
     separator: str = ""
 
     def text(self, language: Language = "en") -> str:
-        return self.separator.join(localize(part, language) for part in self.parts)
+        separator = _FULL_WIDTH.get(self.separator, self.separator)
+        if language != "zh":
+            separator = self.separator
+        return separator.join(localize(part, language) for part in self.parts)
 
     def __str__(self) -> str:
         return self.text()

@@ -234,13 +234,15 @@ def _variant_findings(
     without_gpus = dataclasses.replace(target, profile=dataclasses.replace(target.profile, gpus=()))
     verdict = judge(variant, without_gpus, kb.nvidia)
     if not verdict.ok:
-        detail = verdict.detail
         return [
             fail(
                 "host",
                 "variant",
                 message(
-                    "doctor.variant-cannot-run", package=name, variant=variant_name, fact=detail
+                    "doctor.variant-cannot-run",
+                    package=name,
+                    variant=variant_name,
+                    fact=verdict.detail,
                 ),
                 rerun,
                 subject=name,
@@ -251,16 +253,16 @@ def _variant_findings(
     for gpu in target.profile.nvidia_gpus:
         if gpu.compute_capability is None:
             continue
-        served, fact = serves_gpu(built, gpu.compute_capability, native=verdict.fit == "native")
+        served, kernels = serves_gpu(built, gpu.compute_capability, native=verdict.fit == "native")
         subject = f"{name} on gpu{gpu.index}"
         if served:
-            found.append(ok("host", "architecture", f"GPU {gpu.index}: {fact}", subject=subject))
+            found.append(ok("host", "architecture", f"GPU {gpu.index}: {kernels}", subject=subject))
         else:
             found.append(
                 fail(
                     "host",
                     "architecture",
-                    f"GPU {gpu.index} ({gpu.name}): {fact}",
+                    f"GPU {gpu.index} ({gpu.name}): {kernels}",
                     rerun,
                     subject=subject,
                 )

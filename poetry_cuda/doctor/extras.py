@@ -132,7 +132,7 @@ def refusal(picks: Sequence[Pick], target: Target) -> NoVariantError | None:
     for pick in missing:
         lines.append(f"No extra of {pick.family} fits this machine: {pick.reason}.")
         for judged in pick.judged:
-            detail = judged.verdict.detail
+            detail = str(judged.verdict.detail)
             if judged.verdict.fit == "cpu" and target.runs_cuda:
                 detail += f"; a GPU machine gets the CPU build only with {FALLBACK}"
             lines.append(f"  {judged.extra.name}: {detail}")
@@ -247,7 +247,7 @@ def _installed_extra(
     verdict = pick.verdict(extra)
     if not verdict.ok:
         message = f"the {extra.name} extra is installed ({build}) but cannot run here: "
-        return fail("environment", "extra", message + verdict.detail, fix, subject=pick.family)
+        return fail("environment", "extra", f"{message}{verdict.detail}", fix, subject=pick.family)
     if extra.cuda is None and target.runs_cuda:
         return fail(
             "environment",

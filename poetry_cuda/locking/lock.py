@@ -100,7 +100,7 @@ def build_lock(
                 url=c.source.url,
                 version=locked.get(c.name, c.version),
                 arches=c.arches,
-                reason=c.reason,
+                reason=str(c.reason),
             )
             for c in plan.packages
         ),

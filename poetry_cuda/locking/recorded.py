@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
     from poetry_cuda.planning.targets import Target
@@ -132,7 +133,7 @@ def unserved(
             continue
         seen.add(family.name)
         if build.cuda is None:
-            detail = f"{build.variant} is a CPU build"
+            detail: Localized = f"{build.variant} is a CPU build"
         else:
             variant = _variant(build, kb)
             verdict = judge(variant, this, kb.nvidia) if variant is not None else None

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from poetry_cuda.accelerators import stack_name
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.planning.candidates import admitted_releases
 from poetry_cuda.planning.candidates import assumed_builds
 from poetry_cuda.planning.compat import judge
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
     from poetry_cuda.planning.candidates import Unavailable
@@ -51,7 +55,7 @@ class Chosen:
     """A family's winning build, why it won, what to warn about, and the pins' bounds."""
 
     build: FamilyBuild
-    reason: str
+    reason: Localized
     warnings: tuple[str, ...]
     bounds: dict[str, str] = field(default_factory=dict)  # member -> PEP 440 specifier
 
@@ -126,7 +130,7 @@ def choose_family(
         "because allow-cpu-fallback = true"
     )
     first = next((loss.why for _, losses in search.passed for loss in losses), "no CUDA build")
-    return Chosen(cpu, "allow-cpu-fallback: " + first, tuple(warnings))
+    return Chosen(cpu, Phrase(("allow-cpu-fallback", first), ": "), tuple(warnings))
 
 
 def _releases(
@@ -157,20 +161,20 @@ def _releases(
     return [assumed], [warning]
 
 
-def _cpu_reason(targets: Sequence[Target], request: CudaRequest) -> str:
+def _cpu_reason(targets: Sequence[Target], request: CudaRequest) -> Message:
     """Why the CPU build: the project asks for it, or no target can run a CUDA build."""
     if request.kind == "cpu":
         if request.pinned_by:
-            return f"the project asks for the CPU build: {request.pinned_by}"
-        return f"{request.said} asks for the CPU build"
+            return message("reason.cpu-asked-pinned", pinned_by=request.pinned_by)
+        return message("reason.cpu-asked", said=request.said)
     if all(t.os == "macos" for t in targets):
-        return "macOS has no CUDA builds; PyPI's build is the CPU build"
+        return message("reason.cpu-macos")
     unplanned = [gpu for t in targets for gpu in t.unplanned_gpus]
     if unplanned:
         names = ", ".join(dict.fromkeys(gpu.describe() for gpu in unplanned))
         stacks = " or ".join(dict.fromkeys(stack_name(gpu.accelerator) for gpu in unplanned))
-        return f"no target has an NVIDIA driver; {names}: no {stacks} builds are planned yet"
-    return "no target has an NVIDIA driver"
+        return message("reason.cpu-no-driver-unplanned", gpus=names, stacks=stacks)
+    return message("reason.cpu-no-driver")
 
 
 def first_runnable(
@@ -193,7 +197,8 @@ def first_runnable(
                 lost.append(Loss(build, python_clause(build), python=True))
                 continue
             if not request.allows(build.variant.cuda):
-                lost.append(Loss(build, f"{build.variant.name} excluded by {request.said}", True))
+                excluded = message("reason.excluded-by", name=build.variant.name, said=request.said)
+                lost.append(Loss(build, excluded, True))
                 continue
             why_not = _rule_out(build, gpu_targets, kb, native_only)
             if why_not is None:
@@ -205,30 +210,34 @@ def first_runnable(
 
 def _rule_out(
     build: FamilyBuild, targets: Sequence[Target], kb: KnowledgeBase, native_only: bool
-) -> str | None:
+) -> Localized | None:
     """Why `build` cannot be chosen, or None when it can."""
     several = len(targets) > 1
+    name = build.variant.name
     for target in targets:
         verdict = judge(build.variant, target, kb.nvidia)
         if not verdict.ok:
-            return (f"{target.label}: " if several else "") + verdict.detail
+            return _labelled(target, verdict.detail) if several else verdict.detail
         if native_only and verdict.fit == "minor-compatible":
-            return (
-                f"{build.variant.name} is only minor-compatible"
-                + (f" on {target.label}" if several else "")
-                + " and the policy is native"
-            )
+            if several:
+                return message("reason.only-minor-compatible-on", name=name, label=target.label)
+            return message("reason.only-minor-compatible", name=name)
     return None
+
+
+def _labelled(target: Target, reason: Localized) -> Message:
+    """`reason`, said of `target` among several."""
+    return message("reason.labelled", label=target.label, reason=reason)
 
 
 def _why_passed(
     losses: list[Loss], targets: Sequence[Target], native_only: bool, request: CudaRequest
 ) -> str:
     """Why no build of a release was chosen, as one clause."""
-    python = next((loss.why for loss in losses if loss.python), None)
+    python = next((str(loss.why) for loss in losses if loss.python), None)
     if python is not None:
         return python  # every build of the release shares it
-    ruled = [loss.why for loss in losses if not loss.excluded]
+    ruled = [str(loss.why) for loss in losses if not loss.excluded]
     if not ruled:
         if losses:
             return f"no build matches {request.said}"
@@ -265,13 +274,14 @@ def _passed_over(
     ]
 
 
-def _describe(target: Target, verdict: Verdict, several: bool) -> str:
-    prefix = f"{target.label}: " if several else ""
+def _describe(target: Target, verdict: Verdict, several: bool) -> Localized:
+    said = verdict.detail
     driver = target.profile.driver
     if target.runs_cuda and driver is not None:
         version = target.driver or driver.version
-        return f"{prefix}driver {version} supports CUDA <= {target.cuda}; {verdict.detail}"
-    return f"{prefix}{verdict.detail}"
+        supports = message("reason.driver-supports", version=version, cuda=target.cuda)
+        said = Phrase((supports, said), "; ")
+    return _labelled(target, said) if several else said
 
 
 def _reason_for(
@@ -283,51 +293,57 @@ def _reason_for(
     family: Family,
     releases: list[list[FamilyBuild]],
     request: CudaRequest,
-) -> str:
+) -> Localized:
     """Why `build` won, and why the build ranked just above it lost (the last of `lost`, the
     builds of its release that lost before it; else the newer release passed over; else
     the family's build of the next higher CUDA version)."""
     several = len(targets) > 1
     facts = [_describe(t, judge(build.variant, t, kb.nvidia), several) for t in targets]
-    reason = "; ".join(facts) or f"{build.variant.name} runs on every target"
+    if not facts:
+        facts = [message("reason.every-target", name=build.variant.name)]
     if lost:
-        reason = f"{reason}; {lost[-1].said}"
+        facts.append(lost[-1].said)
     elif newer is not None:
-        reason = f"{reason}; {newer}"
+        facts.append(newer)
     else:
-        reason = _above(reason, build, family, releases, request)
+        above = _above(build, family, releases, request)
+        if above is not None:
+            facts.append(above)
+    reason = Phrase(tuple(facts), "; ")
     if request.pinned_by:
-        return f"the project asks for {request.text}: {request.pinned_by}; {reason}"
+        return message(
+            "reason.asks-for", asked=request.text, pinned_by=request.pinned_by, reason=reason
+        )
     return reason
 
 
 def _above(
-    reason: str,
     build: FamilyBuild,
     family: Family,
     releases: list[list[FamilyBuild]],
     request: CudaRequest,
-) -> str:
-    """`reason`, with why the family's build of the next higher CUDA version lost."""
+) -> Message | None:
+    """Why the family's build of the next higher CUDA version lost (None: there is none)."""
     higher = _next_higher(family, build)
     if higher is None:
-        return reason
+        return None
     name = higher.name
     if not request.allows(higher.cuda):
-        return f"{reason}; {name} excluded by {request.said}"
+        return message("reason.excluded-by", name=name, said=request.said)
     older = next((b for builds in releases for b in builds if b.variant.name == name), None)
-    if older is not None:
-        return (
-            f"{reason}; {name} ruled out: the newest {family.lead} with it is "
-            f"{older.lead_version}, older than {build.lead_version}"
-        )
     admitted = {builds[0].release.series for builds in releases}
-    if any(r.series in admitted and r.variant(name) for r in family.releases):
-        return f"{reason}; {name} ruled out: the project's constraints exclude it"
-    return (
-        f"{reason}; {name} ruled out: not published for the {family.lead} versions "
-        "the project allows"
-    )
+    if older is not None:
+        why = message(
+            "reason.older-release",
+            lead=family.lead,
+            older=older.lead_version,
+            version=build.lead_version,
+        )
+    elif any(r.series in admitted and r.variant(name) for r in family.releases):
+        why = message("reason.constraints-exclude")
+    else:
+        why = message("reason.not-published-for-allowed", lead=family.lead)
+    return message("reason.ruled-out", name=name, why=why)
 
 
 def _next_higher(family: Family, build: FamilyBuild) -> Variant | None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from typing import Literal
 
 from poetry_cuda.accelerators import stack_name
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.knowledge.model import Variant
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.settings import Policy
     from poetry_cuda.versions import ComputeCapability
@@ -37,7 +41,7 @@ NO_CUDA = CudaVersion(0, 0)  # what a CPU build counts as where builds are ranke
 @frozen
 class Verdict:
     fit: Fit
-    detail: str  # the deciding fact, phrased to follow the variant's name
+    detail: Localized  # the deciding fact, phrased to follow the variant's name
 
     @property
     def ok(self) -> bool:
@@ -78,64 +82,74 @@ def kernels_for(
     return None
 
 
-def serves_gpu(variant: Variant, cc: ComputeCapability, *, native: bool) -> tuple[bool, str]:
+def serves_gpu(variant: Variant, cc: ComputeCapability, *, native: bool) -> tuple[bool, Message]:
     """Whether `variant` has kernels for `cc`, and the fact that decides it."""
+    name = variant.name
     found = kernels_for(variant.sass, variant.ptx, cc)
     if found is None:
-        return False, (
-            f"{variant.name} has no SASS for {cc.sm} (it ships {arch_list(variant)}) and no PTX "
-            "for it"
-        )
+        return False, message("verdict.no-kernels", name=name, sm=cc.sm, arches=arch_list(variant))
     kind, arch = found
     if kind == "sass":
-        via = "" if arch == cc else f" (its {arch.sm} build)"
-        return True, f"{cc.sm} has SASS in {variant.name}{via}"
+        if arch == cc:
+            return True, message("verdict.sass", sm=cc.sm, name=name)
+        return True, message("verdict.sass-via", sm=cc.sm, name=name, arch=arch.sm)
     if native:
-        return True, f"{cc.sm} runs {variant.name}'s compute_{arch.major}{arch.minor} PTX"
-    return False, f"{variant.name} has no SASS for {cc.sm} and its PTX needs a native driver"
+        return True, message("verdict.ptx", sm=cc.sm, name=name, arch=f"{arch.major}{arch.minor}")
+    return False, message("verdict.ptx-not-native", name=name, sm=cc.sm)
 
 
 def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
     """Whether `variant` runs on `target`, with the deciding fact as a clause."""
     name = variant.name
     if variant.platforms and target.platform not in variant.platforms:
-        return Verdict("no", f"{name} is not published for {target.platform}")
+        return Verdict("no", message("verdict.not-published", name=name, platform=target.platform))
     c_v = variant.cuda
     if variant.accelerator == "cpu":
-        return Verdict("cpu", f"{name} is a CPU build")
+        return Verdict("cpu", message("verdict.cpu-build", name=name))
     if c_v is None:  # a ROCm or XPU build: none is planned for yet
-        return Verdict(
-            "no", f"{name} is a {stack_name(variant.accelerator)} build, not planned yet"
-        )
+        stack = stack_name(variant.accelerator)
+        return Verdict("no", message("verdict.not-planned", name=name, stack=stack))
     variant = variant.on(target.platform)  # e.g. aarch64 builds ship fewer architectures
     if not target.runs_cuda or target.cuda is None:
-        return Verdict("no", f"{name} needs an NVIDIA driver")
+        return Verdict("no", message("verdict.needs-driver", name=name))
     c_d = target.cuda
     needed = nvidia.toolkit_driver(c_v, target.os)
-    needs = f"a driver >= {needed}" if needed else f"a CUDA {c_v} driver"
+    needs = (
+        message("verdict.driver-at-least", version=needed)
+        if needed
+        else message("verdict.cuda-driver", cuda=c_v)
+    )
     fit: Fit = "native"
     if c_v > c_d:
         floor = nvidia.floor(c_v.major, target.os)
         if c_v.major != c_d.major or floor is None or target.driver is None:
-            return Verdict("no", f"{name} needs {needs}; the driver supports CUDA <= {c_d}")
+            return Verdict("no", message("verdict.needs-newer", name=name, needs=needs, cuda=c_d))
         if target.driver < floor:
             return Verdict(
                 "no",
-                f"{name} needs {needs}, or >= {floor} for CUDA {c_v.major}.x minor-version "
-                f"compatibility; the driver is {target.driver}",
+                message(
+                    "verdict.needs-floor",
+                    name=name,
+                    needs=needs,
+                    floor=floor,
+                    major=c_v.major,
+                    driver=target.driver,
+                ),
             )
         fit = "minor-compatible"
-    facts = []
+    facts: list[Message] = []
     for cc in target.profile.capabilities:
         served, fact = serves_gpu(variant, cc, native=fit == "native")
         if not served:
             if fit == "minor-compatible" and variant.ptx and needed:
-                fact += f" (>= {needed})"
+                fact = message("verdict.at-least", fact=fact, version=needed)
             return Verdict("no", fact)
         facts.append(fact)
     if fit == "minor-compatible":
-        facts.append(f"{name} runs through CUDA {c_v.major}.x minor-version compatibility")
-    return Verdict(fit, "; ".join(facts) or f"{name} runs natively")
+        facts.append(message("verdict.minor-compatible", name=name, major=c_v.major))
+    if not facts:
+        return Verdict(fit, message("verdict.native", name=name))
+    return Verdict(fit, Phrase(tuple(facts), "; "))
 
 
 How = Literal["cuda", "cpu", "fallback"]
@@ -157,7 +171,7 @@ def judge_under(policy: Policy, variant: Variant, target: Target, nvidia: Nvidia
     """`judge`, where policy native refuses what runs only through minor-version compatibility."""
     verdict = judge(variant, target, nvidia)
     if policy == "native" and verdict.fit == "minor-compatible":
-        return Verdict("no", f"{verdict.detail}, which policy native does not rely on")
+        return Verdict("no", message("verdict.policy-native", detail=verdict.detail))
     return verdict
 
 

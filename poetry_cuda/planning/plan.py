@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from poetry_cuda.accelerators import Accelerator
+    from poetry_cuda.messages import Localized
     from poetry_cuda.request.settings import CudaRequest
     from poetry_cuda.request.settings import Policy
 
@@ -65,7 +66,7 @@ class Choice:
     source: Source
     version: str | None  # the version expected in the lock, label included; None if unknown
     arches: tuple[str, ...]  # sm_XY with SASS, compute_XY with PTX
-    reason: str
+    reason: Localized  # English where stored (`str`), the reader's language where shown
     # The version form the lock should show: "+cu124", ".post120" or "" (nothing to check).
     label: str = ""
     # A PEP 440 specifier the managed pin carries ("<2.15.0") when newer releases the
@@ -150,7 +151,7 @@ class Plan:
                     "source": {"name": c.source.name, "url": c.source.url},
                     "version": c.version,
                     "arches": list(c.arches),
-                    "reason": c.reason,
+                    "reason": str(c.reason),
                     "requires_python": c.requires_python,
                     "availability": None
                     if c.availability is None

@@ -48,15 +48,15 @@ class Loss:
     """A build that lost, and the clause that says why."""
 
     build: FamilyBuild
-    why: str  # follows "ruled out: " for a target's fact; whole for an exclusion
+    why: Localized  # follows "ruled out: " for a target's fact; whole for an exclusion
     excluded: bool = False  # by the user's cuda request, not by a target
     python: bool = False  # by the release's Requires-Python, not by a target
 
     @property
-    def said(self) -> str:
+    def said(self) -> Localized:
         if self.excluded or self.python:
             return self.why
-        return f"{self.build.variant.name} ruled out: {self.why}"
+        return message("reason.ruled-out", name=self.build.variant.name, why=self.why)
 
 
 def python_clause(build: FamilyBuild) -> str:

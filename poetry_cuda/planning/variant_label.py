@@ -140,7 +140,7 @@ def choose_label(
     fit = best_fit(builds, target, nvidia, policy=policy, allow_cpu_fallback=False)
     verdicts = tuple(zip(labels, fit.verdicts, strict=True)) + tuple(refused)
     if fit.best is None:
-        said = "; ".join(verdict.detail for _, verdict in verdicts) or "it lists no label"
+        said = "; ".join(str(verdict.detail) for _, verdict in verdicts) or "it lists no label"
         raise NoVariantError(
             f"{what}: no variant label serves {target.label}",
             why=said,

@@ -115,7 +115,7 @@ def locked(kb: KnowledgeBase, target: Target) -> LockedPackage:
     assert (choice.variant, choice.version) == ("cu124", "1.0.0+cu124")
     return LockedPackage(
         choice.name, choice.variant, choice.cuda, choice.source.name, choice.source.url,
-        choice.version, choice.arches, choice.reason,
+        choice.version, choice.arches, str(choice.reason),
     )  # fmt: skip
 
 

@@ -51,7 +51,7 @@ def test_the_projects_source_is_its_request_and_is_used_as_written() -> None:
     torch = plan.choice("torch")
     # The driver runs cu126 and cu128 too: without the pin the plan would choose cu128.
     assert torch.variant == "cu124"
-    assert torch.reason.startswith(
+    assert str(torch.reason).startswith(
         "the project asks for cu124: its source pytorch-cuda is "
         "https://download.pytorch.org/whl/cu124; driver 570.124.06 supports CUDA <= 12.8"
     )

@@ -104,7 +104,7 @@ CU132 = variant("cu132", "7.5 8.0 8.6 9.0 10.0", "12.0")
 def test_judge(candidate: Variant, host: Target, fit: str, fragment: str) -> None:
     verdict = judge(candidate, host, NVIDIA)
     assert verdict.fit == fit
-    assert fragment in verdict.detail
+    assert fragment in str(verdict.detail)
 
 
 def test_windows_floor_differs_from_linux() -> None:
@@ -119,7 +119,7 @@ def test_unpublished_platform() -> None:
     linux_only = Variant("cu124", C("12.4"), (CC("8.9"),), (), ("windows-x86_64",))
     verdict = judge(linux_only, host, NVIDIA)
     assert verdict.fit == "no"
-    assert "not published for linux-x86_64" in verdict.detail
+    assert "not published for linux-x86_64" in str(verdict.detail)
 
 
 def test_sass_of_another_major_never_serves() -> None:

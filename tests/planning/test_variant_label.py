@@ -84,7 +84,7 @@ def test_4090_and_1080_get_the_build_that_serves_both() -> None:
     assert any("installer picks cuda13.0" in line for line in choice.audit)
     verdicts = dict(choice.verdicts)
     assert not verdicts["cuda13.0"].ok
-    assert "no SASS for sm_61" in verdicts["cuda13.0"].detail
+    assert "no SASS for sm_61" in str(verdicts["cuda13.0"].detail)
 
 
 def test_the_published_lower_bound_is_audited() -> None:

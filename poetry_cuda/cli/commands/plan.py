@@ -17,6 +17,7 @@ from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import labelled_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 from poetry_cuda.request.tables import MANAGED_GROUP
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.index_check import IndexReport
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.messages import Language
+    from poetry_cuda.messages import Localized
     from poetry_cuda.messages import Message
     from poetry_cuda.planning.base_image import BaseImageChoice
     from poetry_cuda.planning.plan import Plan
@@ -153,18 +155,16 @@ def mirror_lines(settings: Settings) -> list[str]:
     return [f"<info>Mirror</info>: {escape(mirror.said)}" for mirror in settings.mirrors.values()]
 
 
-def targets_said(plan: Plan, targets_from: str) -> str:
+def targets_said(plan: Plan, targets_from: str) -> Localized:
     """The plan's targets as its header names them: those cuda.lock records are said to be
     cuda.lock's, so that "this machine" is never a machine the plan was not made for."""
     from poetry_cuda.planning.targets import DETECTED
     from poetry_cuda.planning.targets import RECORDED
 
-    if targets_from != RECORDED:
-        return ", ".join(plan.targets)
-    labels = [
-        "the machine of an earlier lock" if label == DETECTED else label for label in plan.targets
-    ]
-    return f"the targets cuda.lock records ({', '.join(labels)})"
+    recorded = targets_from == RECORDED
+    machine = message("plan.earlier-machine") if recorded else message("detect.this-machine")
+    labels = Phrase(tuple(machine if label == DETECTED else label for label in plan.targets), ", ")
+    return message("plan.recorded-targets", labels=labels) if recorded else labels
 
 
 def user_mirror_lines(redirected: list[Redirect], backend: str, language: Language) -> list[str]:
@@ -233,7 +233,7 @@ def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[st
             f"  <c1>{choice.name.ljust(width)}</c1>  <b>{choice.variant}</b>{esc(source)}"
             f"{esc(localize(expect, language))}"
         )
-        lines.append(f"  {' ' * width}  {esc(choice.reason)}")
+        lines.append(f"  {' ' * width}  {esc(localize(choice.reason, language))}")
     if plan.extras:
         lines.append(f"<info>{esc(message('plan.extras').text(language))}</info>")
         extra_width = max(len(e.name) for e in plan.extras)
