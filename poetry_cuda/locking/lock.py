@@ -37,6 +37,7 @@ from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import LockedToolkit
+from poetry_cuda.locking.lockfile import PassedOver
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.locking.recorded import COMMAND
@@ -120,6 +121,7 @@ def build_lock(
             for e in plan.extras
         ),
         base_image=image.image if image is not None else None,
+        unavailable=tuple(PassedOver(*build) for build in sorted(planned.unavailable)),
     )
     return sealed(lock, planned.pyproject)
 
