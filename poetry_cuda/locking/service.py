@@ -139,6 +139,7 @@ def lock_project(
             backend,
             regenerate=ask.regenerate,
             notify=notify,
+            environ=environ,
             adopt=ask.adopt,
             command=ask.command,
             ahead=ahead,

@@ -96,6 +96,29 @@ def test_a_fallback_is_recorded_and_checks_fresh_until_the_index_gains_the_build
     assert cli.run("lock", "--check", cwd=project).code == 0
 
 
+def test_the_check_reads_the_per_user_mirror_poetry_reads(
+    cli: Cli, tmp_path: Path, thinner: WorldServer
+) -> None:
+    """The project names PyTorch's own index; this user's Poetry fetches from a mirror that
+    lacks the build: the check reads the mirror's page, and the committed files keep the
+    project's URLs."""
+    project = torch_example(tmp_path, thinner)
+    pyproject = project / "pyproject.toml"
+    mirrors = f'\n[tool.poetry-cuda.mirrors]\npytorch = "{thinner.pytorch_mirror}"\n'
+    pyproject.write_text(pyproject.read_text().replace(mirrors, "\n"))
+    assert "[tool.poetry-cuda.mirrors]" not in pyproject.read_text()
+    behind = {"POETRY_CUDA_MIRROR_PYTORCH": thinner.pytorch_mirror}
+    result = cli.run("lock", cwd=project, env=behind)
+    assert result.code == 0, result.stderr
+    mirror = thinner.pytorch_url("cu124")
+    assert f"torch 2.5.1+cu124 is not on {mirror} (" in result.stderr.replace("\n", " ")
+    assert "download.pytorch.org" not in result.stderr
+    assert locked(project)["torch"] == ("cu121", "2.5.1+cu121")
+    urls = {p["url"] for p in read_toml(project / "cuda.lock")["packages"]}
+    assert urls == {"https://download.pytorch.org/whl/cu121"}
+    assert cli.run("lock", "--check", cwd=project, env=behind).code == 0
+
+
 def test_an_unreadable_page_is_said_and_the_lock_goes_on(
     cli: Cli, tmp_path: Path, thinner: WorldServer
 ) -> None:
