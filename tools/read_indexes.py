@@ -37,8 +37,8 @@ from poetry_cuda.knowledge.packaged import load
 
 
 ROOT = Path(__file__).resolve().parents[1]
-# Beside its reader until the knowledge base loads it (its loader reads every other TOML
-# of knowledge/data/ as a family).
+# Beside its reader; not shipped until the tool has read the real indexes into it and the
+# knowledge base loads it (its loader reads every other TOML of knowledge/data/ as a family).
 TABLE = ROOT / "poetry_cuda" / "indexes" / "availability.toml"
 HEADER = """\
 # Which wheels the indexes served, read from their own listings by tools/read_indexes.py:

@@ -2,7 +2,8 @@
 
 `lock` reads, for every package the plan puts on an index of its own, the page the package
 manager is about to read anyway (one request per page, all pages at once, through the
-configured mirror, within `plan --check-index`'s limits). A chosen build is served when the
+configured mirror, and through this user's mirror where `POETRY_CUDA_MIRROR_<FAMILY>` redirects
+Poetry, within `plan --check-index`'s limits). A chosen build is served when the
 page lists a wheel of the chosen version for every target's platform that the project's
 oldest admitted Python installs. A build that is not is left out and the project planned
 again (`unavailable`): the next candidate, said as a fallback, instead of a lock the package
@@ -27,6 +28,8 @@ from poetry_cuda.indexes.pages import CHECK_TIMEOUT
 from poetry_cuda.indexes.pages import fetch_all
 from poetry_cuda.locking.duplicates import pythons
 from poetry_cuda.planning.planner import replanned
+from poetry_cuda.planning.user_mirrored import through_mirrors
+from poetry_cuda.planning.user_mirrored import user_redirects
 from poetry_cuda.records import frozen
 
 
@@ -62,13 +65,18 @@ class Missing:
 def confirm_available(
     planned: Planned,
     notify: Callable[[str], None],
+    environ: Mapping[str, str],
     get: Callable[[str, float], Page] | None = None,
 ) -> Planned:
     """`planned`, or the plan made without the chosen builds its indexes do not serve;
-    every fallback and every page that could not be read said through `notify`."""
+    every fallback and every page that could not be read said through `notify`.
+
+    `environ` holds this user's mirrors (`POETRY_CUDA_MIRROR_<FAMILY>`): a redirected
+    source's page is read from the mirror, as the package manager reads it.
+    """
     said: set[str] = set()
     for _ in range(MAX_ROUNDS):
-        missing = _missing(planned, get, notify, said)
+        missing = _missing(planned, environ, get, notify, said)
         if not missing:
             return planned
         excluded = planned.unavailable | {m.key for m in missing}
@@ -97,16 +105,19 @@ def _said(missing: Missing) -> str:
 
 def _missing(
     planned: Planned,
+    environ: Mapping[str, str],
     get: Callable[[str, float], Page] | None,
     notify: Callable[[str], None],
     said: set[str],
 ) -> list[Missing]:
-    """The chosen builds whose index page, read now, lacks them."""
+    """The chosen builds whose index page, read now where the package manager reads it,
+    lacks them."""
     mirrors = planned.settings.mirrors.values()
+    indexed = [c for c in planned.plan.packages if not c.source.is_pypi and c.version is not None]
+    fetched = through_mirrors(indexed, user_redirects(indexed, planned.kb.families, environ))
     checked = [
         (choice, page_url(choice.source.url, choice.name, layout_of(choice.source.url, mirrors)))
-        for choice in planned.plan.packages
-        if not choice.source.is_pypi and choice.version is not None
+        for choice in fetched
     ]
     pages = fetch_all((url for _, url in checked), get, limit=CHECK_TIMEOUT)
     python = _oldest_python(planned.pyproject)

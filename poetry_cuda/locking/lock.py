@@ -37,6 +37,7 @@ from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import LockedToolkit
+from poetry_cuda.locking.lockfile import PassedOver
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.locking.recorded import COMMAND
@@ -120,6 +121,7 @@ def build_lock(
             for e in plan.extras
         ),
         base_image=image.image if image is not None else None,
+        unavailable=tuple(PassedOver(*build) for build in sorted(planned.unavailable)),
     )
     return sealed(lock, planned.pyproject)
 
@@ -384,11 +386,14 @@ def lock(
     *,
     regenerate: bool,
     notify: Callable[[str], None],
+    environ: Mapping[str, str],
     adopt: bool = False,
     command: str = COMMAND,
     ahead: Ahead | None = None,
 ) -> Outcome:
     """Lock the planned project with `backend`; call within `transaction.session`.
+
+    `environ` says this user's mirrors, through which the chosen builds' pages are read.
 
     `ahead` is the manager's part of the lock, if the interface started it before the plan
     (`cli.prefetch`): used only where it answers for the files as this lock leaves them.
@@ -397,7 +402,7 @@ def lock(
     # What the project itself gets wrong is refused before any index is asked (`_start`
     # reads and writes nothing); then the chosen builds are checked against their indexes.
     start = _start(planned, backend, adopt=adopt, command=command)
-    checked = confirm_available(planned, notify)
+    checked = confirm_available(planned, notify, environ)
     if checked is not planned:
         start = _start(checked, backend, adopt=adopt, command=command)
     planned, current, text, new_text = start.planned, start.current, start.text, start.new_text

@@ -185,6 +185,22 @@ class LockedToolkit:
 
 
 @frozen
+class PassedOver:
+    """A build the index was found not to serve when the lock was made: the lock fell back
+    from it, and a plan made offline for the same lock (`lock --check`) leaves it out too.
+    `lock` itself checks the indexes again (one may have gained it)."""
+
+    family: str
+    version: str  # the family's lead version, plain: 2.5.1
+    variant: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The build, as the planner's `unavailable` names it."""
+        return (self.family, self.version, self.variant)
+
+
+@frozen
 class CudaLock:
     content_hash: str
     backend: str
@@ -198,6 +214,8 @@ class CudaLock:
     toolkit: LockedToolkit | None = None  # toolkit = "redist" only
     # The NVIDIA CUDA image that meets the system requirements (`planning.base_image`).
     base_image: str | None = None
+    # The builds the lock fell back from, their indexes lacking them (`locking.available`).
+    unavailable: tuple[PassedOver, ...] = ()
 
     def project_cuda(self, preferred: Collection[str]) -> CudaVersion | None:
         """The project's CUDA version (see `project_cuda`), as this lock records it."""
@@ -312,6 +330,10 @@ def read(path: Path) -> CudaLock:
         ),
         toolkit=_read_toolkit(top),
         base_image=_checked(top, "base-image", _base_image) if top.has("base-image") else None,
+        unavailable=tuple(
+            PassedOver(u.text("family"), u.text("version"), u.text("variant"))
+            for u in top.tables("unavailable")
+        ),
     )
 
 

@@ -56,6 +56,10 @@ def dumps(lock: CudaLock) -> str:
             for r in lock.system_requirements
         ],
         "extras": [_extra_table(e) for e in lock.extras],
+        "unavailable": [
+            {"family": u.family, "version": u.version, "variant": u.variant}
+            for u in lock.unavailable
+        ],
     }
     for key, tables in rows.items():
         if tables:  # an empty array of tables would be written inline, above the header

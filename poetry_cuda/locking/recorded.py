@@ -49,6 +49,14 @@ def recorded_targets(project: Path) -> tuple[HostProfile, ...]:
     return tuple(facts.profile() for facts in lockfile.read(path).targets)
 
 
+def recorded_unavailable(project: Path) -> frozenset[tuple[str, str, str]]:
+    """The builds the project's cuda.lock fell back from, their indexes lacking them."""
+    path = project / lockfile.FILENAME
+    if not path.exists():
+        return frozenset()
+    return frozenset(build.key for build in lockfile.read(path).unavailable)
+
+
 def plan_for_lock(
     start: Path,
     options: Options,

@@ -20,6 +20,8 @@ from poetry_cuda.locking import lock
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.recorded import COMMAND
 from poetry_cuda.locking.recorded import plan_for_lock
+from poetry_cuda.locking.recorded import recorded_unavailable
+from poetry_cuda.planning.planner import replanned
 from poetry_cuda.records import frozen
 from poetry_cuda.request.project import find_project
 
@@ -77,8 +79,15 @@ def check_project(
     detect: Callable[[Mapping[str, str]], HostProfile],
     load_manager: Callable[[str], PackageManager],
 ) -> Checked:
-    """`lock --check`: why the project's locks are not what `lock` would leave; writes nothing."""
+    """`lock --check`: why the project's locks are not what `lock` would leave; writes nothing.
+
+    Offline, it cannot ask the indexes as `lock` does: the builds cuda.lock records as
+    passed over (the index lacked them) are left out again, so a lock that fell back is fresh.
+    """
     planned = plan_for_lock(start, ask.options, kb, environ, detect=detect, judge_here=False)
+    passed_over = recorded_unavailable(planned.project)
+    if passed_over:
+        planned = replanned(planned, planned.pyproject, passed_over)
     backend = _backend(planned, ask, load_manager)
     return Checked(planned, lock.stale_reasons(planned, backend))
 
@@ -130,6 +139,7 @@ def lock_project(
             backend,
             regenerate=ask.regenerate,
             notify=notify,
+            environ=environ,
             adopt=ask.adopt,
             command=ask.command,
             ahead=ahead,

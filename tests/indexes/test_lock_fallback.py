@@ -72,6 +72,53 @@ def test_a_build_the_index_lacks_falls_back_to_the_next(
     assert (project / "cuda.lock").read_bytes() == before
 
 
+def test_a_fallback_is_recorded_and_checks_fresh_until_the_index_gains_the_build(
+    cli: Cli, tmp_path: Path, world: World, thinner: WorldServer
+) -> None:
+    project = torch_example(tmp_path, thinner)
+    assert cli.run("lock", cwd=project).code == 0
+    recorded = read_toml(project / "cuda.lock")["unavailable"]
+    assert recorded == [{"family": "torch", "version": "2.5.1", "variant": "cu124"}]
+    # Offline, `--check` cannot ask the index: it honours what the lock found there.
+    check = cli.run("lock", "--check", cwd=project)
+    assert check.code == 0, check.stdout + check.stderr
+    # The index gains the wheel: a plain lock asks again and takes the build it lacked.
+    page = thinner.root / "whl" / "cu124" / "torch"
+    for name in (GONE, f"{GONE}.metadata"):
+        source = world.root / "whl" / "cu124" / "torch" / name
+        if source.exists():
+            os.link(source, page / name)
+    result = cli.run("lock", cwd=project)
+    assert result.code == 0, result.stderr
+    assert "falling back" not in result.stderr
+    assert locked(project)["torch"] == ("cu124", "2.5.1+cu124")
+    assert "unavailable" not in read_toml(project / "cuda.lock")
+    assert cli.run("lock", "--check", cwd=project).code == 0
+
+
+def test_the_check_reads_the_per_user_mirror_poetry_reads(
+    cli: Cli, tmp_path: Path, thinner: WorldServer
+) -> None:
+    """The project names PyTorch's own index; this user's Poetry fetches from a mirror that
+    lacks the build: the check reads the mirror's page, and the committed files keep the
+    project's URLs."""
+    project = torch_example(tmp_path, thinner)
+    pyproject = project / "pyproject.toml"
+    mirrors = f'\n[tool.poetry-cuda.mirrors]\npytorch = "{thinner.pytorch_mirror}"\n'
+    pyproject.write_text(pyproject.read_text().replace(mirrors, "\n"))
+    assert "[tool.poetry-cuda.mirrors]" not in pyproject.read_text()
+    behind = {"POETRY_CUDA_MIRROR_PYTORCH": thinner.pytorch_mirror}
+    result = cli.run("lock", cwd=project, env=behind)
+    assert result.code == 0, result.stderr
+    mirror = thinner.pytorch_url("cu124")
+    assert f"torch 2.5.1+cu124 is not on {mirror} (" in result.stderr.replace("\n", " ")
+    assert "download.pytorch.org" not in result.stderr
+    assert locked(project)["torch"] == ("cu121", "2.5.1+cu121")
+    urls = {p["url"] for p in read_toml(project / "cuda.lock")["packages"]}
+    assert urls == {"https://download.pytorch.org/whl/cu121"}
+    assert cli.run("lock", "--check", cwd=project, env=behind).code == 0
+
+
 def test_an_unreadable_page_is_said_and_the_lock_goes_on(
     cli: Cli, tmp_path: Path, thinner: WorldServer
 ) -> None:
