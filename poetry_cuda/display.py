@@ -134,3 +134,11 @@ def _redact_parameter(item: str) -> str:
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def quoted(value: str, limit: int = 120) -> str:
+    """`value` as a message quotes it: credentials and query values redacted, cut short."""
+    text = redact_url(value) if "://" in value else value
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(value)} characters)"

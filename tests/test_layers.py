@@ -21,6 +21,8 @@ ROOT_MODULES = {
     "display",
     "records",
     "lazy",
+    "urls",
+    "web",
 }
 # What each folder may import from poetry_cuda, besides the root modules and itself.
 ALLOWED = {
@@ -54,7 +56,7 @@ ALLOWED = {
     },
     # An index's pages, fetched within limits and read: below every user of them.
     "indexes": {"request.settings"},
-    "redist": {"request.settings", "knowledge.model", "knowledge.packaged"},
+    "redist": {"knowledge.model", "knowledge.packaged"},
     "wheelstore": {
         "request.settings",
         "request.user_mirrors",

@@ -30,12 +30,12 @@ from poetry_cuda.indexes.listing import layout_of
 from poetry_cuda.indexes.listing import links
 from poetry_cuda.indexes.listing import page_url
 from poetry_cuda.indexes.pages import CHECK_TIMEOUT
-from poetry_cuda.indexes.pages import MAX_REDIRECTS
 from poetry_cuda.indexes.pages import REQUEST_TIMEOUT
 from poetry_cuda.indexes.pages import Page
 from poetry_cuda.indexes.pages import fetch
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
+from poetry_cuda.web import MAX_REDIRECTS
 
 
 if TYPE_CHECKING:

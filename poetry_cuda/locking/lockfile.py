@@ -50,12 +50,12 @@ from poetry_cuda.request.settings import NAME_LIMIT
 from poetry_cuda.request.settings import PATH_LIMIT
 from poetry_cuda.request.settings import POLICIES
 from poetry_cuda.request.settings import TEXT_LIMIT
-from poetry_cuda.request.settings import URL_LIMIT
 from poetry_cuda.request.settings import CudaRequest
 from poetry_cuda.request.settings import Policy
 from poetry_cuda.request.settings import overlong
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
+from poetry_cuda.urls import URL_LIMIT
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion

@@ -17,9 +17,9 @@ from poetry_cuda.knowledge.model import MIRROR_INFIX
 from poetry_cuda.knowledge.packaged import mirrors_of
 from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import MIRROR_KEYS
-from poetry_cuda.request.settings import check_index_url
 from poetry_cuda.request.settings import resolve_mirror
-from poetry_cuda.request.settings import url_problem
+from poetry_cuda.urls import check_index_url
+from poetry_cuda.urls import url_problem
 
 
 if TYPE_CHECKING:

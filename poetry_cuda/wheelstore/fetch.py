@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import html.parser
 import json
-import os
 import threading
 
 from typing import TYPE_CHECKING
@@ -30,28 +29,22 @@ from urllib.parse import unquote
 from urllib.parse import urljoin
 from urllib.parse import urlsplit
 
-from poetry_cuda.errors import ConfigError
+from poetry_cuda import web
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.names import canonical_name
-from poetry_cuda.request.settings import check_index_url
-from poetry_cuda.request.settings import is_loopback
+from poetry_cuda.urls import url_problem
 
 
 if TYPE_CHECKING:
-    import urllib.request
-
     from collections.abc import Callable
     from collections.abc import Mapping
-    from http.client import HTTPMessage
-    from http.client import HTTPResponse
     from pathlib import Path
-    from typing import IO
 
+    from poetry_cuda.urls import UrlProblem
     from poetry_cuda.wheelstore.locked import LockedWheel
 
 
-TIMEOUT = 60.0  # seconds without a byte before a download is given up
 PAGE_LIMIT = 64 * 1024 * 1024  # torch's page on download.pytorch.org is a few MiB
 WHEEL_LIMIT = 16 * 1024**3
 _CHUNK = 1024 * 1024
@@ -101,7 +94,7 @@ class Fetcher:
         *,
         indexes: Mapping[str, str] | None = None,
         credentials: Mapping[str, tuple[str, str]] | None = None,
-        timeout: float = TIMEOUT,
+        timeout: float = web.TIMEOUT,
     ) -> None:
         self.indexes = dict(indexes or {})
         self.credentials = dict(credentials or {})
@@ -145,62 +138,32 @@ class Fetcher:
     def download(self, url: str, destination: Path) -> str:
         """Write `url` to the new file `destination`; return its sha256 (hex). On failure
         the file is removed."""
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-        descriptor = os.open(destination, flags, 0o600)
-        digest = hashlib.sha256()
-        size = 0
+        _checked(url)
         try:
-            with os.fdopen(descriptor, "wb") as out, self._open(url) as response:
-                while chunk := _read(response, url):
-                    size += len(chunk)
-                    if size > WHEEL_LIMIT:
-                        raise _failed(url, "larger than any wheel (16 GiB)")
-                    digest.update(chunk)
-                    out.write(chunk)
-                length = response.headers.get("Content-Length")
-                if length is not None and length.isdigit() and size != int(length):
-                    raise _failed(url, f"the download ended after {size} of {length} bytes")
-        except BaseException:
-            destination.unlink(missing_ok=True)
-            raise
-        return digest.hexdigest()
+            written = web.download(
+                url,
+                destination,
+                limit=WHEEL_LIMIT,
+                authorization=self._authorization(url),
+                timeout=self.timeout,
+            )
+        except web.WebError as failure:
+            raise _worded(url, failure, "larger than any wheel (16 GiB)") from failure.__cause__
+        return written.sha256
 
     def _read(self, url: str) -> tuple[bytes, str]:
-        data = bytearray()
-        with self._open(url, accept=_ACCEPT) as response:
-            while chunk := _read(response, url):
-                data += chunk
-                if len(data) > PAGE_LIMIT:
-                    raise _failed(url, "a page larger than 64 MiB")
-            return bytes(data), response.headers.get("Content-Type", "")
-
-    def _open(self, url: str, accept: str = "*/*") -> HTTPResponse:
-        import urllib.error
-        import urllib.request
-
-        _checked(url, "a wheel's URL")
-        handlers: list[urllib.request.BaseHandler] = [_redirects()]
-        if is_loopback(urlsplit(url).hostname or ""):
-            handlers.append(urllib.request.ProxyHandler({}))
-        request = urllib.request.Request(
-            url, headers={"User-Agent": "poetry-cuda", "Accept": accept}
-        )
-        authorization = self._authorization(url)
-        if authorization is not None:
-            request.add_unredirected_header("Authorization", authorization)
+        _checked(url)
         try:
-            response: HTTPResponse = urllib.request.build_opener(*handlers).open(
-                request, timeout=self.timeout
+            page = web.read(
+                url,
+                limit=PAGE_LIMIT,
+                accept=_ACCEPT,
+                authorization=self._authorization(url),
+                timeout=self.timeout,
             )
-        except urllib.error.HTTPError as error:
-            error.close()
-            hint = (
-                " (check the credentials Poetry holds for it)" if error.code in (401, 403) else ""
-            )
-            raise _failed(url, f"the server answered {error.code} {error.reason}{hint}") from None
-        except (urllib.error.URLError, OSError) as error:
-            raise _failed(url, f"cannot connect ({getattr(error, 'reason', error)})") from None
-        return response
+        except web.WebError as failure:
+            raise _worded(url, failure, "a page larger than 64 MiB") from failure.__cause__
+        return page.data, page.media
 
     def _authorization(self, url: str) -> str | None:
         import base64
@@ -213,15 +176,18 @@ class Fetcher:
         return None
 
 
-def _checked(url: str, what: str) -> str:
-    try:
-        return check_index_url(url, what)
-    except ConfigError as error:
-        raise UnmetRequirementError(
-            f"{_shown(url)}: refused ({error.what.split(': ', 1)[-1]})",
-            why=error.why,
-            fix="use an https index (or a mirror of it) for the packages of this project",
-        ) from None
+def _checked(url: str) -> None:
+    problem = url_problem(url)
+    if problem is not None:
+        raise _refused(url, problem)
+
+
+def _refused(url: str, problem: UrlProblem) -> UnmetRequirementError:
+    return UnmetRequirementError(
+        f"{_shown(url)}: refused ({problem.what})",
+        why=problem.why,
+        fix="use an https index (or a mirror of it) for the packages of this project",
+    )
 
 
 def _shown(url: str) -> str:
@@ -232,43 +198,29 @@ def _shown(url: str) -> str:
     return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
-def _failed(url: str, problem: str) -> UnmetRequirementError:
+def _worded(url: str, failure: web.WebError, too_large: str) -> UnmetRequirementError:
+    """`failure` said for a wheel or its page at `url` (`too_large`: what more than its limit is)."""
+    if isinstance(failure, web.RedirectRefusedError):
+        return _refused(failure.target, failure.problem)
+    if isinstance(failure, web.StatusError):
+        hint = " (check the credentials Poetry holds for it)" if failure.code in (401, 403) else ""
+        problem = f"the server answered {failure.code} {failure.reason}{hint}"
+    elif isinstance(failure, web.UnreachableError):
+        problem = f"cannot connect ({failure.reason})"
+    elif isinstance(failure, web.BrokenAnswerError):
+        problem = f"cannot connect (a broken HTTP answer: {failure.kind})"
+    elif isinstance(failure, web.TooLargeError):
+        problem = too_large
+    elif isinstance(failure, web.CutShortError) and failure.error is not None:
+        problem = f"the download broke off ({failure.error.__class__.__name__})"
+    elif isinstance(failure, web.CutShortError):
+        problem = f"the download ended after {failure.got} of {failure.expected} bytes"
+    else:  # web.TooManyRedirectsError, the one kind left
+        problem = f"redirected more than {web.MAX_REDIRECTS} times"
     return UnmetRequirementError(
         f"{_shown(url)}: {problem}",
         fix="check the network connection and the index, then run again",
     )
-
-
-def _read(response: HTTPResponse, url: str) -> bytes:
-    import http.client
-
-    try:
-        return response.read(_CHUNK)
-    except (OSError, http.client.HTTPException) as error:
-        raise _failed(url, f"the download broke off ({error.__class__.__name__})") from error
-
-
-def _redirects() -> urllib.request.HTTPRedirectHandler:
-    import urllib.request
-
-    class Redirects(urllib.request.HTTPRedirectHandler):
-        def redirect_request(
-            self,
-            req: urllib.request.Request,
-            fp: IO[bytes],
-            code: int,
-            msg: str,
-            headers: HTTPMessage,
-            newurl: str,
-        ) -> urllib.request.Request | None:
-            try:
-                _checked(newurl, f"the redirect from {_shown(req.full_url)}")
-            except UnmetRequirementError:
-                fp.close()
-                raise
-            return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-    return Redirects()
 
 
 def _copy(path: str, destination: Path) -> str:

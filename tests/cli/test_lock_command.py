@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import socket
 
 from typing import TYPE_CHECKING
 
@@ -11,45 +10,32 @@ import pytest
 
 from poetry_cuda.files import parse_toml
 from tests.support.example import EXAMPLES
+from tests.support.example import FILES
+from tests.support.example import snapshot
+from tests.support.index import refused_url
 from tests.support.isolation import UV_OFFLINE
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
     from tests.support.cli import Cli
 
 
-FILES = ("pyproject.toml", "poetry.lock", "cuda.lock")
-
-
-def refused_url() -> str:
-    """A loopback URL nothing listens on: connections are refused at once."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path) -> Iterator[Path]:
     project = tmp_path / "torch_project"
     shutil.copytree(EXAMPLES / "torch_project", project)
-    dead = refused_url()
-    pyproject = project / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text()
-        + f'\n[tool.poetry-cuda.mirrors]\npytorch = "{dead}/whl/{{variant}}"\n'
-        + f'\n[[tool.poetry.source]]\nname = "offline"\nurl = "{dead}/simple/"\n'
-        + 'priority = "primary"\n'
-    )
-    return project
-
-
-def snapshot(project: Path, files: tuple[str, ...] = FILES) -> dict[str, bytes | None]:
-    return {
-        name: (project / name).read_bytes() if (project / name).exists() else None for name in files
-    }
+    with refused_url() as dead:
+        pyproject = project / "pyproject.toml"
+        pyproject.write_text(
+            pyproject.read_text()
+            + f'\n[tool.poetry-cuda.mirrors]\npytorch = "{dead}/whl/{{variant}}"\n'
+            + f'\n[[tool.poetry.source]]\nname = "offline"\nurl = "{dead}/simple/"\n'
+            + 'priority = "primary"\n'
+        )
+        yield project
 
 
 def test_unreachable_index_is_exit_4_and_changes_nothing(cli: Cli, project: Path) -> None:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.cli.registry import package_manager
-from poetry_cuda.doctor import gather
-from poetry_cuda.doctor import run_checks
+from poetry_cuda.doctor.checkup import run_checks
+from poetry_cuda.doctor.facts import gather
 from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.planning.plan import SystemRequirement
@@ -29,7 +29,7 @@ from tests.support.doctor_projects import torch_package
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from poetry_cuda.doctor import Finding
+    from poetry_cuda.doctor.findings import Finding
     from tests.support.fake_nvml import FakeNvml
 
 

@@ -85,5 +85,5 @@ def test_every_url_opened_in_the_package_has_a_timeout() -> None:
                 node.func.attr == "open" and isinstance(on, ast.Name) and on.id == "opener"
             ):
                 opened.append((path.name, any(k.arg == "timeout" for k in node.keywords)))
-    assert ("pages.py", True) in opened
+    assert ("web.py", True) in opened
     assert all(timed for _, timed in opened), opened

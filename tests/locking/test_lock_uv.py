@@ -25,6 +25,7 @@ from poetry_cuda.planning.managed import CUDA_PLATFORMS
 from tests.support.cli import BIN
 from tests.support.example import EXAMPLES
 from tests.support.example import configure_uv
+from tests.support.example import snapshot
 from tests.support.index import Fault
 from tests.support.index import refused_url
 from tests.support.isolation import UV_OFFLINE
@@ -54,10 +55,6 @@ def project(tmp_path: Path, server: WorldServer) -> Path:
 
 def lock(cli: Cli, project: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     return cli.run("lock", *args, cwd=project, env={**UV, **(env or {})})
-
-
-def snapshot(project: Path) -> dict[str, bytes | None]:
-    return {n: (project / n).read_bytes() if (project / n).exists() else None for n in FILES}
 
 
 def entries(project: Path, name: str) -> dict[str, tuple[str, list[str]]]:
@@ -100,10 +97,10 @@ def test_lock_sync_and_idempotence(cli: Cli, project: Path, server: WorldServer)
     torch_record = next(p for p in cuda_lock["packages"] if p["name"] == "torch")
     assert (torch_record["variant"], torch_record["version"]) == ("cu124", "2.5.1+cu124")
 
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     again = lock(cli, project)
     assert again.code == 0, again.stderr
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
     assert lock(cli, project, "--check").code == 0
     # uv itself agrees that uv.lock matches pyproject.toml.
     assert cli.run("lock", "--check", cwd=project, program="uv", env=UV).code == 0
@@ -162,18 +159,18 @@ def test_switching_variant_rewrites_only_managed_entries(
 
 def test_regenerate_resolves_anew(cli: Cli, project: Path) -> None:
     assert lock(cli, project).code == 0
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     result = lock(cli, project, "--regenerate")
     assert result.code == 0, result.stderr
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
 
 
 def test_the_plugin_locks_a_uv_project_when_told_to(cli: Cli, project: Path) -> None:
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     refused = cli.run("cuda", "lock", cwd=project, program="poetry", env=UV)
     assert refused.code == 2
     assert "`poetry-cuda lock`" in refused.stderr
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
 
     pyproject = project / "pyproject.toml"
     pyproject.write_text(
@@ -198,7 +195,7 @@ def fake_uv(folder: Path, version: str) -> Path:
 @pytest.mark.parametrize("kind", ["missing", "too old"])
 def test_a_missing_or_old_uv_is_exit_2(cli: Cli, project: Path, tmp_path: Path, kind: str) -> None:
     assert lock(cli, project).code == 0
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     if kind == "missing":
         env = {"POETRY_CUDA_UV": str(tmp_path / "nowhere" / "uv")}
     else:
@@ -211,7 +208,7 @@ def test_a_missing_or_old_uv_is_exit_2(cli: Cli, project: Path, tmp_path: Path, 
         assert "POETRY_CUDA_UV" in result.stderr
     else:
         assert "uv 0.4.30" in result.stderr and "0.5.0 or newer" in result.stderr
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
 
 
 def test_an_unreachable_index_is_exit_4_with_uvs_message(
@@ -223,12 +220,12 @@ def test_an_unreachable_index_is_exit_4_with_uvs_message(
         pyproject.write_text(
             pyproject.read_text().replace(server.pytorch_mirror, f"{dead}/whl/{{variant}}")
         )
-        before = snapshot(project)
+        before = snapshot(project, FILES)
         result = lock(cli, project)
     assert result.code == 4, result.stderr
     assert "uv's resolution failed" in result.stderr
     assert f"{dead}/whl/cu124" in result.stderr  # uv's own message is passed on
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
 
 
 def test_a_user_source_for_torch_is_exit_2(cli: Cli, project: Path) -> None:
@@ -236,19 +233,19 @@ def test_a_user_source_for_torch_is_exit_2(cli: Cli, project: Path) -> None:
     pyproject.write_text(
         pyproject.read_text() + '\n[tool.uv.sources]\ntorch = { index = "local-pypi" }\n'
     )
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     result = lock(cli, project)
     assert result.code == 2, result.stderr
     assert 'torch = { index = "local-pypi" }' in result.stderr
     assert "pytorch-cu124-mirror-" in result.stderr
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
 
 
 def test_an_interrupted_lock_restores_every_file(
     cli: Cli, project: Path, server: WorldServer
 ) -> None:
     assert lock(cli, project).code == 0
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     # Switch variant, and stall the index so the interruption lands during `uv lock`.
     server.inject("/whl/cu118/", Fault.stall(20))
     process = subprocess.Popen(
@@ -275,7 +272,7 @@ def test_an_interrupted_lock_restores_every_file(
         "pyproject.toml, uv.lock and cuda.lock are as before (restored: pyproject.toml)" in stderr
     )
     assert "Traceback" not in stderr
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
     server.clear_faults()
     assert lock(cli, project, "--cuda", "cu118").code == 0
 

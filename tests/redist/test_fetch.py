@@ -105,3 +105,10 @@ def test_a_missing_file_names_the_status(served: tuple[Server, Path]) -> None:
     server, _ = served
     with pytest.raises(UnmetRequirementError, match="answered 404"):
         fetch(f"{server.url}/nothing.json", limit=1000)
+
+
+def test_a_redirect_loop_ends_after_the_limit(served: tuple[Server, Path]) -> None:
+    server, _ = served
+    server.redirect("/loop.bin", f"{server.url}/loop.bin")
+    with pytest.raises(UnmetRequirementError, match=r"redirected more than 5 times"):
+        fetch(f"{server.url}/loop.bin", limit=1000)

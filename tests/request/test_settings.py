@@ -6,8 +6,8 @@ import pytest
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.request.settings import CudaRequest
-from poetry_cuda.request.settings import check_index_url
 from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.urls import check_index_url
 from poetry_cuda.versions import CudaVersion
 
 

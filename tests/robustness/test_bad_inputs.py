@@ -21,6 +21,7 @@ import pytest
 from tests.support.catalog import WorldServer
 from tests.support.example import EXAMPLES
 from tests.support.example import configure
+from tests.support.example import snapshot
 
 
 if TYPE_CHECKING:
@@ -281,20 +282,12 @@ def template(tmp_path_factory: pytest.TempPathFactory, world: World) -> Iterator
         yield project
 
 
-def snapshot(project: Path) -> dict[str, bytes | None]:
-    found = {}
-    for name in FILES:
-        path = project / name
-        found[name] = path.read_bytes() if path.is_file() else None
-    return found
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input(case: Case, cli: Cli, template: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(template, project)
     case.change(project)
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     result = cli.run(*case.args, cwd=project, env=case.env, timeout=120)
     assert result.code == case.code, result.stderr + result.stdout
     message = result.stderr
@@ -302,7 +295,7 @@ def test_bad_input(case: Case, cli: Cli, template: Path, tmp_path: Path) -> None
         assert part in message, (part, message)
     assert "Fix:" in message, message
     assert message.count("\n") < 15, message  # one message, not a dump
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can write anywhere")
@@ -310,7 +303,7 @@ def test_a_read_only_project_folder(cli: Cli, template: Path, tmp_path: Path) ->
     project = tmp_path / "project"
     shutil.copytree(template, project)
     config('cuda = "cu118"')(project)
-    before = snapshot(project)
+    before = snapshot(project, FILES)
     project.chmod(0o555)
     try:
         result = cli.run("lock", cwd=project)
@@ -318,7 +311,7 @@ def test_a_read_only_project_folder(cli: Cli, template: Path, tmp_path: Path) ->
         project.chmod(0o755)
     assert result.code == 2, result.stderr
     assert "cannot write" in result.stderr
-    assert snapshot(project) == before
+    assert snapshot(project, FILES) == before
 
 
 def test_there_are_enough_cases() -> None:

@@ -37,12 +37,12 @@ from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.redist.manifest import Archive
 from poetry_cuda.request.settings import NAME_LIMIT
-from poetry_cuda.request.settings import URL_LIMIT
 from poetry_cuda.request.settings import CudaRequest
-from poetry_cuda.request.settings import check_index_url
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import user_mirrors
 from poetry_cuda.request.user_mirrors import with_user_redist
+from poetry_cuda.urls import URL_LIMIT
+from poetry_cuda.urls import check_index_url
 from poetry_cuda.versions import CudaVersion
 from tests.support.projects import THIS_MACHINE
 from tests.support.projects import TORCH

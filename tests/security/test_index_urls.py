@@ -9,8 +9,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from poetry_cuda.errors import ConfigError
-from poetry_cuda.request.settings import check_index_url
 from poetry_cuda.request.settings import parse_settings
+from poetry_cuda.urls import check_index_url
 
 
 ACCEPTED = [

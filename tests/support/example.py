@@ -59,7 +59,8 @@ def torch_example(directory: Path, server: WorldServer, backend: Backend = "poet
 
 
 def snapshot(project: Path, names: tuple[str, ...] = FILES) -> dict[str, bytes | None]:
-    return {n: (project / n).read_bytes() if (project / n).exists() else None for n in names}
+    """Each of `names`' bytes, None where it is no file (missing, or a folder in its place)."""
+    return {n: (project / n).read_bytes() if (project / n).is_file() else None for n in names}
 
 
 def torch_entries(project: Path) -> list[tuple[str, str | None, str | None]]:

@@ -66,6 +66,11 @@ class _Index(BaseHTTPRequestHandler):
             self._answer(200, "text/html", body)
         elif self.path == f"/files/{FILENAME.replace('+', '%2B')}":
             self._answer(200, "application/octet-stream", WHEEL)
+        elif self.path == "/moved/torch/":
+            self.send_response(302)
+            self.send_header("Location", "/simple/torch/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif self.path == "/away":
             self.send_response(302)
             self.send_header("Location", "http://example.org/elsewhere")
@@ -167,3 +172,15 @@ def test_a_server_error_names_the_url_without_credentials(
         fetcher.download(f"{url}/missing.whl", tmp_path / "m.whl")
     assert failed.value.what == f"{url}/missing.whl: the server answered 404 Not Found"
     assert "secret" not in str(failed.value)
+
+
+def test_credentials_are_not_sent_on_a_redirect(
+    index: tuple[str, list[tuple[str, str | None]]],
+) -> None:
+    url, seen = index
+    locked = _locked(url)
+    fetcher = Fetcher(indexes={"private": f"{url}/moved/"}, credentials={url: ("user", "s")})
+    assert fetcher.url_of(locked).endswith(f"/files/{FILENAME.replace('+', '%2B')}")
+    moved, followed = seen
+    assert moved == (f"{url.removeprefix('http://')}/moved/torch/", "Basic dXNlcjpz")
+    assert followed == (f"{url.removeprefix('http://')}/simple/torch/", None)

@@ -18,7 +18,7 @@ from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
-    from poetry_cuda.doctor import Finding
+    from poetry_cuda.doctor.findings import Finding
     from poetry_cuda.messages import Language
 
 
@@ -58,31 +58,36 @@ class DoctorCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda import doctor
         from poetry_cuda.cli.registry import package_manager
+        from poetry_cuda.doctor.checkup import deep_checks
+        from poetry_cuda.doctor.checkup import record_checks
+        from poetry_cuda.doctor.checkup import run_checks
+        from poetry_cuda.doctor.facts import gather
+        from poetry_cuda.doctor.findings import exit_code
+        from poetry_cuda.doctor.findings import report_json
         from poetry_cuda.knowledge.packaged import load
 
         kb = load()
-        facts = doctor.gather(
+        facts = gather(
             self.project_start(),
             kb,
             environ=os.environ,
             early=self.prefetched.early,
             load_manager=package_manager,
         )
-        findings = doctor.run_checks(facts, kb)
-        findings += doctor.record_checks(facts, kb, deep=bool(self.option("deep")))
+        findings = run_checks(facts, kb)
+        findings += record_checks(facts, kb, deep=bool(self.option("deep")))
         if self.option("deep"):
-            findings += doctor.deep_checks(facts, os.environ)
+            findings += deep_checks(facts, os.environ)
         project = str(facts.project) if facts.project else None
         if self.option("json"):
-            self.print_json(doctor.report_json(findings, project))
+            self.print_json(report_json(findings, project))
         else:
             if facts.backend is not None:
                 self.line(backend_line(*facts.backend, user_language()))
             for line in render(findings, user_language()):
                 self.line(line)
-        return doctor.exit_code(findings)
+        return exit_code(findings)
 
 
 def render(findings: list[Finding], language: Language) -> list[str]:
