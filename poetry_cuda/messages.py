@@ -47,6 +47,8 @@ MessageId = Literal[
     "no-variant.first-line",
     "no-variant.first-line-pinned",
     "no-variant.none-serves",
+    "no-variant.no-kernels",
+    "no-variant.no-kernels-on",
     "no-variant.why",
     "no-variant.fix-versions",
     "no-variant.fix-cpu",
@@ -176,6 +178,14 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "no-variant.none-serves": Texts(
         "  no known {lead} build serves these targets",
         "  没有已知的 {lead} 构建能用于这些目标主机",
+    ),
+    "no-variant.no-kernels": Texts(
+        "  no build of {lead} has kernels for {sm}",
+        "  {lead} 没有任何构建包含 {sm} 的内核（kernel）",
+    ),
+    "no-variant.no-kernels-on": Texts(
+        "  no build of {lead} has kernels for {sm} on {target}",
+        "  {lead} 没有任何构建包含 {sm} 的内核（kernel），无法用于 {target}",
     ),
     "no-variant.why": Texts(
         "every GPU of every target must have kernels in the build, and its driver must run "

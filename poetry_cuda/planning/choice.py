@@ -125,7 +125,7 @@ def choose_family(
         f"{family.lead}: no CUDA variant runs on every target; using the CPU build "
         "because allow-cpu-fallback = true"
     )
-    first = next((loss.why for _, losses in search.passed for loss in losses), "no CUDA build")
+    first = next((loss.fact for _, losses in search.passed for loss in losses), "no CUDA build")
     return Chosen(cpu, "allow-cpu-fallback: " + first, tuple(warnings))
 
 
@@ -195,28 +195,30 @@ def first_runnable(
             if not request.allows(build.variant.cuda):
                 lost.append(Loss(build, f"{build.variant.name} excluded by {request.said}", True))
                 continue
-            why_not = _rule_out(build, gpu_targets, kb, native_only)
-            if why_not is None:
+            loss = _rule_out(build, gpu_targets, kb, native_only)
+            if loss is None:
                 return Search(build, lost, passed)
-            lost.append(Loss(build, why_not))
+            lost.append(loss)
         passed.append((builds[0].release, lost))
     return Search(None, [], passed)
 
 
 def _rule_out(
     build: FamilyBuild, targets: Sequence[Target], kb: KnowledgeBase, native_only: bool
-) -> str | None:
+) -> Loss | None:
     """Why `build` cannot be chosen, or None when it can."""
     several = len(targets) > 1
     for target in targets:
         verdict = judge(build.variant, target, kb.nvidia)
+        named = target.label if several else None
         if not verdict.ok:
-            return (f"{target.label}: " if several else "") + verdict.detail
+            return Loss(build, verdict.detail, target=named, unserved=verdict.unserved)
         if native_only and verdict.fit == "minor-compatible":
-            return (
+            return Loss(
+                build,
                 f"{build.variant.name} is only minor-compatible"
                 + (f" on {target.label}" if several else "")
-                + " and the policy is native"
+                + " and the policy is native",
             )
     return None
 
@@ -228,7 +230,7 @@ def _why_passed(
     python = next((loss.why for loss in losses if loss.python), None)
     if python is not None:
         return python  # every build of the release shares it
-    ruled = [loss.why for loss in losses if not loss.excluded]
+    ruled = [loss.fact for loss in losses if not loss.excluded]
     if not ruled:
         if losses:
             return f"no build matches {request.said}"
