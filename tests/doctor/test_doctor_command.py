@@ -214,3 +214,6 @@ def test_in_a_pod_the_image_is_checked_against_the_locks_base_image(
         and line.endswith(f"CUDA 11.8.0 and cuDNN 8.9.6.50 meets {image}")
         for line in text.stdout.splitlines()
     ), text.stdout
+    chinese = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    zh = cli.run("doctor", cwd=project, env={**pod, **cuda_12, **chinese})
+    assert f"容器镜像中是 CUDA 12.4.1；锁文件记录的基础镜像 {image} 是 CUDA 11.8.0" in zh.stdout
