@@ -47,6 +47,8 @@ MessageId = Literal[
     "no-variant.first-line",
     "no-variant.first-line-pinned",
     "no-variant.none-serves",
+    "no-variant.no-kernels",
+    "no-variant.no-kernels-on",
     "no-variant.why",
     "no-variant.fix-versions",
     "no-variant.fix-cpu",
@@ -211,6 +213,15 @@ MessageId = Literal[
     "doctor.fix-driver-uv",
     "doctor.shell-fix",
     "doctor.shell-fix-uv",
+    "doctor.image-fix",
+    "doctor.image-not-cuda",
+    "doctor.image-cuda",
+    "doctor.image-no-cudnn",
+    "doctor.image-cudnn",
+    "doctor.image-meets",
+    "doctor.image-meets-cudnn",
+    "doctor.image-end-of-life",
+    "doctor.image-end-of-life-fix",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -234,6 +245,14 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "no-variant.none-serves": Texts(
         "  no known {lead} build serves these targets",
         "  没有已知的 {lead} 构建能用于这些目标主机",
+    ),
+    "no-variant.no-kernels": Texts(
+        "  no build of {lead} has kernels for {sm}",
+        "  {lead} 没有任何构建包含 {sm} 的内核（kernel）",
+    ),
+    "no-variant.no-kernels-on": Texts(
+        "  no build of {lead} has kernels for {sm} on {target}",
+        "  {lead} 没有任何构建包含 {sm} 的内核（kernel），无法用于 {target}",
     ),
     "no-variant.why": Texts(
         "every GPU of every target must have kernels in the build, and its driver must run "
@@ -707,6 +726,43 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "run commands through `poetry-cuda run -- CMD`, or load the project's environment "
         'with `eval "$(poetry-cuda env)"`',
         '通过 `poetry-cuda run -- CMD` 运行命令，或用 `eval "$(poetry-cuda env)"` 载入项目的环境',
+    ),
+    "doctor.image-fix": Texts(
+        "build the image FROM {image} (`poetry-cuda plan` names it)",
+        "以 {image} 为基础镜像构建（FROM {image}；`poetry-cuda plan` 会给出它）",
+    ),
+    "doctor.image-not-cuda": Texts(
+        "this {runtime} container is not built from an NVIDIA CUDA image, and the lock needs "
+        "the system libraries of {image}",
+        "这个 {runtime} 容器不是基于 NVIDIA CUDA 镜像构建的，而锁文件需要 {image} 中的系统库",
+    ),
+    "doctor.image-cuda": Texts(
+        "the container's image has CUDA {found}; the lock's base image {image} has CUDA {wanted}",
+        "容器镜像中是 CUDA {found}；锁文件记录的基础镜像 {image} 是 CUDA {wanted}",
+    ),
+    "doctor.image-no-cudnn": Texts(
+        "the container's CUDA {cuda} image has no cuDNN; the lock needs {image}",
+        "容器的 CUDA {cuda} 镜像中没有 cuDNN；锁文件需要 {image}",
+    ),
+    "doctor.image-cudnn": Texts(
+        "the container's image has cuDNN {found}; the lock needs cuDNN {major} ({image})",
+        "容器镜像中是 cuDNN {found}；锁文件需要 cuDNN {major}（{image}）",
+    ),
+    "doctor.image-meets": Texts(
+        "{runtime} container with CUDA {cuda} meets {image}",
+        "{runtime} 容器（CUDA {cuda}）满足 {image}",
+    ),
+    "doctor.image-meets-cudnn": Texts(
+        "{runtime} container with CUDA {cuda} and cuDNN {cudnn} meets {image}",
+        "{runtime} 容器（CUDA {cuda}，cuDNN {cudnn}）满足 {image}",
+    ),
+    "doctor.image-end-of-life": Texts(
+        "NVIDIA has marked this CUDA image end-of-life: its tag will be deleted",
+        "NVIDIA 已将这个 CUDA 镜像标记为停止支持（end-of-life）：它的标签将被删除",
+    ),
+    "doctor.image-end-of-life-fix": Texts(
+        "move to a supported tag of the same CUDA minor ({image})",
+        "换用同一 CUDA 次版本仍受支持的标签（{image}）",
     ),
     # What cuda.lock records is quoted as written, and said to be quoted.
     "doctor.recorded-fix": Texts("{satisfy}", "{satisfy}（cuda.lock 记录的办法）"),

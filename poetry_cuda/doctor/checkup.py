@@ -11,6 +11,7 @@ from poetry_cuda.doctor.builds import check_builds
 from poetry_cuda.doctor.builds import read_builds
 from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks
+from poetry_cuda.doctor.container import check_image
 from poetry_cuda.doctor.deep import deep_findings
 from poetry_cuda.doctor.deep import modules
 from poetry_cuda.doctor.deep import probe
@@ -78,6 +79,8 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
         findings += check_system(
             cuda_lock.system_requirements, facts.target, facts.libraries, facts.environment
         )
+        # Inside a container: does its image meet the base image the lock records?
+        findings += check_image(facts.image, cuda_lock.base_image)
     return findings
 
 

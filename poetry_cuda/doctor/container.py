@@ -19,6 +19,7 @@ from packaging.version import Version
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.knowledge.base_images import TAG
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -84,7 +85,7 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
     if tag is None:
         return []
     wanted = Version(tag["cuda"])
-    fix = f"build the image FROM {base_image} (`poetry-cuda plan` names it)"
+    fix = message("doctor.image-fix", image=base_image)
     findings: list[Finding] = []
     if image.cuda is None:
         if tag["flavour"] != "base" or tag["cudnn"]:
@@ -92,8 +93,7 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
                 warn(
                     "system",
                     "base-image",
-                    f"this {image.runtime} container is not built from an NVIDIA CUDA image, "
-                    f"and the lock needs the system libraries of {base_image}",
+                    message("doctor.image-not-cuda", runtime=image.runtime, image=base_image),
                     fix,
                 )
             )
@@ -103,8 +103,7 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
             warn(
                 "system",
                 "base-image",
-                f"the container's image has CUDA {image.cuda}; the lock's base image "
-                f"{base_image} has CUDA {wanted}",
+                message("doctor.image-cuda", found=image.cuda, image=base_image, wanted=wanted),
                 fix,
             )
         )
@@ -113,8 +112,7 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
             warn(
                 "system",
                 "base-image",
-                f"the container's CUDA {image.cuda} image has no cuDNN; the lock needs "
-                f"{base_image}",
+                message("doctor.image-no-cudnn", cuda=image.cuda, image=base_image),
                 fix,
             )
         )
@@ -123,8 +121,12 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
             warn(
                 "system",
                 "base-image",
-                f"the container's image has cuDNN {image.cudnn}; the lock needs "
-                f"cuDNN {_cudnn_major(tag['cudnn'])} ({base_image})",
+                message(
+                    "doctor.image-cudnn",
+                    found=image.cudnn,
+                    major=_cudnn_major(tag["cudnn"]),
+                    image=base_image,
+                ),
                 fix,
             )
         )
@@ -133,9 +135,17 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
             ok(
                 "system",
                 "base-image",
-                f"{image.runtime} container with CUDA {image.cuda}"
-                + (f" and cuDNN {image.cudnn}" if image.cudnn else "")
-                + f" meets {base_image}",
+                message(
+                    "doctor.image-meets", runtime=image.runtime, cuda=image.cuda, image=base_image
+                )
+                if image.cudnn is None
+                else message(
+                    "doctor.image-meets-cudnn",
+                    runtime=image.runtime,
+                    cuda=image.cuda,
+                    cudnn=image.cudnn,
+                    image=base_image,
+                ),
             )
         )
     if image.end_of_life:
@@ -143,8 +153,8 @@ def check_image(image: ContainerImage | None, base_image: str | None) -> list[Fi
             warn(
                 "system",
                 "base-image",
-                "NVIDIA has marked this CUDA image end-of-life: its tag will be deleted",
-                f"move to a supported tag of the same CUDA minor ({base_image})",
+                message("doctor.image-end-of-life"),
+                message("doctor.image-end-of-life-fix", image=base_image),
             )
         )
     return findings

@@ -1,10 +1,11 @@
 """Gathering doctor's facts: the only part of doctor that reads the machine.
 
-Four separate facts: what was locked (`LockState`), what was detected (the host,
+Five separate facts: what was locked (`LockState`), what was detected (the host,
 settled into a `Target`), what is installed (`Environment`, read from the venv's
-files) and which system libraries exist (`Library`). Nothing is written and nothing
-is fetched; only ``ldconfig -p``, the NVML worker and, in a uv project,
-``uv lock --check --offline`` run as child processes.
+files), which system libraries exist (`Library`) and, inside a container, what its
+image holds (`ContainerImage`). Nothing is written and nothing is fetched; only
+``ldconfig -p``, the NVML worker and, in a uv project, ``uv lock --check --offline`` run
+as child processes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from poetry_cuda.cudaenv.path_nvcc import check as check_nvcc
 from poetry_cuda.cudaenv.project_env import project_environment
 from poetry_cuda.doctor.checks import LockState
 from poetry_cuda.doctor.checks import lock_fix
+from poetry_cuda.doctor.container import read_image
 from poetry_cuda.doctor.installed import read_environment
 from poetry_cuda.doctor.libraries import from_ldconfig
 from poetry_cuda.doctor.libraries import library_path_folders
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from poetry_cuda.cudaenv.decide import Contradiction
     from poetry_cuda.cudaenv.decide import ProjectEnv
     from poetry_cuda.cudaenv.path_nvcc import Mismatch
+    from poetry_cuda.doctor.container import ContainerImage
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.doctor.libraries import Library
     from poetry_cuda.host.nvml import EarlyWorker
@@ -85,6 +88,9 @@ class Facts:
     install_hint: str = "poetry install"
     # The nvcc the project's PATH finds, where it contradicts the lock (another CUDA major).
     nvcc: Mismatch | None = None
+    # The container doctor runs in, as its runtime's markers and the image's environment
+    # say; None: it runs on a host.
+    image: ContainerImage | None = None
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -236,6 +242,7 @@ def gather(
         install_hint(backend[0] if backend else None, load_manager),
         # The nvcc `run` would find, where it contradicts the lock (see `cudaenv.path_nvcc`).
         None if wanted is None else check_nvcc(wanted, apply(wanted, env).get("PATH", ""), env),
+        read_image(env, where.root),
     )
 
 

@@ -129,7 +129,7 @@ def choose_family(
         f"{family.lead}: no CUDA variant runs on every target; using the CPU build "
         "because allow-cpu-fallback = true"
     )
-    first = next((loss.why for _, losses in search.passed for loss in losses), "no CUDA build")
+    first = next((loss.fact for _, losses in search.passed for loss in losses), "no CUDA build")
     return Chosen(cpu, Phrase(("allow-cpu-fallback", first), ": "), tuple(warnings))
 
 
@@ -200,28 +200,31 @@ def first_runnable(
                 excluded = message("reason.excluded-by", name=build.variant.name, said=request.said)
                 lost.append(Loss(build, excluded, True))
                 continue
-            why_not = _rule_out(build, gpu_targets, kb, native_only)
-            if why_not is None:
+            loss = _rule_out(build, gpu_targets, kb, native_only)
+            if loss is None:
                 return Search(build, lost, passed)
-            lost.append(Loss(build, why_not))
+            lost.append(loss)
         passed.append((builds[0].release, lost))
     return Search(None, [], passed)
 
 
 def _rule_out(
     build: FamilyBuild, targets: Sequence[Target], kb: KnowledgeBase, native_only: bool
-) -> Localized | None:
+) -> Loss | None:
     """Why `build` cannot be chosen, or None when it can."""
     several = len(targets) > 1
     name = build.variant.name
     for target in targets:
         verdict = judge(build.variant, target, kb.nvidia)
+        named = target.label if several else None
         if not verdict.ok:
-            return _labelled(target, verdict.detail) if several else verdict.detail
+            return Loss(build, verdict.detail, target=named, unserved=verdict.unserved)
         if native_only and verdict.fit == "minor-compatible":
             if several:
-                return message("reason.only-minor-compatible-on", name=name, label=target.label)
-            return message("reason.only-minor-compatible", name=name)
+                said = message("reason.only-minor-compatible-on", name=name, label=target.label)
+            else:
+                said = message("reason.only-minor-compatible", name=name)
+            return Loss(build, said)
     return None
 
 
@@ -237,7 +240,7 @@ def _why_passed(
     python = next((str(loss.why) for loss in losses if loss.python), None)
     if python is not None:
         return python  # every build of the release shares it
-    ruled = [str(loss.why) for loss in losses if not loss.excluded]
+    ruled = [str(loss.fact) for loss in losses if not loss.excluded]
     if not ruled:
         if losses:
             return f"no build matches {request.said}"

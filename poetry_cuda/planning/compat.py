@@ -42,6 +42,8 @@ NO_CUDA = CudaVersion(0, 0)  # what a CPU build counts as where builds are ranke
 class Verdict:
     fit: Fit
     detail: Localized  # the deciding fact, phrased to follow the variant's name
+    # The target's GPU architecture the build has no kernels for, where that decided it.
+    unserved: ComputeCapability | None = None
 
     @property
     def ok(self) -> bool:
@@ -143,7 +145,8 @@ def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
         if not served:
             if fit == "minor-compatible" and variant.ptx and needed:
                 fact = message("verdict.at-least", fact=fact, version=needed)
-            return Verdict("no", fact)
+            none = kernels_for(variant.sass, variant.ptx, cc) is None
+            return Verdict("no", fact, cc if none else None)
         facts.append(fact)
     if fit == "minor-compatible":
         facts.append(message("verdict.minor-compatible", name=name, major=c_v.major))

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.dependencies import Dependency
     from poetry_cuda.request.settings import CudaRequest
+    from poetry_cuda.versions import ComputeCapability
 
 
 # Version-like words that end in letters: where a pre-release (3.0.0b2, 3.0.0rc1) is named.
@@ -48,15 +49,28 @@ class Loss:
     """A build that lost, and the clause that says why."""
 
     build: FamilyBuild
-    why: Localized  # follows "ruled out: " for a target's fact; whole for an exclusion
+    why: (
+        Localized  # the target's fact, phrased to follow the variant's name; whole for an exclusion
+    )
     excluded: bool = False  # by the user's cuda request, not by a target
     python: bool = False  # by the release's Requires-Python, not by a target
+    # The target that ruled it out, where there are several ("the 4 nodes of k8s-a100-535").
+    target: str | None = None
+    # The target's GPU architecture the build has no kernels for, where that ruled it out.
+    unserved: ComputeCapability | None = None
+
+    @property
+    def fact(self) -> Localized:
+        """`why`, after the target it is about where there are several."""
+        if self.target is None:
+            return self.why
+        return message("reason.labelled", label=self.target, reason=self.why)
 
     @property
     def said(self) -> Localized:
         if self.excluded or self.python:
             return self.why
-        return message("reason.ruled-out", name=self.build.variant.name, why=self.why)
+        return message("reason.ruled-out", name=self.build.variant.name, why=self.fact)
 
 
 def python_clause(build: FamilyBuild) -> str:
@@ -95,13 +109,32 @@ def _losses(family: Family, request: CudaRequest, passed: Passed) -> list[Locali
         for loss in losses:
             if not (loss.excluded or loss.python):
                 newest.setdefault(loss.build.variant.name, loss)
-    lines: list[Localized] = []
-    for loss in sorted(newest.values(), key=lambda x: x.build.sort_key(), reverse=True):
+    ruled = sorted(newest.values(), key=lambda x: x.build.sort_key(), reverse=True)
+    lines: list[Localized] = _no_kernels(family, ruled)
+    for loss in ruled:
         build = loss.build
-        lines.append(f"  {build.variant.name} ({family.lead} {build.lead_version}): {loss.why}")
+        on = f" on {loss.target}" if loss.target else ""
+        lines.append(f"  {build.variant.name} ({family.lead} {build.lead_version}){on}: {loss.why}")
     if not newest and not any(loss.python for _, losses in passed for loss in losses):
         lines.append(f"  no CUDA variant matches {request.said}")
     return lines
+
+
+def _no_kernels(family: Family, ruled: Sequence[Loss]) -> list[Localized]:
+    """One line before the builds' own where one GPU architecture of one target ruled every
+    build out: "no build of torch 2.5.1 has kernels for sm_120 on the 4 nodes of ..."."""
+    said = {(loss.target, loss.unserved) for loss in ruled}
+    if len(said) != 1:
+        return []
+    ((target, unserved),) = said
+    if unserved is None or (target is None and len(ruled) == 1):  # the build's line says it
+        return []
+    versions = sorted({loss.build.lead_version for loss in ruled}, key=_version_key)
+    version = versions[0] if len(versions) == 1 else f"{versions[0]} to {versions[-1]}"
+    asked = f"{family.lead} {version}"
+    if target is None:
+        return [message("no-variant.no-kernels", lead=asked, sm=unserved.sm)]
+    return [message("no-variant.no-kernels-on", lead=asked, sm=unserved.sm, target=target)]
 
 
 def no_variant(

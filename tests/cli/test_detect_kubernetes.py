@@ -292,11 +292,24 @@ def test_the_plan_names_the_group_that_ruled_a_build_out(
     write_targets(cli, project, MIXED)
     result = cli.run("lock", cwd=project)
     assert result.code == 3, result
+    lines = result.stderr.splitlines()
+    assert lines[0] == "No variant of torch satisfies every target (torch ==2.5.1):"
     assert (
-        "cu124 (torch 2.5.1): the 4 nodes of k8s-rtx5090-570: cu124 has no SASS for sm_120"
-        in result.stderr
+        lines[1]
+        == "  no build of torch 2.5.1 has kernels for sm_120 on the 4 nodes of k8s-rtx5090-570"
+    )
+    assert lines[2].startswith(
+        "  cu124 (torch 2.5.1) on the 4 nodes of k8s-rtx5090-570: cu124 has no SASS for sm_120 "
     )
     assert not (project / "cuda.lock").exists()
+    chinese = cli.run(
+        "plan", cwd=project, env={"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    )
+    assert chinese.code == 3, chinese
+    assert (
+        "  torch 2.5.1 没有任何构建包含 sm_120 的内核（kernel），无法用于 the 4 nodes of k8s-rtx5090-570"
+        in chinese.stderr.splitlines()
+    )
     # The pool a deployment's nodeSelector picks locks on its own.
     shutil.rmtree(project / "hosts")
     write_targets(cli, project, MIXED, "--selector", "example.com/pool=a100")

@@ -189,3 +189,31 @@ def test_nvcc_major_against_the_real_toolkit(cli: Cli, fake_nvml: FakeNvml, tmp_
     assert other["status"] == "fail"
     assert other["fix"] == "install nvcc"
     assert f"found only {major}." in other["message"]
+
+
+def test_in_a_pod_the_image_is_checked_against_the_locks_base_image(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    image = "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"
+    project = fresh_project(tmp_path / "demo", base_image=image)
+    # A pod's runtime may leave no file; Kubernetes' variable says doctor runs in one.
+    pod = {**fake_nvml.scenario(), "KUBERNETES_SERVICE_HOST": "10.96.0.1"}
+    cuda_12 = {"CUDA_VERSION": "12.4.1", "NV_CUDNN_VERSION": "9.1.0.70-1"}
+    result = cli.run("doctor", "--json", cwd=project, env={**pod, **cuda_12})
+    row = find(findings(result.stdout), "system", "base-image")
+    assert row["status"] == "warn"
+    assert row["message"] == (
+        f"the container's image has CUDA 12.4.1; the lock's base image {image} has CUDA 11.8.0"
+    )
+    assert row["fix"] == f"build the image FROM {image} (`poetry-cuda plan` names it)"
+
+    cuda_118 = {"CUDA_VERSION": "11.8.0", "NV_CUDNN_VERSION": "8.9.6.50"}
+    text = cli.run("doctor", cwd=project, env={**pod, **cuda_118})
+    assert any(
+        line.startswith("  ok    ")
+        and line.endswith(f"CUDA 11.8.0 and cuDNN 8.9.6.50 meets {image}")
+        for line in text.stdout.splitlines()
+    ), text.stdout
+    chinese = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    zh = cli.run("doctor", cwd=project, env={**pod, **cuda_12, **chinese})
+    assert f"容器镜像中是 CUDA 12.4.1；锁文件记录的基础镜像 {image} 是 CUDA 11.8.0" in zh.stdout

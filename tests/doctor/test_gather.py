@@ -324,3 +324,37 @@ def test_a_requirement_the_lock_meets_needs_nothing_from_the_system(
     finding = one(doctor(paddle_project(tmp_path, met), root, env), "cudnn")
     assert finding.status == "ok"
     assert finding.message.endswith("met by nvidia-cudnn-cu12 in the lock")
+
+
+PADDLE_IMAGE = "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"
+# The environment nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04's Dockerfile sets.
+CUDA_118_CUDNN8 = {"CUDA_VERSION": "11.8.0", "NV_CUDNN_VERSION": "8.9.6.50"}
+
+
+def base_image_findings(tmp_path: Path, root: Path, env: dict[str, str]) -> list[Finding]:
+    project = fresh_project(tmp_path / "image", base_image=PADDLE_IMAGE)
+    return [f for f in doctor(project, root, env) if f.check == "base-image"]
+
+
+def test_on_a_host_the_base_image_is_not_checked(
+    tmp_path: Path, root: Path, env: dict[str, str]
+) -> None:
+    # The image's variables alone make no container: no runtime left its marker.
+    assert base_image_findings(tmp_path, root, {**env, **CUDA_118_CUDNN8}) == []
+
+
+def test_in_a_container_its_image_is_checked_against_the_locks_base_image(
+    tmp_path: Path, root: Path, env: dict[str, str]
+) -> None:
+    (root / ".dockerenv").write_text("")
+    (met,) = base_image_findings(tmp_path, root, {**env, **CUDA_118_CUDNN8})
+    assert met.status == "ok"
+    assert met.message == (
+        f"Docker container with CUDA 11.8.0 and cuDNN 8.9.6.50 meets {PADDLE_IMAGE}"
+    )
+    newer = {"CUDA_VERSION": "12.4.1", "NV_CUDNN_VERSION": "9.1.0.70-1"}
+    (other,) = base_image_findings(tmp_path / "newer", root, {**env, **newer})
+    assert other.status == "warn"
+    assert other.area == "system"
+    assert "has CUDA 12.4.1" in other.message
+    assert other.fix == f"build the image FROM {PADDLE_IMAGE} (`poetry-cuda plan` names it)"

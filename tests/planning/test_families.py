@@ -175,6 +175,26 @@ def test_blackwell_on_old_torch_is_exit_3_with_the_versions_that_would_serve() -
     assert "cu124" in message
 
 
+def test_one_gpu_architecture_no_build_has_kernels_for_is_said_first() -> None:
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(["torch==2.5.1"], host("linux", "570.124.06", "12.0"))
+    lines = caught.value.render().splitlines()
+    assert lines[1] == "  no build of torch 2.5.1 has kernels for sm_120"
+    assert lines[2].startswith("  cu124 (torch 2.5.1): cu124 has no SASS for sm_120 ")
+
+
+def test_targets_that_rule_builds_out_for_different_gpus_get_no_summary() -> None:
+    with pytest.raises(NoVariantError) as caught:
+        plan_for(
+            ["torch>=2.7,<2.8"],
+            host("linux", "570.124.06", "12.0", label="a"),
+            host("linux", "570.124.06", "6.1", label="b"),
+        )
+    message = caught.value.render()
+    assert "no build of" not in message
+    assert "  cu128 (torch 2.7.1) on b: cu128 has no SASS for sm_61 " in message
+
+
 def test_cpu_fallback_when_allowed() -> None:
     plan = plan_for(["torch==2.5.1"], host("linux", "570.124.06", "12.0"), allow_cpu_fallback=True)
     assert plan.choice("torch").variant == "cpu"

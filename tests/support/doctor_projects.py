@@ -119,10 +119,11 @@ def fresh_project(
     packages: Sequence[LockedPackage] = (),
     requirements: Sequence[SystemRequirement] = (),
     poetry_lock: Sequence[Mapping[str, object]] | None = None,
+    base_image: str | None = None,
 ) -> Path:
     """A project with pyproject.toml and a fresh cuda.lock (and poetry.lock if given)."""
     write_project(project, dependencies=dependencies, tool={"poetry": APP})
-    write_cuda_lock(project, packages=packages, requirements=requirements)
+    write_cuda_lock(project, packages=packages, requirements=requirements, base_image=base_image)
     if poetry_lock is not None:
         document = tomlkit.document()
         document.add("package", tomlkit.aot())

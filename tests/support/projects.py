@@ -79,6 +79,7 @@ def write_cuda_lock(
     requirements: Sequence[SystemRequirement] = (),
     cuda: str = "auto",
     fresh: bool = True,
+    base_image: str | None = None,
 ) -> Path:
     """A cuda.lock for this machine beside `project`'s pyproject.toml.
 
@@ -94,6 +95,7 @@ def write_cuda_lock(
         packages=tuple(packages),
         system_requirements=tuple(requirements),
         managed_sources=(),
+        base_image=base_image,
     )
     if fresh:
         record = sealed(record, read_toml(project / "pyproject.toml"))
