@@ -125,6 +125,7 @@ MessageId = Literal[
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
+    "plan.serves-no-gpu",
     "plan.recorded-targets",
     "plan.user-mirror",
     "plan.user-mirror-uv",
@@ -480,6 +481,12 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "reason.only-minor-compatible-on": Texts(
         "{name} is only minor-compatible on {label} and the policy is native",
         "{name} 在 {label} 上只能借助小版本兼容运行，而策略是 native",
+    ),
+    "plan.serves-no-gpu": Texts(
+        "no target has an NVIDIA driver, so this plan serves no GPU (CPU builds only); "
+        "lock on a GPU machine, or pass --target FILE with a GPU host's profile",
+        "没有一台目标主机装有 NVIDIA 驱动，所以这份计划不服务任何 GPU（只有 CPU 版）；"
+        "请在有 GPU 的机器上锁定，或用 --target FILE 传入一台 GPU 主机的描述文件",
     ),
     "plan.earlier-machine": Texts("the machine of an earlier lock", "上次锁定时的机器"),
     "plan.recorded-targets": Texts(

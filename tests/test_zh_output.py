@@ -57,6 +57,7 @@ def zh_outputs(cli: Cli, project: Path) -> dict[str, str]:
         "detect": ("detect", *TARGET),
         "detect this machine": ("detect",),
         "plan": ("plan", *TARGET),
+        "plan this machine": ("plan", "--target", "this"),
         "lock --dry-run": ("lock", "--dry-run", *TARGET),
         "doctor": ("doctor",),
         "lock --check": ("lock", "--check"),
@@ -102,6 +103,10 @@ def test_no_catalogue_text_is_left_in_english(cli: Cli, project: Path) -> None:
     assert "包管理器：poetry（pyproject.toml 里有 [tool.poetry]）" in outputs["plan"]
     assert "容器基础镜像：nvidia/cuda:12.4.1-base-ubuntu22.04（wheel 自带" in outputs["plan"]
     assert "包管理器：poetry（pyproject.toml 里有 [tool.poetry]）" in outputs["doctor"]
+    assert (
+        "警告：没有一台目标主机装有 NVIDIA 驱动，所以这份计划不服务任何 GPU"
+        in outputs["plan this machine"]
+    )
 
 
 def test_the_catalogue_and_the_chinese_readme_use_the_agreed_terms() -> None:

@@ -130,7 +130,7 @@ class Plan:
     targets: tuple[str, ...]
     packages: tuple[Choice, ...]
     system_requirements: tuple[SystemRequirement, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[Localized, ...]  # English where stored, the reader's language where shown
     additions: tuple[Addition, ...] = ()
     extras: tuple[ExtraChoice, ...] = ()  # multi-variant projects only
 
@@ -189,7 +189,7 @@ class Plan:
                 }
                 for e in self.extras
             ],
-            "warnings": list(self.warnings),
+            "warnings": [str(warning) for warning in self.warnings],
         }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
+from poetry_cuda.messages import message
 from poetry_cuda.planning.adoption import Adoption
 from poetry_cuda.planning.adoption import review
 from poetry_cuda.planning.assemble import make_plan
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.tables import TableReader
@@ -167,7 +169,7 @@ def _choose(
     readers: tuple[TableReader, ...],
     unavailable: frozenset[tuple[str, str, str]] = frozenset(),
 ) -> Planned:
-    warnings = list(target_warnings)
+    warnings: list[Localized] = list(target_warnings)
     hand = recognise(pyproject, kb.families, settings.mirrors, readers)
     plan = make_plan(
         read_dependencies(pyproject, readers),
@@ -187,10 +189,7 @@ def _choose(
         )
     serves_gpu = any(target.runs_cuda for target in targets)
     if plan.packages and not serves_gpu and all(c.cuda is None for c in plan.packages):
-        warnings.append(
-            "no target has an NVIDIA driver, so this plan serves no GPU (CPU builds only); "
-            "lock on a GPU machine, or pass --target FILE with a GPU host's profile"
-        )
+        warnings.append(message("plan.serves-no-gpu"))
     added, toolkit_warnings = toolkit_additions(plan, settings, kb)
     warnings.extend(toolkit_warnings)
     if added:

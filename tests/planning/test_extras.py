@@ -98,7 +98,7 @@ def test_the_native_policy_passes_over_a_minor_compatible_extra() -> None:
 def test_a_target_no_extra_runs_on_is_warned_about() -> None:
     plan = _plan(linux_host("kepler.json", "470.57.02", "3.5"))  # sm_35: no 2.7 build has it
     assert all(e.serves == () for e in plan.extras)
-    assert any("no extra of the project runs on kepler.json" in w for w in plan.warnings)
+    assert any("no extra of the project runs on kepler.json" in w for w in map(str, plan.warnings))
 
 
 def test_poetrys_exclusive_extras_are_a_multi_variant_project_too() -> None:
@@ -155,7 +155,9 @@ def test_the_plan_names_the_extra_sync_installs(policy: Policy, fallback: bool) 
         )
         served = [e.name for e in plan.extras if target.label in e.serves]
         assert served == ([pick.extra.name] if pick.extra else []), target.label
-        refused = any(f"runs on {target.label}" in w and "refuse" in w for w in plan.warnings)
+        refused = any(
+            f"runs on {target.label}" in w and "refuse" in w for w in map(str, plan.warnings)
+        )
         assert refused == (pick.extra is None), target.label
     kepler = {e.name: e.serves for e in plan.extras}["cpu"]
     assert ("kepler.json" in kepler) == fallback  # the CPU extra, only with the fallback

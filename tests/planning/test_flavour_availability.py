@@ -34,7 +34,7 @@ def test_unpinned_onnxruntime_gpu_on_pascal_gets_the_last_cuda_12_build() -> Non
     assert ort.availability is not None and ort.availability.fact.startswith(
         "onnxruntime-gpu >=1.24,<1.27 is a CUDA >=12.0,<13 build for linux-x86_64"
     )
-    passed = [w for w in result.warnings if "passed over" in w]
+    passed = [w for w in map(str, result.warnings) if "passed over" in w]
     assert [w.split(" passed over")[0] for w in passed] == [
         "onnxruntime-gpu >=1.29",
         "onnxruntime-gpu >=1.28,<1.29",
@@ -125,7 +125,7 @@ def test_a_project_admitting_3_10_gets_the_onnxruntime_gpu_its_pythons_install()
         w.startswith(
             "onnxruntime-gpu >=1.29 passed over: onnxruntime-gpu >=1.29 requires Python >=3.11"
         )
-        for w in result.warnings
+        for w in map(str, result.warnings)
     )
     with pytest.raises(NoVariantError, match="narrow the project's requires-python"):
         plan(["onnxruntime-gpu>=1.24"], ampere, python=">=3.10")

@@ -116,7 +116,7 @@ def test_unpinned_torch_family_on_pascal_gets_2_14_1() -> None:
         "torchvision": "0.29.1+cu126",
         "torchaudio": "2.11.0+cu126",
     }
-    assert any(w.startswith("torch 2.15 passed over: ") for w in result.warnings)
+    assert any(w.startswith("torch 2.15 passed over: ") for w in map(str, result.warnings))
 
 
 def test_torchvision_0_29_1_serves_torch_2_14_0() -> None:
@@ -162,7 +162,7 @@ def test_a_project_admitting_3_10_gets_the_newest_release_it_can_install() -> No
     assert versions(result) == {"torch": "2.14.1+cu132"}
     torch = result.choice("torch")
     assert torch is not None and torch.bound == "<2.15.0"
-    (passed,) = [w for w in result.warnings if "passed over" in w]
+    (passed,) = [w for w in map(str, result.warnings) if "passed over" in w]
     assert passed.startswith("torch 2.15 passed over: torch 2.15.0 requires Python >=3.11")
     assert "admits 3.10" in passed and "narrow requires-python" in passed
 
@@ -185,7 +185,8 @@ def test_a_cpu_plan_also_passes_over_what_the_python_excludes() -> None:
     result = plan(["torch"], doc, python=">=3.10")
     assert versions(result) == {"torch": "2.14.1+cpu"}
     assert any(
-        w.startswith("torch 2.15 passed over: torch 2.15.0 requires") for w in result.warnings
+        w.startswith("torch 2.15 passed over: torch 2.15.0 requires")
+        for w in map(str, result.warnings)
     )
 
 

@@ -96,7 +96,7 @@ def test_the_no_gpu_warning_is_only_for_cpu_plans(tmp_path: Path) -> None:
     cpu = plan_project(
         tmp_path, options, load(), {}, detect=detect_this_machine, readers=READERS
     ).plan
-    assert any("serves no GPU (CPU builds only)" in w for w in cpu.warnings)
+    assert any("serves no GPU (CPU builds only)" in w for w in map(str, cpu.warnings))
     pyproject.write_text(head + '[tool.poetry-cuda]\ncuda = "12.4"\n')
     cuda = plan_project(
         tmp_path, options, load(), {}, detect=detect_this_machine, readers=READERS
@@ -104,5 +104,5 @@ def test_the_no_gpu_warning_is_only_for_cpu_plans(tmp_path: Path) -> None:
     torch = cuda.choice("torch")
     assert torch is not None
     assert torch.variant == "cu124"
-    assert not any("serves no GPU" in w for w in cuda.warnings)
-    assert any("no target has an NVIDIA driver; chose cu124" in w for w in cuda.warnings)
+    assert not any("serves no GPU" in w for w in map(str, cuda.warnings))
+    assert any("no target has an NVIDIA driver; chose cu124" in w for w in map(str, cuda.warnings))

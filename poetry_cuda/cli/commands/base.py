@@ -224,12 +224,12 @@ def error_lines(error: PoetryCudaError, language: Language) -> list[str]:
     return [f"<error>{escape(lines[0])}</error>", *(escape(line) for line in lines[1:])]
 
 
-def labelled_line(text: str) -> str:
+def labelled_line(text: str, style: str = "info") -> str:
     """A rendered catalogue line ``Label: rest`` (or its Chinese form) with its label styled as one."""
     for colon in (": ", "："):
         label, found, rest = text.partition(colon)
         if found:
-            return f"<info>{escape(label)}</info>{colon}{escape(rest)}"
+            return f"<{style}>{escape(label)}</{style}>{colon}{escape(rest)}"
     return escape(text)
 
 

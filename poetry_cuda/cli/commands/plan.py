@@ -18,6 +18,7 @@ from poetry_cuda.cli.commands.base import labelled_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import labels_language
 from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 from poetry_cuda.request.tables import MANAGED_GROUP
@@ -265,5 +266,7 @@ def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[st
         for addition in plan.additions:
             lines.append(f"  {addition.name}{esc(addition.spec)}: {esc(addition.reason)}")
     for warning in plan.warnings:
-        lines.append(f"<comment>Warning</comment>: {esc(warning)}")
+        label = labels_language([warning], language)
+        said = message("warning.line", text=warning).text(label)
+        lines.append(labelled_line(said, "comment"))
     return lines
