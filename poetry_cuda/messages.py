@@ -125,6 +125,12 @@ MessageId = Literal[
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
+    "env.no-lock",
+    "env.no-lock-why",
+    "env.no-lock-fix",
+    "sync.no-lock",
+    "sync.no-lock-why",
+    "sync.lock-first",
     "plan.serves-no-gpu",
     "plan.recorded-targets",
     "plan.user-mirror",
@@ -487,6 +493,28 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "lock on a GPU machine, or pass --target FILE with a GPU host's profile",
         "没有一台目标主机装有 NVIDIA 驱动，所以这份计划不服务任何 GPU（只有 CPU 版）；"
         "请在有 GPU 的机器上锁定，或用 --target FILE 传入一台 GPU 主机的描述文件",
+    ),
+    "env.no-lock": Texts("{project} has no cuda.lock", "{project} 里没有 cuda.lock"),
+    "env.no-lock-why": Texts(
+        "the project's CUDA environment follows the CUDA version and the system requirements "
+        "recorded in cuda.lock",
+        "项目的 CUDA 环境取决于 cuda.lock 记录的 CUDA 版本和系统要求",
+    ),
+    "env.no-lock-fix": Texts(
+        "run `poetry cuda lock` (or `poetry-cuda lock`) first",
+        "先运行 `poetry cuda lock`（或 `poetry-cuda lock`）",
+    ),
+    "sync.no-lock": Texts(
+        "no cuda.lock in {project}: nothing is locked for CUDA yet",
+        "{project} 里没有 cuda.lock：还没有为 CUDA 锁定任何东西",
+    ),
+    "sync.no-lock-why": Texts(
+        "sync installs what cuda.lock and the package manager's lock record",
+        "sync 安装的是 cuda.lock 和包管理器的锁文件所记录的内容",
+    ),
+    "sync.lock-first": Texts(
+        "run `poetry cuda lock` (or `poetry-cuda lock`), then sync",
+        "先运行 `poetry cuda lock`（或 `poetry-cuda lock`），再 sync",
     ),
     "plan.earlier-machine": Texts("the machine of an earlier lock", "上次锁定时的机器"),
     "plan.recorded-targets": Texts(

@@ -42,6 +42,7 @@ from poetry_cuda.host.toolkits import toolkit_version
 from poetry_cuda.knowledge.packaged import preferred
 from poetry_cuda.knowledge.packaged import toolkit_wheels
 from poetry_cuda.locking import lockfile
+from poetry_cuda.messages import message
 from poetry_cuda.planning.toolkit_wheels import for_major
 from poetry_cuda.redist import assemble as redist
 from poetry_cuda.redist import usage
@@ -141,10 +142,9 @@ def project_environment(
     lock_path = project / lockfile.FILENAME
     if not lock_path.exists():  # a pipe or a device is for lockfile.read to refuse
         raise UsageError(
-            f"{project} has no {lockfile.FILENAME}",
-            why="the project's CUDA environment follows the CUDA version and the system "
-            f"requirements recorded in {lockfile.FILENAME}",
-            fix="run `poetry cuda lock` (or `poetry-cuda lock`) first",
+            message("env.no-lock", project=project),
+            why=message("env.no-lock-why"),
+            fix=message("env.no-lock-fix"),
         )
     cuda_lock = lockfile.read(lock_path)
     os_name = _os_name()

@@ -16,6 +16,7 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.freshness import is_fresh
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from poetry_cuda.backends.base import PackageManager
+    from poetry_cuda.messages import Localized
 
 
 def lock_command(backend: str | None) -> str:
@@ -75,15 +77,17 @@ def gate(project: Path, cuda_lock: lockfile.CudaLock, pyproject: dict[str, Any])
     return Gate(transaction.run_state(project), is_fresh(cuda_lock, pyproject))
 
 
-def require_installable(project: Path, *, fix: str) -> tuple[lockfile.CudaLock, dict[str, Any]]:
+def require_installable(
+    project: Path, *, fix: Localized
+) -> tuple[lockfile.CudaLock, dict[str, Any]]:
     """The project's cuda.lock and pyproject.toml; InputFileError (exit 2) when cuda.lock is
     missing, stale or left by a dead run. Call holding the project
     (`transaction.exclusive`): a journal there is a dead run's, never a live one's."""
     path = project / lockfile.FILENAME
     if not path.is_file():
         raise InputFileError(
-            f"no {lockfile.FILENAME} in {project}: nothing is locked for CUDA yet",
-            why="sync installs what cuda.lock and the package manager's lock record",
+            message("sync.no-lock", project=project),
+            why=message("sync.no-lock-why"),
             fix=fix,
         )
     cuda_lock = lockfile.read(path)
@@ -106,7 +110,7 @@ def require_installable(project: Path, *, fix: str) -> tuple[lockfile.CudaLock, 
     return cuda_lock, pyproject
 
 
-def require_manager_lock(backend: PackageManager, project: Path, *, fix: str) -> None:
+def require_manager_lock(backend: PackageManager, project: Path, *, fix: Localized) -> None:
     """InputFileError (exit 2) unless the package manager's lock exists and fits
     pyproject.toml by the manager's own check (`uv lock --check`, Poetry's content hash):
     its install would refuse a stale one, or install what was locked for another

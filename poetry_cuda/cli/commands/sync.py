@@ -50,7 +50,7 @@ stale package manager's lock (by its own check: `uv lock --check`, Poetry's cont
 run `lock` first), or bad configuration; 3 no extra fits this machine (each extra is
 named with the reason); 4 the package manager's install failed (its message is above).
 """
-LOCK_FIRST = "run `poetry cuda lock` (or `poetry-cuda lock`), then sync"
+LOCK_FIRST = message("sync.lock-first")
 
 
 class SyncCommand(CudaCommand):
