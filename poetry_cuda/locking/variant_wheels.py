@@ -26,6 +26,7 @@ from poetry_cuda.indexes.listing import page_url
 from poetry_cuda.indexes.pages import CHECK_TIMEOUT
 from poetry_cuda.indexes.pages import REQUEST_TIMEOUT
 from poetry_cuda.indexes.pages import fetch_all
+from poetry_cuda.indexes.pages import problem_of
 from poetry_cuda.locking.available import MAX_ROUNDS
 from poetry_cuda.locking.available import lead_version
 from poetry_cuda.planning.planner import replanned
@@ -74,7 +75,10 @@ def choose_variants(
         if excluded == planned.unavailable:
             break
         planned = replanned(planned, planned.pyproject, frozenset(excluded))
-    return planned, {name: pick for name, pick in picks.items() if pick.matches}
+    kept = {name: pick for name, pick in picks.items() if pick.matches}
+    for line in dict.fromkeys(line for pick in kept.values() for line in pick.audit):
+        notify(f"audit: {line}")
+    return planned, kept
 
 
 def _picks(
@@ -103,8 +107,6 @@ def _picks(
             release=known_release(family, public_version(choice) or ""),
             policy=planned.plan.policy,
         )
-        for line in picks[choice.name].audit:
-            notify(f"audit: {line}")
     return picks
 
 
@@ -126,8 +128,9 @@ def _metadata(choice: Choice, page: Page, notify: Callable[[str], None]) -> Vari
     try:
         body = web.read(url, limit=FILE_LIMIT, deadline=time.monotonic() + REQUEST_TIMEOUT)
     except web.WebError as failure:
+        said = problem_of(failure, REQUEST_TIMEOUT)
         notify(
-            f"could not read {redact_url(url)} ({failure}): no variant label recorded for {choice.name}"
+            f"could not read {redact_url(url)} ({said}): no variant label recorded for {choice.name}"
         )
         return None
     try:

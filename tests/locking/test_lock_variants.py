@@ -126,6 +126,9 @@ def test_lock_records_the_label_and_plain_install_gets_its_build(
     )
     assert f"priority :: order :: {priority}" in torch["variant-properties"]
     assert cli.run("lock", "--check", cwd=project).code == 0
+    # Where the installer's NVIDIA provider (the highest GPU only) would pick otherwise.
+    picks_other = "a variant-enabled installer picks cuda12.8" in result.stderr
+    assert picks_other == (label == "cuda12.6")
 
     if backend == "poetry":
         install = cli.run("--no-plugins", "install", cwd=project, program="poetry")
@@ -163,3 +166,16 @@ def test_a_family_without_a_variant_index_is_refused(
     assert result.code == 2
     assert "wheel-variants.paddle" in result.stderr
     assert "use one of torch" in result.stderr
+
+
+def test_an_unreadable_variant_index_is_said_and_records_no_label(
+    cli: Cli, tmp_path: Path, server: WorldServer
+) -> None:
+    project = _project(
+        tmp_path, server, server.url("/no-such-index/"), _profile(RTX_4090), "poetry"
+    )
+    result = cli.run("lock", cwd=project)
+    assert result.code == 0, result.stderr
+    assert "no variant label recorded for torch" in result.stderr
+    assert "variant-label" not in _torch(project)
+    assert _torch(project)["variant"] == "cu128"
