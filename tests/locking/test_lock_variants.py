@@ -179,3 +179,18 @@ def test_an_unreadable_variant_index_is_said_and_records_no_label(
     assert "no variant label recorded for torch" in result.stderr
     assert "variant-label" not in _torch(project)
     assert _torch(project)["variant"] == "cu128"
+
+
+def test_doctor_and_check_read_the_record_back(
+    cli: Cli, tmp_path: Path, server: WorldServer, variant_index: str
+) -> None:
+    project = _project(tmp_path, server, variant_index, _profile(RTX_4090), "poetry")
+    assert cli.run("lock", cwd=project).code == 0
+    path = project / "cuda.lock"
+    path.write_text(path.read_text().replace("sm_arch :: 80_real", "sm_arch :: 80 real"))
+    doctor = cli.run("doctor", "--json", cwd=project)
+    assert doctor.code == 1
+    assert "variant-properties" in doctor.stdout
+    check = cli.run("lock", "--check", cwd=project)
+    assert check.code == 2
+    assert "variant-properties" in check.stderr
