@@ -75,7 +75,9 @@ def choose_variants(
         if excluded == planned.unavailable:
             break
         planned = replanned(planned, planned.pyproject, frozenset(excluded))
-    kept = {name: pick for name, pick in picks.items() if pick.matches}
+    # Only labels of the builds the plan now has (after the last round, it may have others).
+    now = {choice.name: choice.variant for choice in planned.plan.packages}
+    kept = {n: pick for n, pick in picks.items() if pick.matches and now.get(n) == pick.variant}
     for line in dict.fromkeys(line for pick in kept.values() for line in pick.audit):
         notify(f"audit: {line}")
     return planned, kept
