@@ -97,11 +97,11 @@ def fetch(url: str, deadline: float) -> Page:
     try:
         answer = web.read(url, limit=PAGE_LIMIT, accept=ACCEPT, deadline=deadline)
     except web.WebError as failure:
-        return Page(url, problem=_problem(failure, given), redirects=failure.redirects)
+        return Page(url, problem=problem_of(failure, given), redirects=failure.redirects)
     return read_page(url, answer.data, answer.media, answer.redirects)
 
 
-def _problem(failure: web.WebError, given: float) -> str:
+def problem_of(failure: web.WebError, given: float) -> str:
     """What a report says of `failure` (`given`: the seconds the page had, for a timeout)."""
     if isinstance(failure, web.RedirectRefusedError):
         return (

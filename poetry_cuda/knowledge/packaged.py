@@ -31,6 +31,8 @@ from poetry_cuda.knowledge.tables import validate_mirrors
 from poetry_cuda.knowledge.tables import validate_nvcc_parts
 from poetry_cuda.knowledge.tables import validate_nvidia
 from poetry_cuda.knowledge.tables import validate_toolkit_wheels
+from poetry_cuda.knowledge.variant_indexes import VariantIndex
+from poetry_cuda.knowledge.variant_indexes import load as load_variant_indexes
 from poetry_cuda.knowledge.xpu import load_xpu
 
 
@@ -107,6 +109,12 @@ def known_mirrors() -> tuple[KnownMirror, ...]:
 def mirrors_of(family: str) -> tuple[KnownMirror, ...]:
     """The mirrors known by name of one family key (`pytorch`), by name."""
     return tuple(row for row in known_mirrors() if row.family == family)
+
+
+@functools.cache
+def variant_indexes() -> tuple[VariantIndex, ...]:
+    """The indexes that serve a family's wheel variants (``variants/indexes.toml``)."""
+    return load_variant_indexes()
 
 
 @functools.cache

@@ -136,14 +136,14 @@ def _missing(
                 said.add(text)
                 notify(text)
             continue
-        lead = _lead_version(planned, choice)
+        lead = lead_version(planned, choice)
         lacks = _lacks(choice, page, platforms, python) if lead is not None else None
         if lacks is not None and lead is not None:
             found.append(Missing(choice, lead, lacks))
     return found
 
 
-def _lead_version(planned: Planned, choice: Choice) -> str | None:
+def lead_version(planned: Planned, choice: Choice) -> str | None:
     """The plain version of the lead of `choice`'s family build (None: no family's)."""
     family = next((f for f in planned.kb.families if f.name == choice.family), None)
     lead = planned.plan.choice(family.lead) if family is not None else None

@@ -41,6 +41,7 @@ from poetry_cuda.locking.lockfile import PassedOver
 from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile_toml import dumps
 from poetry_cuda.locking.recorded import COMMAND
+from poetry_cuda.locking.variant_wheels import choose_variants
 from poetry_cuda.locking.verify import cross_check
 from poetry_cuda.locking.verify import lockfile_staleness
 from poetry_cuda.locking.verify import verify
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
+    from poetry_cuda.planning.variant_lock import VariantPick
     from poetry_cuda.versions import CudaVersion
 
 
@@ -81,9 +83,12 @@ def build_lock(
     backend: str,
     locked: dict[str, str | None],
     requirements: tuple[SystemRequirement, ...] | None = None,
+    variants: Mapping[str, VariantPick] | None = None,
 ) -> CudaLock:
-    """cuda.lock for the plan; `requirements` as cross-checked with the lock (default: the plan's)."""
+    """cuda.lock for the plan; `requirements` as cross-checked with the lock (default: the
+    plan's); `variants` the wheel-variant labels chosen (`variant_wheels`), per package."""
     plan = planned.plan
+    picks = variants or {}
     needs = plan.system_requirements if requirements is None else requirements
     image = base_image_for(plan, planned.targets, needs, packaged.base_images())
     lock = CudaLock(
@@ -102,6 +107,8 @@ def build_lock(
                 version=locked.get(c.name, c.version),
                 arches=c.arches,
                 reason=str(c.reason),
+                variant_label=picks[c.name].label if c.name in picks else None,
+                variant_properties=picks[c.name].properties if c.name in picks else (),
             )
             for c in plan.packages
         ),
@@ -403,6 +410,7 @@ def lock(
     # reads and writes nothing); then the chosen builds are checked against their indexes.
     start = _start(planned, backend, adopt=adopt, command=command)
     checked = confirm_available(planned, notify, environ)
+    checked, variants = choose_variants(checked, notify)
     if checked is not planned:
         start = _start(checked, backend, adopt=adopt, command=command)
     planned, current, text, new_text = start.planned, start.current, start.text, start.new_text
@@ -420,7 +428,8 @@ def lock(
         duplicates.refuse(project, backend.lockfile, duplicates.platforms(planned.targets))
         versions = verify(planned.plan, project, backend)
         verify_extras(planned, project, backend)
-        result = build_lock(planned, backend.name, versions, cross_check(planned, project, backend))
+        needs = cross_check(planned, project, backend)
+        result = build_lock(planned, backend.name, versions, needs, variants)
         result = dataclasses.replace(result, toolkit=redist_toolkit(planned))
         content = dumps(result)
         path = project / lockfile.FILENAME

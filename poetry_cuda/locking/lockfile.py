@@ -38,6 +38,7 @@ from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.planning.variant_metadata import is_label
+from poetry_cuda.planning.variant_metadata import is_property_line
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.manifest import ARCHIVE_LIMIT
 from poetry_cuda.redist.manifest import Archive
@@ -131,6 +132,9 @@ class LockedPackage:
     # The wheel variant's label (PEP 825: ``cuda12.8``, ``null``) where a variant wheel was
     # chosen; None, and not written, otherwise.
     variant_label: str | None = None
+    # That label's properties as its variant index publishes them, one per value
+    # (``nvidia :: sm_arch :: 86_real``); written with the label only.
+    variant_properties: tuple[str, ...] = ()
 
     @property
     def accelerator(self) -> Accelerator:
@@ -357,6 +361,7 @@ def _package(row: Table, version: int) -> LockedPackage:
         arches=row.texts("arches", ()),
         reason=row.value("reason", str, STRING),
         variant_label=_variant_label(row),
+        variant_properties=_variant_properties(row),
     )
     if version == 1:
         if row.has("accelerator"):
@@ -383,6 +388,21 @@ def _variant_label(row: Table) -> str | None:
             f"{label[:80]!r} is no variant label (PEP 825: 0-9, a-z, '_' and '.', at most 64)",
         )
     return label
+
+
+def _variant_properties(row: Table) -> tuple[str, ...]:
+    if not row.has("variant-properties"):
+        return ()
+    if not row.has("variant-label"):
+        raise row.error("variant-properties", "are a variant label's: the row records no label")
+    lines = row.texts("variant-properties")
+    for line in lines:
+        if not is_property_line(line):
+            raise row.error(
+                "variant-properties",
+                f"{line[:80]!r} is no property (PEP 825: 'namespace :: feature :: value')",
+            )
+    return lines
 
 
 def _read_toolkit(top: Table) -> LockedToolkit | None:

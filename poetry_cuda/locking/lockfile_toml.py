@@ -103,6 +103,7 @@ def _package_table(package: LockedPackage) -> dict[str, Any]:
         "name": package.name,
         "variant": package.variant,
         "variant-label": package.variant_label,
+        "variant-properties": package.variant_properties if package.variant_label else None,
         "accelerator": package.accelerator,
         "cuda": _text(package.cuda),
         "source": package.source,

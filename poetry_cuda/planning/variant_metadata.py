@@ -113,6 +113,29 @@ def is_null(label: str) -> bool:
     return label in NULL_LABELS
 
 
+def property_lines(properties: Properties) -> tuple[str, ...]:
+    """A label's properties as PEP 825 writes them, one per value, sorted:
+    ``nvidia :: sm_arch :: 86_real``."""
+    return tuple(
+        sorted(
+            f"{namespace} :: {feature} :: {value}"
+            for namespace, features in properties.items()
+            for feature, values in features.items()
+            for value in values
+        )
+    )
+
+
+def is_property_line(text: str) -> bool:
+    """Whether `text` is one property as `property_lines` writes it."""
+    parts = text.split(" :: ")
+    return (
+        len(parts) == 3
+        and all(_NAME.fullmatch(part) for part in parts[:2])
+        and _VALUE.fullmatch(parts[2]) is not None
+    )
+
+
 def wheel_label(filename: str) -> str | None:
     """The variant label of a wheel's file name (PEP 825: a sixth part), None for a plain wheel."""
     if not filename.endswith(".whl"):

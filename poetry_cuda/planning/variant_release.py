@@ -17,6 +17,8 @@ from poetry_cuda.request.constraints import overlaps
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import Release
     from poetry_cuda.request.dependencies import Dependency
 
 
@@ -64,3 +66,10 @@ def pick_release(
         f"{versions[0]}'s metadata, the newest known. Pass the wanted release's "
         f"{package}-<version>-variants.json with --variants FILE, or admit one of {known}",
     )
+
+
+def known_release(family: Family | None, version: str) -> Release | None:
+    """The knowledge base's release series of `family` that `version` (``2.9.1``) is in."""
+    if family is None or not version:
+        return None
+    return next((r for r in family.releases if version.startswith(f"{r.series}.")), None)

@@ -22,6 +22,7 @@ from poetry_cuda.knowledge.model import LAYOUTS
 from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
 from poetry_cuda.knowledge.model import Layout
 from poetry_cuda.knowledge.packaged import mirrors_of
+from poetry_cuda.knowledge.packaged import variant_indexes
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
@@ -276,6 +277,9 @@ class Settings:
     packages: tuple[PackageRule, ...] = ()
     # `mirrors.cuda-redist`: the folder of NVIDIA's redistrib_<release>.json; None: NVIDIA's.
     redist_mirror: str | None = None
+    # `wheel-variants`: family -> the index serving its wheel variants (PEP 825), whose
+    # label for the targets `lock` records; the knowledge base's index, or a mirror of it.
+    wheel_variants: dict[str, str] = field(default_factory=dict)
 
     @property
     def redist_url(self) -> str:
@@ -294,6 +298,7 @@ KEYS = {  # every key of [tool.poetry-cuda]
     "poetry-run-environment",
     "mirrors",
     "packages",
+    "wheel-variants",
 }
 
 
@@ -393,6 +398,7 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
         )
 
     return Settings(
+        wheel_variants=_parse_wheel_variants(table),
         cuda=CudaRequest.parse(cuda),
         policy=table.choice("policy", POLICIES, "newest", fix='write e.g. policy = "newest"'),
         allow_cpu_fallback=fallback,
@@ -421,7 +427,47 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
 def _setting_limit(keys: tuple[str, ...]) -> int:
     """The most characters of a value of `[tool.poetry-cuda]` at `keys`."""
     top = keys[0] if keys else ""
-    return PATH_LIMIT if top == "targets" else URL_LIMIT if top == "mirrors" else NAME_LIMIT
+    return (
+        PATH_LIMIT
+        if top == "targets"
+        else URL_LIMIT
+        if top in ("mirrors", "wheel-variants")
+        else NAME_LIMIT
+    )
+
+
+def _parse_wheel_variants(table: Table) -> dict[str, str]:
+    """`wheel-variants`: ``torch = true`` (the family's variant index as the knowledge base
+    has it) or ``torch = "URL"`` (a mirror of that index); false leaves the family out."""
+    given = table.table(
+        "wheel-variants", {}, fix="write [tool.poetry-cuda.wheel-variants] torch = true"
+    )
+    if not given.data:
+        return {}
+    known = {row.family: row.url for row in variant_indexes()}
+    chosen = {}
+    for family in given:
+        if family not in known:
+            raise given.error(
+                family,
+                "no variant index of this family is known",
+                fix=f"use one of {', '.join(sorted(known))}",
+            )
+        value = given.data[family]
+        if value is False:
+            continue
+        if value is True:
+            chosen[family] = known[family]
+        elif isinstance(value, str):
+            url = check_index_url(value, f"{TABLE} {given.where(family)}")
+            chosen[family] = url if url.endswith("/") else f"{url}/"
+        else:
+            raise given.error(
+                family,
+                "must be true, false or the URL of a mirror of the family's variant index",
+                fix=f'write {family} = true, or {family} = "https://.../simple/"',
+            )
+    return chosen
 
 
 def _parse_package_rules(packages: Table) -> tuple[PackageRule, ...]:

@@ -141,3 +141,20 @@ def test_any_json_parses_or_is_refused_cleanly(document: Any) -> None:
 )
 def test_wheel_label(name: str, label: str | None) -> None:
     assert wheel_label(name) == label
+
+
+def test_properties_are_written_one_per_value_and_read_back() -> None:
+    from poetry_cuda.planning.variant_metadata import is_property_line
+    from poetry_cuda.planning.variant_metadata import property_lines
+
+    lines = property_lines(
+        {"nvidia": {"sm_arch": ("86_real", "80_real")}, "priority": {"order": ("2",)}}
+    )
+    assert lines == (
+        "nvidia :: sm_arch :: 80_real",
+        "nvidia :: sm_arch :: 86_real",
+        "priority :: order :: 2",
+    )
+    assert all(is_property_line(line) for line in lines)
+    assert not is_property_line("nvidia :: sm_arch")
+    assert not is_property_line("nvidia::sm_arch::86_real")

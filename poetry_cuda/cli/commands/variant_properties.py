@@ -76,6 +76,7 @@ class VariantPropertiesCommand(CudaCommand):
         from poetry_cuda.planning.variant_properties import answers
         from poetry_cuda.planning.variant_properties import pinned
         from poetry_cuda.planning.variant_properties import render
+        from poetry_cuda.planning.variant_release import known_release
         from poetry_cuda.request.project import nearest_project
         from poetry_cuda.request.settings import Settings
         from poetry_cuda.request.settings import parse_settings
@@ -91,9 +92,7 @@ class VariantPropertiesCommand(CudaCommand):
         else:
             package, version, metadata = self._published(pyproject)
         family = kb.family_of(package) if package else None
-        release = None
-        if family is not None and version:
-            release = next((r for r in family.releases if version.startswith(f"{r.series}.")), None)
+        release = known_release(family, version)
         settings = parse_settings(pyproject) if pyproject is not None else Settings()
         targets, warnings, _ = load_targets(
             project,
