@@ -207,7 +207,8 @@ def _stack_choices(
     hand: HandWritten,
 ) -> list[Choice]:
     """A `Choice` of the ROCm or XPU build for each member the project asks for (the lead
-    always), from the family's index of the variant or its mirror."""
+    always), and of the packages only the build's index serves, from the family's index of
+    the variant or its mirror."""
     plan, build = chosen.plan, chosen.build
     assert plan.variant is not None
     mirror = settings.mirrors.get(family.mirror_key or "")
@@ -240,6 +241,20 @@ def _stack_choices(
                 else _stack_availability(plan.accelerator, version, chosen),
             )
         )
+    choices.extend(
+        Choice(
+            name=name,
+            family=family.name,
+            variant=plan.variant,
+            cuda=None,
+            source=source,
+            version=None,  # the build's own pin decides it
+            arches=(),
+            reason=chosen.reason,
+        )
+        for name in chosen.companions
+        if name not in requests
+    )
     return choices
 
 

@@ -55,8 +55,9 @@ class GpuStacks:
 class StackBuild:
     """The ROCm or XPU build chosen for the AMD or Intel targets: the plan's decision, the
     family's member versions that go with it, the gfx targets it serves, why it won, and
-    the version the pins stay below (a newer admitted release it passed over), and where
-    the knowledge of the build was read."""
+    the version the pins stay below (a newer admitted release it passed over), where the
+    knowledge of the build was read, and the packages the build depends on that only its
+    index serves (ROCm's Triton: `pytorch-triton-rocm`, `triton-rocm`)."""
 
     plan: AcceleratorPlan
     build: FamilyBuild
@@ -65,6 +66,7 @@ class StackBuild:
     bound: str
     source: str
     confidence: Confidence
+    companions: tuple[str, ...] = ()
 
 
 @frozen
@@ -128,7 +130,11 @@ def decide_stack(
         reason = message("reason.xpu-build", gpus=gpus, variant=plan.variant)
     newer = [Version(v) for v in offered if Version(v) > Version(plan.torch)]
     bound = f"<{min(newer)}" if newer else ""
-    chosen = StackBuild(plan, build, arches, reason, bound, known.source, known.confidence)
+    triton = stacks.rocm.triton_for(plan.torch) if plan.accelerator == "rocm" else None
+    companions = () if triton is None else (triton.name,)
+    chosen = StackBuild(
+        plan, build, arches, reason, bound, known.source, known.confidence, companions
+    )
     return StackDecision(chosen, warnings, decided)
 
 
