@@ -205,6 +205,10 @@ MessageId = Literal[
     "doctor.system-none-found",
     "doctor.fix-lock-uv",
     "doctor.lock-unserved",
+    "doctor.stack-no-gpu",
+    "doctor.stack-build",
+    "doctor.gfx-served",
+    "doctor.gfx-unserved",
     "doctor.fix-lock-this",
     "doctor.macos",
     "doctor.driver",
@@ -804,6 +808,23 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{package} {variant} is a CPU build: cuda.lock's targets do not include this "
         "machine, so its GPU is left unused",
         "{package} {variant} 是 CPU 版：cuda.lock 的目标主机不包括本机，本机的 GPU 不会被用上",
+    ),
+    "doctor.stack-no-gpu": Texts(
+        "{package} {variant} is a {stack} build, and this machine has no GPU it runs on: it "
+        "runs on the CPU here",
+        "{package} {variant} 是 {stack} 版，本机没有它能用的 GPU：在本机只能用 CPU 运行",
+    ),
+    "doctor.stack-build": Texts(
+        "{package} {variant} is a {stack} build for {gpus}",
+        "{package} {variant} 是为 {gpus} 准备的 {stack} 版",
+    ),
+    "doctor.gfx-served": Texts(
+        "{gpu}: {package} {variant} is built for it",
+        "{gpu}：{package} {variant} 为它编译",
+    ),
+    "doctor.gfx-unserved": Texts(
+        "{gpu}: {package} {variant} is not built for it (it is built for {arches})",
+        "{gpu}：{package} {variant} 没有为它编译（只为 {arches} 编译）",
     ),
     "doctor.fix-lock-this": Texts(
         "lock again with this machine among the targets: run `{lock} --target this`, or add "
