@@ -479,8 +479,8 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "no target has an NVIDIA driver", "没有一台目标主机装有 NVIDIA 驱动"
     ),
     "reason.cpu-no-driver-unplanned": Texts(
-        "no target has an NVIDIA driver; {gpus}: no {stacks} builds are planned yet",
-        "没有一台目标主机装有 NVIDIA 驱动；{gpus}：目前还不规划 {stacks} 版",
+        "no target has an NVIDIA driver; {gpus}: no {stacks} build is planned for them here",
+        "没有一台目标主机装有 NVIDIA 驱动；{gpus}：这里没有为它们规划 {stacks} 版",
     ),
     "reason.rocm-build": Texts(
         "{gpus}: {variant} is built for {gfx}, and is the newest ROCm build the project "

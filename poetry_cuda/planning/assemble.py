@@ -177,7 +177,13 @@ def _family_choices(
     decision = None
     if scope.stacks is not None and request.kind == "auto":
         decision = decide_stack(
-            family, requests, targets, scope.stacks, scope.unavailable, python=scope.python
+            family,
+            requests,
+            targets,
+            scope.stacks,
+            scope.unavailable,
+            python=scope.python,
+            allow_cpu_fallback=settings.allow_cpu_fallback,
         )
     decided = () if decision is None else decision.decided
     stack_warnings = [] if decision is None else list(decision.warnings)

@@ -21,6 +21,7 @@ from packaging.version import Version
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.messages import message
 from poetry_cuda.planning.candidates import admitted_releases
+from poetry_cuda.planning.rocm import AcceleratorPlan
 from poetry_cuda.planning.rocm import plan_accelerator
 from poetry_cuda.records import frozen
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
     from poetry_cuda.planning.candidates import Unavailable
-    from poetry_cuda.planning.rocm import AcceleratorPlan
     from poetry_cuda.planning.targets import Target
 
 FAMILY = "torch"  # the family whose ROCm and XPU builds the knowledge describes
@@ -94,13 +94,17 @@ def decide_stack(
     unavailable: Collection[Unavailable] = (),
     *,
     python: str | None = None,
+    allow_cpu_fallback: bool = False,
 ) -> StackDecision | None:
-    """The ROCm or XPU build for the targets that need one (None: no target does)."""
+    """The ROCm or XPU build for the targets that need one (None: no target does); a
+    target no build serves is refused, or with `allow_cpu_fallback` given the CPU build."""
     needing = [t for t in targets if needs_stack(t)]
     if family.name != FAMILY or not needing:
         return None
     offered = _offered(family, requests, python)
-    plans = [(t, _plan(t, offered, family, stacks, unavailable)) for t in needing]
+    plans = [
+        (t, _plan(t, offered, family, stacks, unavailable, allow_cpu_fallback)) for t in needing
+    ]
     warnings = tuple(w for _, plan in plans for w in plan.warnings)
     decided = tuple(t.label for t in needing)
     served = [(t, plan) for t, plan in plans if plan.accelerator in ("rocm", "xpu")]
@@ -155,11 +159,20 @@ def _plan(
     family: Family,
     stacks: GpuStacks,
     unavailable: Collection[Unavailable],
+    allow_cpu_fallback: bool,
 ) -> AcceleratorPlan:
     """The target's plan, without the builds an index was found to lack."""
     versions = list(offered)
     while True:
-        plan = plan_accelerator(target.profile, versions, rocm_kb=stacks.rocm, xpu_kb=stacks.xpu)
+        try:
+            plan = plan_accelerator(
+                target.profile, versions, rocm_kb=stacks.rocm, xpu_kb=stacks.xpu
+            )
+        except NoVariantError as refused:
+            if not allow_cpu_fallback:
+                raise
+            fallback = f"{refused.what}; using the CPU build because allow-cpu-fallback = true"
+            return AcceleratorPlan("cpu", warnings=(fallback,))
         if plan.torch is None or (family.name, plan.torch, plan.variant) not in unavailable:
             return plan
         versions.remove(plan.torch)

@@ -133,6 +133,13 @@ def test_uv_locks_and_installs_the_rocm_build(
     assert sync.code == 0, sync.stderr
     assert installed_torch(project / ".venv" / "bin" / "python") == ["2.9.1+rocm6.4", "6.4"]
 
+    # doctor finds the ROCm build installed as locked, not a CUDA build gone missing.
+    doctor = cli.run("doctor", "--json", cwd=project, env=UV)
+    findings = json.loads(doctor.stdout)["findings"]
+    installed = [f for f in findings if f["check"] == "installed" and f["subject"] == "torch"]
+    assert [f["status"] for f in installed] == ["ok"], installed
+    assert not [f for f in findings if f["status"] == "fail"], findings
+
 
 def test_poetry_locks_the_rocm_build(cli: Cli, tmp_path: Path, server: IndexServer) -> None:
     project = write_project(tmp_path, server, "poetry")

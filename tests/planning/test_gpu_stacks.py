@@ -56,8 +56,11 @@ def test_a_gfx90a_and_a_gfx1100_host_share_torchs_rocm6_4_build() -> None:
     # rocm.toml: 2.9's builds are rocm6.3 and rocm6.4, both listing gfx90a and gfx1100
     # (pytorch/test-infra 06789010bfc6); the highest ROCm of the release wins.
     chosen = plan(project(">=2.8,<2.10"), target("mi250x", MI250X), target("rx7900", RX_7900))
-    torch, vision = chosen.packages
+    torch, vision, triton = chosen.packages
     assert (torch.name, torch.version, torch.accelerator) == ("torch", "2.9.1+rocm6.4", "rocm")
+    # rocm.toml [[triton]]: torch < 2.10's ROCm wheels depend on pytorch-triton-rocm, which
+    # only the ROCm index serves.
+    assert (triton.name, triton.source, triton.label) == ("pytorch-triton-rocm", torch.source, "")
     assert (vision.name, vision.version, vision.label) == (
         "torchvision",
         "0.24.1+rocm6.4",
@@ -96,6 +99,13 @@ def test_an_apu_without_override_is_refused_with_the_workaround() -> None:
     assert refused.value.exit_code == 3
     assert "no pytorch.org ROCm build of torch serves" in refused.value.what
     assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in refused.value.fix
+
+
+def test_allow_cpu_fallback_gives_the_apu_the_cpu_build() -> None:
+    raphael = amd("AMD Radeon Graphics (Raphael)", "gfx1036")
+    chosen = plan_text(project(), [target("desktop", raphael)], allow_cpu_fallback=True).plan
+    assert chosen.packages[0].variant == "cpu"
+    assert any("allow-cpu-fallback = true" in w for w in chosen.warnings)
 
 
 def test_nvidia_and_amd_targets_in_one_lock_are_refused() -> None:
