@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Confidence
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.rocm import RocmKnowledge
+    from poetry_cuda.knowledge.rocm import RocmRelease
     from poetry_cuda.knowledge.xpu import XpuKnowledge
+    from poetry_cuda.knowledge.xpu import XpuRelease
     from poetry_cuda.messages import Message
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
@@ -110,16 +112,30 @@ def decide_stack(
     served = [(t, plan) for t, plan in plans if plan.accelerator in ("rocm", "xpu")]
     if not served:
         return StackDecision(None, warnings, decided)
-    builds = {(plan.torch, plan.variant) for _, plan in served}
-    cuda = [t.label for t in targets if t.runs_cuda]
-    if cuda or len(builds) > 1:
-        raise _mixed(family, served, cuda)
     plan = served[0][1]
     assert plan.torch is not None and plan.variant is not None
+    known: RocmRelease | XpuRelease | None
+    if plan.accelerator == "rocm":
+        known = stacks.rocm.release(plan.torch)
+        platforms = stacks.rocm.index.platforms
+    else:
+        known = stacks.xpu.release(plan.torch)
+        platforms = known.platforms if known else ()
+    assert known is not None  # the plan chose a release the knowledge lists
+    # The other targets install the same build: a CPU machine runs it where it is published.
+    builds = {(p.torch, p.variant) for _, p in served}
+    cuda = [t.label for t in targets if t.runs_cuda]
+    ours = {t.label for t, _ in served}
+    stranded = [
+        t
+        for t in targets
+        if t.label not in ours and not t.runs_cuda and t.os != "macos"
+        if t.platform not in platforms
+    ]
+    if cuda or stranded or len(builds) > 1:
+        raise _mixed(family, served, cuda, stranded)
     build = offered[plan.torch]
     arches = _arches(plan, stacks)
-    known = (stacks.rocm if plan.accelerator == "rocm" else stacks.xpu).release(plan.torch)
-    assert known is not None  # the plan chose a release the knowledge lists
     vendor = "amd" if plan.accelerator == "rocm" else "intel"
     gpus = ", ".join(
         dict.fromkeys(
@@ -188,12 +204,19 @@ def _arches(plan: AcceleratorPlan, stacks: GpuStacks) -> tuple[str, ...]:
 
 
 def _mixed(
-    family: Family, served: list[tuple[Target, AcceleratorPlan]], cuda: list[str]
+    family: Family,
+    served: list[tuple[Target, AcceleratorPlan]],
+    cuda: list[str],
+    stranded: list[Target],
 ) -> NoVariantError:
     """One lock cannot install the builds these targets need."""
     needs = [f"{t.label} needs {family.lead} {plan.torch}+{plan.variant}" for t, plan in served]
     if cuda:
         needs.append(f"{', '.join(cuda)} need{'s' * (len(cuda) == 1)} a CUDA build")
+    needs += [
+        f"{t.label} needs a CPU build (no {served[0][1].variant} wheels for {t.platform})"
+        for t in stranded
+    ]
     return NoVariantError(
         message("stacks.mixed-what", lead=family.lead),
         why=message("stacks.mixed-why", needs="; ".join(needs)),

@@ -136,6 +136,21 @@ def test_a_cpu_only_linux_target_beside_an_amd_one_installs_the_rocm_build() -> 
     assert chosen.packages[0].version == "2.9.1+rocm6.4"
 
 
+def test_a_windows_target_beside_an_amd_one_is_refused() -> None:
+    # rocm.toml [index]: the ROCm wheels are linux-x86_64 only, so Windows cannot share them.
+    windows = target("win", os="windows")
+    with pytest.raises(NoVariantError, match="no one build of torch") as refused:
+        plan(project("==2.9.1"), target("mi250x", MI250X), windows)
+    assert "win needs a CPU build (no rocm6.4 wheels for windows-x86_64)" in refused.value.why
+
+
+def test_a_macos_laptop_beside_an_amd_target_keeps_pypis_build() -> None:
+    laptop = target("mac", os="macos", machine="arm64")
+    assert plan(project("==2.9.1"), target("mi250x", MI250X), laptop).packages[0].variant == (
+        "rocm6.4"
+    )
+
+
 def test_windows_amd_gets_the_cpu_build_with_the_reason() -> None:
     # rocm.toml [index]: pytorch.org's ROCm wheels are linux-x86_64 only.
     chosen = plan(project("==2.9.1"), target("win", RX_7900, os="windows"))
