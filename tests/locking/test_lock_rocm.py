@@ -140,6 +140,18 @@ def test_uv_locks_and_installs_the_rocm_build(
     assert [f["status"] for f in installed] == ["ok"], installed
     assert not [f for f in findings if f["status"] == "fail"], findings
 
+    # cuda.lock records what the AMD targets' build was chosen by: relocking without the
+    # targets setting plans for the recorded targets, to the same build.
+    recorded = read_toml(project / "cuda.lock")["targets"]
+    assert sorted(t["amd-gfx"] for t in recorded) == [["gfx1100"], ["gfx90a"]]
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('targets = ["hosts/*.json"]\n', ""))
+    replanned = cli.run("plan", "--json", cwd=project, env=UV)
+    assert replanned.code == 0, replanned.stderr
+    document = json.loads(replanned.stdout)
+    assert sorted(document["targets"]) == ["hosts/mi250x.json", "hosts/rx7900.json"]
+    assert document["packages"][0]["version"] == "2.9.1+rocm6.4"
+
 
 def test_poetry_locks_the_rocm_build(cli: Cli, tmp_path: Path, server: IndexServer) -> None:
     project = write_project(tmp_path, server, "poetry")
