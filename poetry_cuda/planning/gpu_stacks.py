@@ -59,7 +59,7 @@ class StackBuild:
     family's member versions that go with it, the gfx targets it serves, why it won, and
     the version the pins stay below (a newer admitted release it passed over), where the
     knowledge of the build was read, and the packages the build depends on that only its
-    index serves (ROCm's Triton: `pytorch-triton-rocm`, `triton-rocm`)."""
+    index serves (its Triton: `pytorch-triton-rocm`, `triton-rocm`, `triton-xpu`)."""
 
     plan: AcceleratorPlan
     build: FamilyBuild
@@ -150,7 +150,7 @@ def decide_stack(
         reason = message("reason.xpu-build", gpus=gpus, variant=plan.variant)
     newer = [Version(v) for v in offered if Version(v) > Version(plan.torch)]
     bound = f"<{min(newer)}" if newer else ""
-    triton = stacks.rocm.triton_for(plan.torch) if plan.accelerator == "rocm" else None
+    triton = (stacks.rocm if plan.accelerator == "rocm" else stacks.xpu).triton_for(plan.torch)
     companions = () if triton is None else (triton.name,)
     chosen = StackBuild(
         plan, build, arches, reason, bound, known.source, known.confidence, companions

@@ -1,11 +1,13 @@
-"""`lock` end to end for AMD targets: torch's ROCm build, with the real uv and Poetry against
-the ROCm test world (download.pytorch.org's /whl/rocmX.Y layout on 127.0.0.1).
+"""`lock` end to end for AMD and Intel targets: torch's ROCm and XPU builds, with the real uv
+and Poetry against the ROCm test world (download.pytorch.org's /whl/rocmX.Y and /whl/xpu
+layout on 127.0.0.1).
 
 Two targets, an MI250X (gfx90a) and a Radeon RX 7900 XTX (gfx1100), share 2.9.1+rocm6.4
 (rocm.toml: torch 2.9's rocm6.4 lists both). Lock writes the ROCm index and the managed
 group as it does a CUDA index, the package manager locks the ``+rocm6.4`` build with its
 Triton from the same index, cuda.lock records the ROCm accelerator, and a plain install
-(no poetry-cuda) gets the ROCm build.
+(no poetry-cuda) gets the ROCm build. An Intel Arc target gets 2.10.0+xpu the same way, with
+its Triton from the XPU index and Intel's runtime wheels from PyPI.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import subprocess
 
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
@@ -37,8 +40,12 @@ FILES = ("pyproject.toml", "uv.lock", "poetry.lock", "cuda.lock")
 PYPI = "local-pypi"
 LINUX = "sys_platform == 'linux'"
 HOSTS = {
-    "mi250x.json": {"name": "AMD Instinct MI250X", "vendor": "amd", "gfx": "gfx90a"},
-    "rx7900.json": {"name": "Radeon RX 7900 XTX", "vendor": "amd", "gfx": "gfx1100"},
+    "mi250x.json": {"gpus": [{"name": "AMD Instinct MI250X", "vendor": "amd", "gfx": "gfx90a"}]},
+    "rx7900.json": {"gpus": [{"name": "Radeon RX 7900 XTX", "vendor": "amd", "gfx": "gfx1100"}]},
+}
+ARC = {
+    "gpus": [{"name": "Intel Arc A770", "vendor": "intel", "device_ip": "12.55.8"}],
+    "xpu": {"driver": "1.6.32224", "source": "level-zero"},
 }
 
 
@@ -49,16 +56,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IndexServer]:
         yield index
 
 
-def write_project(directory: Path, server: IndexServer, backend: str) -> Path:
+def write_project(
+    directory: Path,
+    server: IndexServer,
+    backend: str,
+    hosts: dict[str, dict[str, Any]] = HOSTS,
+    torch: str = ">=2.8,<2.10",
+) -> Path:
     project = directory / "rocm_project"
     (project / "hosts").mkdir(parents=True)
-    for name, gpu in HOSTS.items():
-        profile = {"schema": 2, "os": "linux", "machine": "x86_64", "gpus": [gpu]}
+    for name, facts in hosts.items():
+        profile = {"schema": 2, "os": "linux", "machine": "x86_64", **facts}
         (project / "hosts" / name).write_text(json.dumps(profile))
     text = (
         '[project]\nname = "rocm-project"\nversion = "0.1.0"\nrequires-python = ">=3.11,<3.12"\n'
         # The ROCm wheels are Linux x86_64 only: so is the project.
-        f'dependencies = ["torch>=2.8,<2.10; {LINUX}", "torchvision; {LINUX}"]\n\n'
+        f'dependencies = ["torch{torch}; {LINUX}", "torchvision; {LINUX}"]\n\n'
         '[tool.poetry-cuda]\ntargets = ["hosts/*.json"]\n\n'
         f'[tool.poetry-cuda.mirrors]\npytorch = "{server.url("/whl/{variant}/")}"\n\n'
     )
@@ -169,3 +182,24 @@ def test_poetry_locks_the_rocm_build(cli: Cli, tmp_path: Path, server: IndexServ
     assert locked["torchvision"][0] == "0.24.1+rocm6.4"
     check_cuda_lock(project, server)
     assert cli.run("lock", "--check", cwd=project).code == 0
+
+
+def test_uv_locks_and_installs_the_xpu_build(cli: Cli, tmp_path: Path, server: IndexServer) -> None:
+    # torch 2.10.0+xpu pins triton-xpu (from the XPU index) and Intel's runtime (from PyPI).
+    project = write_project(tmp_path, server, "uv", {"arc.json": ARC}, "==2.10.0")
+    result = cli.run("lock", cwd=project, env=UV)
+    assert result.code == 0, result.stderr
+    locked = {
+        p["name"]: (p["version"], p["source"].get("registry"))
+        for p in read_toml(project / "uv.lock")["package"]
+    }
+    assert locked["torch"] == ("2.10.0+xpu", server.url("/whl/xpu/"))
+    assert locked["triton-xpu"] == ("3.6.0", server.url("/whl/xpu/"))
+    assert locked["intel-sycl-rt"] == ("2025.3.1", server.url("/simple/"))
+    records = {p["name"]: p for p in read_toml(project / "cuda.lock")["packages"]}
+    assert (records["torch"]["variant"], records["torch"]["accelerator"]) == ("xpu", "xpu")
+    assert read_toml(project / "cuda.lock")["targets"][0]["intel-device-ips"] == ["12.55.8"]
+    assert cli.run("lock", "--check", cwd=project, env=UV).code == 0
+    sync = cli.run("sync", cwd=project, program="uv", env=UV)
+    assert sync.code == 0, sync.stderr
+    assert installed_torch(project / ".venv" / "bin" / "python") == ["2.10.0+xpu", "None"]

@@ -169,9 +169,10 @@ def test_an_intel_arc_host_gets_the_xpu_build() -> None:
     # xpu.toml: +xpu wheels on download.pytorch.org/whl/xpu; Arc A770 is device IP 12.55.
     arc = {"name": "Intel Arc A770", "vendor": "intel", "device_ip": "12.55.8"}
     xpu = {"driver": "1.6.32224", "source": "level-zero"}
-    chosen = plan(project("==2.9.1"), target("arc", arc, xpu=xpu))
-    torch, vision = chosen.packages
-    assert (torch.version, torch.accelerator) == ("2.9.1+xpu", "xpu")
-    assert vision.version == "0.24.1+xpu"
+    chosen = plan(project("==2.10.0"), target("arc", arc, xpu=xpu))
+    torch, vision, triton = chosen.packages
+    assert (torch.version, torch.accelerator) == ("2.10.0+xpu", "xpu")
+    assert vision.version == "0.25.0+xpu"
+    assert (triton.name, triton.source) == ("triton-xpu", torch.source)
     assert torch.source.url == "https://download.pytorch.org/whl/xpu"
     assert "Intel Arc A770 (12.55.8)" in str(torch.reason)
