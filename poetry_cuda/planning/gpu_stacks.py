@@ -82,8 +82,9 @@ class StackDecision:
 
 
 def needs_stack(target: Target) -> bool:
-    """Whether `target`'s GPUs are AMD's or Intel's and no NVIDIA driver runs CUDA builds."""
-    if target.runs_cuda or target.os == "macos":
+    """Whether `target`'s GPUs are AMD's or Intel's, with no NVIDIA GPU (an NVIDIA GPU
+    without its driver still asks for the driver, as before) and not macOS."""
+    if target.runs_cuda or target.os == "macos" or target.profile.nvidia_gpus:
         return False
     return any(gpu.vendor in ("amd", "intel") for gpu in target.profile.gpus)
 
@@ -129,25 +130,16 @@ def decide_stack(
     stranded = [
         t
         for t in targets
-        if t.label not in ours and not t.runs_cuda and t.os != "macos"
-        if t.platform not in platforms
+        if t.label not in ours
+        and not t.runs_cuda
+        and t.os != "macos"
+        and t.platform not in platforms
     ]
     if cuda or stranded or len(builds) > 1:
         raise _mixed(family, served, cuda, stranded)
     build = offered[plan.torch]
     arches = _arches(plan, stacks)
-    vendor = "amd" if plan.accelerator == "rocm" else "intel"
-    gpus = ", ".join(
-        dict.fromkeys(
-            gpu.describe() for t, _ in served for gpu in t.profile.gpus if gpu.vendor == vendor
-        )
-    )
-    if plan.accelerator == "rocm":
-        reason = message(
-            "reason.rocm-build", gpus=gpus, variant=plan.variant, gfx=", ".join(arches)
-        )
-    else:
-        reason = message("reason.xpu-build", gpus=gpus, variant=plan.variant)
+    reason = _reason(plan, [t for t, _ in served], arches)
     newer = [Version(v) for v in offered if Version(v) > Version(plan.torch)]
     bound = f"<{min(newer)}" if newer else ""
     triton = (stacks.rocm if plan.accelerator == "rocm" else stacks.xpu).triton_for(plan.torch)
@@ -156,6 +148,19 @@ def decide_stack(
         plan, build, arches, reason, bound, known.source, known.confidence, companions
     )
     return StackDecision(chosen, warnings, decided)
+
+
+def _reason(plan: AcceleratorPlan, served: list[Target], arches: tuple[str, ...]) -> Message:
+    """Why the build won: the GPUs it serves and, for ROCm, the gfx targets it is built for."""
+    vendor = "amd" if plan.accelerator == "rocm" else "intel"
+    gpus = ", ".join(
+        dict.fromkeys(
+            gpu.describe() for t in served for gpu in t.profile.gpus if gpu.vendor == vendor
+        )
+    )
+    if plan.accelerator == "rocm":
+        return message("reason.rocm-build", gpus=gpus, variant=plan.variant, gfx=", ".join(arches))
+    return message("reason.xpu-build", gpus=gpus, variant=plan.variant)
 
 
 def _offered(family: Family, requests: Requests, python: str | None) -> dict[str, FamilyBuild]:
