@@ -10,8 +10,10 @@ every edge and no import of `enum` on start-up.
 A variant's label says its accelerator (`accelerator_of`): ``cu124`` and ``cu12x`` are
 CUDA, ``rocm6.4`` ROCm, ``xpu`` Intel's XPU, ``cpu`` the CPU. A build is never a CPU
 build for want of a CUDA version: a ROCm build has none and is a GPU build all the same.
-CUDA is the only accelerator poetry-cuda plans builds for (`PLANNED`); a host whose GPUs
-need another gets the CPU build, and is told which GPU was left out and why.
+CUDA is the accelerator poetry-cuda plans builds of every family for (`PLANNED`); the
+torch family also gets ROCm and XPU builds on a machine whose GPUs are AMD's or Intel's
+(`planning.gpu_stacks`). A host whose GPUs need a build no family plans gets the CPU
+build, and is told which GPU was left out and why.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Literal
 
 Accelerator = Literal["cuda", "rocm", "xpu", "cpu"]
 ACCELERATORS: tuple[Accelerator, ...] = ("cuda", "rocm", "xpu", "cpu")
-PLANNED: tuple[Accelerator, ...] = ("cuda", "cpu")  # the ones plans choose builds for
+PLANNED: tuple[Accelerator, ...] = ("cuda", "cpu")  # the ones every family is planned for
 
 Vendor = Literal["nvidia", "amd", "intel"]
 VENDORS: tuple[Vendor, ...] = ("nvidia", "amd", "intel")

@@ -122,6 +122,11 @@ MessageId = Literal[
     "reason.cpu-macos",
     "reason.cpu-no-driver",
     "reason.cpu-no-driver-unplanned",
+    "reason.rocm-build",
+    "reason.xpu-build",
+    "stacks.mixed-what",
+    "stacks.mixed-why",
+    "stacks.mixed-fix",
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
@@ -207,6 +212,10 @@ MessageId = Literal[
     "doctor.system-none-found",
     "doctor.fix-lock-uv",
     "doctor.lock-unserved",
+    "doctor.stack-no-gpu",
+    "doctor.stack-build",
+    "doctor.gfx-served",
+    "doctor.gfx-unserved",
     "doctor.fix-lock-this",
     "doctor.macos",
     "doctor.driver",
@@ -477,8 +486,30 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "no target has an NVIDIA driver", "没有一台目标主机装有 NVIDIA 驱动"
     ),
     "reason.cpu-no-driver-unplanned": Texts(
-        "no target has an NVIDIA driver; {gpus}: no {stacks} builds are planned yet",
-        "没有一台目标主机装有 NVIDIA 驱动；{gpus}：目前还不规划 {stacks} 版",
+        "no target has an NVIDIA driver; {gpus}: no {stacks} build is planned for them here",
+        "没有一台目标主机装有 NVIDIA 驱动；{gpus}：这里没有为它们规划 {stacks} 版",
+    ),
+    "reason.rocm-build": Texts(
+        "{gpus}: {variant} is built for {gfx}, and is the newest ROCm build the project "
+        "allows that serves them",
+        "{gpus}：{variant} 为 {gfx} 编译，是项目允许的、能用于这些 GPU 的最新 ROCm 版",
+    ),
+    "reason.xpu-build": Texts(
+        "{gpus}: Intel GPUs of Arc's device IP or newer run the {variant} build",
+        "{gpus}：Arc 及更新设备 IP 的 Intel GPU 运行 {variant} 版",
+    ),
+    "stacks.mixed-what": Texts(
+        "no one build of {lead} serves every target",
+        "没有一个 {lead} 版本能服务所有目标主机",
+    ),
+    "stacks.mixed-why": Texts(
+        "{needs}; one lock installs one build of a family",
+        "{needs}；一个锁文件只为一个包族安装一个版本",
+    ),
+    "stacks.mixed-fix": Texts(
+        "lock for the machines of one kind (--target), or offer each build as its own extra "
+        "of {lead} (a multi-variant project)",
+        "只为同一类机器加锁（--target），或把每个版本作为 {lead} 的单独 extra 提供（多版本项目）",
     ),
     "reason.only-minor-compatible": Texts(
         "{name} is only minor-compatible and the policy is native",
@@ -812,6 +843,23 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{package} {variant} is a CPU build: cuda.lock's targets do not include this "
         "machine, so its GPU is left unused",
         "{package} {variant} 是 CPU 版：cuda.lock 的目标主机不包括本机，本机的 GPU 不会被用上",
+    ),
+    "doctor.stack-no-gpu": Texts(
+        "{package} {variant} is a {stack} build, and this machine has no GPU it runs on: it "
+        "runs on the CPU here",
+        "{package} {variant} 是 {stack} 版，本机没有它能用的 GPU：在本机只能用 CPU 运行",
+    ),
+    "doctor.stack-build": Texts(
+        "{package} {variant} is a {stack} build for {gpus}",
+        "{package} {variant} 是为 {gpus} 准备的 {stack} 版",
+    ),
+    "doctor.gfx-served": Texts(
+        "{gpu}: {package} {variant} is built for it",
+        "{gpu}：{package} {variant} 为它编译",
+    ),
+    "doctor.gfx-unserved": Texts(
+        "{gpu}: {package} {variant} is not built for it (it is built for {arches})",
+        "{gpu}：{package} {variant} 没有为它编译（只为 {arches} 编译）",
     ),
     "doctor.fix-lock-this": Texts(
         "lock again with this machine among the targets: run `{lock} --target this`, or add "

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion
 from packaging.version import Version
 
+from poetry_cuda.accelerators import stack_name
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.lockfile import LockedPackage
     from poetry_cuda.locking.state import Gate
+    from poetry_cuda.messages import Localized
     from poetry_cuda.messages import Message
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.versions import CudaVersion
@@ -150,7 +152,7 @@ def check_host(
                     driver_fix,
                 )
             )
-        else:
+        elif not _stack_serves(packages, target):  # an AMD or Intel GPU needs no NVIDIA driver
             found.append(warn("host", "driver", no_driver, driver_fix))
     else:
         source = driver.cuda_source or driver.source
@@ -212,6 +214,8 @@ def _variant_findings(
     rerun = message("doctor.fix-lock-this", lock=lock)
     if package.cuda and not target.runs_cuda:
         rerun = message("doctor.fix-driver-uv") if cuda_lock.backend == "uv" else DRIVER_FIX
+    if package.accelerator in ("rocm", "xpu") and not target.runs_cuda:
+        return _stack_findings(package, target, rerun)
     if package.cuda is None:
         if target.runs_cuda and requested != "cpu":  # a GPU the lock's targets leave unused
             said = message("doctor.lock-unserved", package=name, variant=variant_name)
@@ -341,3 +345,43 @@ def _agreement(package: LockedPackage, entries: Sequence[LockedEntry], lockfile:
         f"{LOCK_FIX}: the two locks were written at different times",
         subject=name,
     )
+
+
+def _stack_serves(packages: Sequence[LockedPackage], target: Target) -> bool:
+    """Whether a locked ROCm or XPU build runs on one of the machine's GPUs."""
+    vendors = {"rocm": "amd", "xpu": "intel"}
+    wanted = {vendors[p.accelerator] for p in packages if p.accelerator in vendors}
+    return any(gpu.vendor in wanted for gpu in target.profile.gpus)
+
+
+def _stack_findings(package: LockedPackage, target: Target, rerun: Localized) -> list[Finding]:
+    """A ROCm or XPU build on a machine without an NVIDIA driver: which GPUs it serves, and
+    for ROCm whether each AMD GPU's gfx is among those cuda.lock records for the build."""
+    name, variant = package.name, package.variant
+    vendor = "amd" if package.accelerator == "rocm" else "intel"
+    gpus = [gpu for gpu in target.profile.gpus if gpu.vendor == vendor]
+    stack = stack_name(package.accelerator)
+    if not gpus:
+        said = message("doctor.stack-no-gpu", package=name, variant=variant, stack=stack)
+        return [warn("host", "variant", said, rerun, subject=name)]
+    listed = ", ".join(gpu.describe() for gpu in gpus)
+    said = message("doctor.stack-build", package=name, variant=variant, stack=stack, gpus=listed)
+    found = [ok("host", "variant", said, subject=name)]
+    if package.accelerator != "rocm" or not package.arches:
+        return found
+    for gpu in gpus:
+        subject = f"{name} on gpu{gpu.index}"
+        about = f"GPU {gpu.index} ({gpu.describe()})"
+        if gpu.gfx in package.arches:
+            said = message("doctor.gfx-served", gpu=about, package=name, variant=variant)
+            found.append(ok("host", "architecture", said, subject=subject))
+        else:
+            said = message(
+                "doctor.gfx-unserved",
+                gpu=about,
+                package=name,
+                variant=variant,
+                arches=", ".join(package.arches),
+            )
+            found.append(fail("host", "architecture", said, rerun, subject=subject))
+    return found

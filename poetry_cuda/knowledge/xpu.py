@@ -11,11 +11,13 @@ import re
 
 from typing import TYPE_CHECKING
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from poetry_cuda.files import parse_toml
 from poetry_cuda.knowledge.model import PLATFORMS
 from poetry_cuda.knowledge.rocm import DATA
+from poetry_cuda.knowledge.rocm import Triton
 from poetry_cuda.knowledge.rocm import release_version
 from poetry_cuda.knowledge.tables import SCHEMA
 from poetry_cuda.knowledge.tables import provenance
@@ -99,6 +101,15 @@ class XpuKnowledge:
     requirement: XpuRequirement
     releases: tuple[XpuRelease, ...]
     aot_targets: tuple[AotTarget, ...]
+    triton: tuple[Triton, ...] = ()
+
+    def triton_for(self, torch: str) -> Triton | None:
+        """The Triton distribution torch `torch`'s XPU wheels depend on, where known."""
+        version = Version(torch.split("+")[0])
+        return next(
+            (row for row in self.triton if SpecifierSet(row.torch).contains(version, True)),
+            None,
+        )
 
     def release(self, torch: str) -> XpuRelease | None:
         """The release ``2.9`` of torch ``2.9`` or ``2.9.1`` (None without XPU builds)."""
@@ -186,8 +197,13 @@ def validate_xpu(document: dict[str, object]) -> XpuKnowledge:
     listed = [Version(release.torch) for release in releases]
     if listed != sorted(set(listed)):
         raise top.error("release", "releases must be in ascending order, each once")
+    triton = []
+    for row in top.tables("triton", by("name")):
+        spec = row.parsed("torch", lambda text: str(SpecifierSet(text)))
+        triton.append(Triton(row.text("name"), spec, *provenance(row)))
+        row.done()
     top.done()
-    return XpuKnowledge(index, requirement, releases, tuple(aot_targets))
+    return XpuKnowledge(index, requirement, releases, tuple(aot_targets), tuple(triton))
 
 
 def load_xpu(directory: Path = DATA) -> XpuKnowledge:

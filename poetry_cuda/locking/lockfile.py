@@ -27,11 +27,16 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import CUDA_LOCK_LIMIT
 from poetry_cuda.files import read_toml
+from poetry_cuda.host.profiles import DEVICE_IP
+from poetry_cuda.host.profiles import GFX
 from poetry_cuda.host.profiles import OPERATING_SYSTEMS
+from poetry_cuda.host.profiles import STACK_VERSION
 from poetry_cuda.host.profiles import Driver
 from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import OperatingSystem
+from poetry_cuda.host.profiles import Rocm
+from poetry_cuda.host.profiles import Xpu
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.knowledge.base_images import TAG
 from poetry_cuda.knowledge.model import Variant
@@ -63,6 +68,8 @@ from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
+    import re
+
     from collections.abc import Callable
     from collections.abc import Collection
     from pathlib import Path
@@ -89,34 +96,62 @@ class TargetFacts:
     driver: DriverVersion | None
     cuda: CudaVersion | None
     compute_capabilities: tuple[ComputeCapability, ...]
+    # What the torch family's ROCm and XPU builds are chosen by (`planning.gpu_stacks`):
+    # the AMD GPUs' gfx targets and the amdgpu kernel driver's version, the Intel GPUs'
+    # device IPs and the Level Zero driver's version. Written only where present.
+    amd_gfx: tuple[str, ...] = ()
+    amdgpu: str | None = None
+    intel_device_ips: tuple[str, ...] = ()
+    level_zero: str | None = None
 
     @classmethod
     def of(cls, target: Target) -> TargetFacts:
+        profile = target.profile
         return cls(
             label=target.label,
             os=target.os,
-            machine=target.profile.machine,
+            machine=profile.machine,
             driver=target.driver,
             cuda=target.cuda,
-            compute_capabilities=target.profile.capabilities,
+            compute_capabilities=profile.capabilities,
+            amd_gfx=tuple(gpu.gfx for gpu in profile.gpus if gpu.gfx),
+            amdgpu=profile.rocm.kernel_driver if profile.rocm else None,
+            intel_device_ips=tuple(gpu.device_ip for gpu in profile.gpus if gpu.device_ip),
+            level_zero=profile.xpu.driver if profile.xpu else None,
         )
 
     @property
     def facts(self) -> tuple[object, ...]:
         """What makes two targets the same host: everything but the label (a path's spelling)."""
         machine = canonical_machine(self.machine)
-        return (self.os, machine, self.driver, self.cuda, self.compute_capabilities)
+        stacks = (self.amd_gfx, self.amdgpu, self.intel_device_ips, self.level_zero)
+        return (self.os, machine, self.driver, self.cuda, self.compute_capabilities, *stacks)
 
     def profile(self) -> HostProfile:
         """The host these facts describe, to plan for it again: targets are part of the lock."""
         driver = None
         if self.driver is not None or self.cuda is not None:
             driver = Driver(self.driver, self.cuda, source=FILENAME)
+        nvidia = [(capability, None, None) for capability in self.compute_capabilities]
+        amd = [(None, gfx, None) for gfx in self.amd_gfx]
+        intel = [(None, None, ip) for ip in self.intel_device_ips]
         gpus = tuple(
-            Gpu(index, f"GPU {index}", capability, FILENAME)
-            for index, capability in enumerate(self.compute_capabilities)
+            Gpu(
+                index,
+                f"GPU {index}",
+                capability,
+                FILENAME,
+                vendor="amd" if gfx else "intel" if ip else "nvidia",
+                gfx=gfx,
+                device_ip=ip,
+            )
+            for index, (capability, gfx, ip) in enumerate([*nvidia, *amd, *intel])
         )
-        return HostProfile(self.os, self.machine, driver, gpus, label=self.label)
+        rocm = Rocm(None, self.amdgpu, FILENAME) if self.amd_gfx else None
+        xpu = Xpu(self.level_zero, FILENAME) if self.level_zero else None
+        return HostProfile(
+            self.os, self.machine, driver, gpus, label=self.label, rocm=rocm, xpu=xpu
+        )
 
 
 @frozen
@@ -304,6 +339,12 @@ def read(path: Path) -> CudaLock:
                 driver=_parsed(t, "driver", DriverVersion.parse),
                 cuda=_parsed(t, "cuda", CudaVersion.parse),
                 compute_capabilities=t.parsed_list("compute-capabilities", ComputeCapability.parse),
+                amd_gfx=t.parsed_list("amd-gfx", _whole(GFX, "a gfx target such as gfx90a")),
+                amdgpu=_parsed(t, "amdgpu", _whole(STACK_VERSION, "a version such as 6.12.12")),
+                intel_device_ips=t.parsed_list(
+                    "intel-device-ips", _whole(DEVICE_IP, "a device IP such as 12.55.8")
+                ),
+                level_zero=_parsed(t, "level-zero", _whole(STACK_VERSION, "a driver version")),
             )
             for t in top.tables("targets")
         ),
@@ -462,6 +503,17 @@ def _checked(table: Table, key: str, parser: Callable[[str], object]) -> str:
     value = table.value(key, str, STRING)
     table.parse(key, value, parser)
     return value
+
+
+def _whole(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
+    """A parser that accepts a text `pattern` matches whole, else names `what` it expects."""
+
+    def check(text: str) -> str:
+        if not pattern.fullmatch(text):
+            raise ValueError(f"expected {what}, got {text[:80]!r}")
+        return text
+
+    return check
 
 
 def _parsed(table: Table, key: str, parser: Callable[[str], T]) -> T | None:

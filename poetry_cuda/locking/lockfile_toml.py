@@ -95,6 +95,10 @@ def _facts_table(facts: TargetFacts) -> dict[str, Any]:
         "driver": _text(facts.driver),
         "cuda": _text(facts.cuda),
         "compute-capabilities": tuple(str(cc) for cc in facts.compute_capabilities),
+        "amd-gfx": facts.amd_gfx or None,
+        "amdgpu": facts.amdgpu,
+        "intel-device-ips": facts.intel_device_ips or None,
+        "level-zero": facts.level_zero,
     }
 
 

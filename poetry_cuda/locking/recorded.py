@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 from typing import Protocol
 
 from poetry_cuda.backends.readers import READERS
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.locking import lockfile
 from poetry_cuda.planning.compat import judge
+from poetry_cuda.planning.gpu_stacks import GpuStacks
 from poetry_cuda.planning.planner import plan_project
 from poetry_cuda.planning.targets import RECORDED
 from poetry_cuda.planning.targets import settle
@@ -80,6 +82,7 @@ def plan_for_lock(
         environ,
         detect=detect,
         readers=READERS,
+        stacks=GpuStacks(packaged.rocm(), packaged.xpu()),
     )
     if planned.targets_from != RECORDED or not judge_here:
         return planned

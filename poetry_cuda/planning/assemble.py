@@ -27,11 +27,13 @@ from poetry_cuda.planning.extras import plan_extras
 from poetry_cuda.planning.flavours import build_requirements
 from poetry_cuda.planning.flavours import from_data
 from poetry_cuda.planning.flavours import select_fixed
+from poetry_cuda.planning.gpu_stacks import decide_stack
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Availability
 from poetry_cuda.planning.plan import Choice
 from poetry_cuda.planning.plan import Plan
 from poetry_cuda.planning.plan import Source
+from poetry_cuda.planning.targets import unplanned_warnings
 from poetry_cuda.records import frozen
 from poetry_cuda.request import constraints
 from poetry_cuda.request.handwritten import HandWritten
@@ -47,14 +49,19 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.candidates import Requests
     from poetry_cuda.planning.candidates import Unavailable
     from poetry_cuda.planning.choice import Chosen
+    from poetry_cuda.planning.gpu_stacks import GpuStacks
+    from poetry_cuda.planning.gpu_stacks import StackBuild
     from poetry_cuda.planning.plan import ExtraChoice
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.dependencies import Dependency
     from poetry_cuda.request.settings import Settings
 
-    # What a family adds to the plan: its choices or extras, warnings, system requirements.
-    Part = tuple[list[Choice], list[ExtraChoice], list[str], list[SystemRequirement]]
+    # What a family adds to the plan: its choices or extras, warnings, system requirements,
+    # and the targets whose AMD or Intel GPUs it decided for (`gpu_stacks`).
+    Part = tuple[
+        list[Choice], list[ExtraChoice], list[str], list[SystemRequirement], tuple[str, ...]
+    ]
 
 
 def make_plan(
@@ -66,13 +73,16 @@ def make_plan(
     unavailable: Collection[Unavailable] = (),
     *,
     python: str | None = None,
+    stacks: GpuStacks | None = None,
 ) -> Plan:
     """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration.
 
     `python` is the project's requires-python (`request.python.project_python`): a release
     whose Requires-Python leaves out a Python it admits is passed over. `unavailable`: the
     builds, as (family, lead version, variant), an index was found to lack (lock reads the
-    index pages): no family chooses them (`choice.choose_family`).
+    index pages): no family chooses them (`choice.choose_family`). `stacks`: what is known
+    of the ROCm and XPU builds, for targets with AMD or Intel GPUs (`gpu_stacks`); without
+    it those targets get CPU builds.
     """
     hand = HandWritten() if hand is None else hand
     for dep in deps:
@@ -81,6 +91,7 @@ def make_plan(
     extras: list[ExtraChoice] = []
     warnings: list[str] = []
     requirements: list[SystemRequirement] = []
+    decided: set[str] = set()
     for family in kb.families:
         if not any(d.name in family.members or d.name in family.companions for d in deps):
             continue
@@ -88,12 +99,13 @@ def make_plan(
         if hand.extras(family.name):
             part = _family_extras(family, requests, targets, settings, kb, hand)
         else:
-            scope = _Scope(python, tuple(unavailable))
+            scope = _Scope(python, tuple(unavailable), stacks)
             part = _family_choices(family, requests, deps, targets, settings, kb, hand, scope)
         choices += part[0]
         extras += part[1]
         warnings += part[2]
         requirements += part[3]
+        decided.update(part[4])
     fixed, fixed_requirements, fixed_warnings = select_fixed(deps, targets, kb, python)
     choices += fixed
     requirements += fixed_requirements
@@ -105,6 +117,9 @@ def make_plan(
             f"{', '.join(no_driver)}: no NVIDIA driver; the CUDA builds chosen for the other "
             "targets install there too and run on the CPU"
         )
+    for target in targets:
+        if target.label not in decided:
+            warnings += unplanned_warnings(target)
     return Plan(
         policy=settings.policy,
         targets=tuple(t.label for t in targets),
@@ -133,7 +148,7 @@ def _family_extras(
         for extra, build in builds.items()
         for r in build.requirements
     ]
-    return [], found, warnings, requirements
+    return [], found, warnings, requirements, ()
 
 
 @frozen
@@ -142,6 +157,7 @@ class _Scope:
 
     python: str | None
     unavailable: tuple[Unavailable, ...]
+    stacks: GpuStacks | None
 
 
 def _family_choices(
@@ -155,16 +171,27 @@ def _family_choices(
     scope: _Scope,
 ) -> Part:
     """One build chosen for the family, and a `Choice` for each member and companion the
-    project declares (the lead always)."""
+    project declares (the lead always); the torch family's ROCm or XPU build where the
+    targets' GPUs are AMD's or Intel's (`gpu_stacks`)."""
+    request = request_for(family, settings, hand)
+    decision = None
+    if scope.stacks is not None and request.kind == "auto":
+        decision = decide_stack(
+            family,
+            requests,
+            targets,
+            scope.stacks,
+            scope.unavailable,
+            python=scope.python,
+            allow_cpu_fallback=settings.allow_cpu_fallback,
+        )
+    decided = () if decision is None else decision.decided
+    stack_warnings = [] if decision is None else list(decision.warnings)
+    if decision is not None and decision.chosen is not None:
+        choices = _stack_choices(family, decision.chosen, requests, settings, hand)
+        return choices, [], stack_warnings, [], decided
     chosen = choose_family(
-        family,
-        requests,
-        targets,
-        settings,
-        kb,
-        request_for(family, settings, hand),
-        scope.unavailable,
-        python=scope.python,
+        family, requests, targets, settings, kb, request, scope.unavailable, python=scope.python
     )
     build = chosen.build
     index = source_for(family, build, settings, targets)
@@ -175,7 +202,74 @@ def _family_choices(
     names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
     declared = [d for d in deps if d.name in names]
     choices = [_member(name, family, chosen, source, label, declared) for name in names]
-    return choices, [], list(chosen.warnings), requirements
+    return choices, [], [*stack_warnings, *chosen.warnings], requirements, decided
+
+
+def _stack_choices(
+    family: Family,
+    chosen: StackBuild,
+    requests: Requests,
+    settings: Settings,
+    hand: HandWritten,
+) -> list[Choice]:
+    """A `Choice` of the ROCm or XPU build for each member the project asks for (the lead
+    always), and of the packages only the build's index serves, from the family's index of
+    the variant or its mirror."""
+    plan, build = chosen.plan, chosen.build
+    assert plan.variant is not None
+    mirror = settings.mirrors.get(family.mirror_key or "")
+    url = family.index_url(plan.variant, mirror.template if mirror else None)
+    assert url is not None  # the torch family has an index
+    name = family.source_name(plan.variant, url, mirrored=mirror is not None)
+    source = adopted_source(family, plan.variant, Source(name, url), hand)
+    choices = []
+    for member, deps in requests.items():
+        plain = build.members.get(member)
+        label = f"+{plan.variant}" if family.labels(member) else ""
+        version = None if plain is None else plain + label
+        lead = member == family.lead
+        choices.append(
+            Choice(
+                name=member,
+                family=family.name,
+                variant=plan.variant,
+                cuda=None,
+                source=source,
+                version=version,
+                arches=chosen.arches,
+                reason=chosen.reason,
+                label=label,
+                bound=chosen.bound,
+                optional=bool(deps) and all(d.optional for d in deps),
+                requires_python=build.release.requires_python if lead else None,
+                availability=None
+                if version is None or not lead
+                else _stack_availability(plan.accelerator, version, chosen),
+            )
+        )
+    choices.extend(
+        Choice(
+            name=name,
+            family=family.name,
+            variant=plan.variant,
+            cuda=None,
+            source=source,
+            version=None,  # the build's own pin decides it
+            arches=(),
+            reason=chosen.reason,
+        )
+        for name in chosen.companions
+        if name not in requests
+    )
+    return choices
+
+
+def _stack_availability(accelerator: str, version: str, chosen: StackBuild) -> Availability:
+    """The fact that the lead's ROCm or XPU build is published, as the knowledge has it."""
+    fact = f"torch {version} is published on the {chosen.plan.variant} index"
+    if accelerator == "rocm":
+        fact += f", built for {', '.join(chosen.arches)}"
+    return Availability(fact, chosen.source, chosen.confidence)
 
 
 def _member(

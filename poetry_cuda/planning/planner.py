@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.messages import Localized
+    from poetry_cuda.planning.gpu_stacks import GpuStacks
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.tables import TableReader
@@ -78,6 +79,8 @@ class Planned:
     readers: tuple[TableReader, ...] = ()
     # Builds (family, lead version, variant) an index was found not to serve: never chosen.
     unavailable: frozenset[tuple[str, str, str]] = frozenset()
+    # The ROCm and XPU builds' knowledge, for targets with AMD or Intel GPUs.
+    stacks: GpuStacks | None = None
 
     @property
     def targets_explicit(self) -> bool:
@@ -107,11 +110,14 @@ def plan_project(
     *,
     detect: Callable[[Mapping[str, str]], HostProfile],
     readers: Sequence[TableReader],
+    stacks: GpuStacks | None = None,
 ) -> Planned:
     """Read the project at or above `start`, settle the targets, and choose from `kb`.
 
     `detect` profiles this machine where no other target is given (see `load_targets`);
-    `readers` read the package managers' own tables (`backends.readers.READERS`).
+    `readers` read the package managers' own tables (`backends.readers.READERS`); `stacks`
+    is the knowledge of the ROCm and XPU builds (`knowledge.packaged.rocm()`, `.xpu()`),
+    without which AMD and Intel GPUs get CPU builds.
     """
     environ = os.environ if environ is None else environ
     project = find_project(start)
@@ -127,7 +133,16 @@ def plan_project(
         recorded=options.recorded,
     )
     return _choose(
-        project, pyproject, options, settings, targets, warnings, origin, kb, tuple(readers)
+        project,
+        pyproject,
+        options,
+        settings,
+        targets,
+        warnings,
+        origin,
+        kb,
+        tuple(readers),
+        stacks=stacks,
     )
 
 
@@ -154,6 +169,7 @@ def replanned(
         planned.kb,
         planned.readers,
         planned.unavailable if unavailable is None else unavailable,
+        stacks=planned.stacks,
     )
 
 
@@ -168,6 +184,8 @@ def _choose(
     kb: KnowledgeBase,
     readers: tuple[TableReader, ...],
     unavailable: frozenset[tuple[str, str, str]] = frozenset(),
+    *,
+    stacks: GpuStacks | None = None,
 ) -> Planned:
     warnings: list[Localized] = list(target_warnings)
     hand = recognise(pyproject, kb.families, settings.mirrors, readers)
@@ -179,6 +197,7 @@ def _choose(
         hand,
         unavailable,
         python=project_python(pyproject),
+        stacks=stacks,
     )
     adoption = review(plan, hand)
     if adoption.needed:
@@ -188,7 +207,7 @@ def _choose(
             "until `lock --adopt` takes them over: " + "; ".join(c.said for c in adoption.conflicts)
         )
     serves_gpu = any(target.runs_cuda for target in targets)
-    if plan.packages and not serves_gpu and all(c.cuda is None for c in plan.packages):
+    if plan.packages and not serves_gpu and all(c.accelerator == "cpu" for c in plan.packages):
         warnings.append(message("plan.serves-no-gpu"))
     added, toolkit_warnings = toolkit_additions(plan, settings, kb)
     warnings.extend(toolkit_warnings)
@@ -210,4 +229,5 @@ def _choose(
         tuple(target_warnings),
         readers,
         unavailable,
+        stacks,
     )

@@ -68,8 +68,8 @@ class Target:
 
     @property
     def accelerator(self) -> Accelerator:
-        """What its builds are planned for: CUDA where an NVIDIA driver runs them, else
-        the CPU (ROCm and XPU builds are not planned yet: see `unplanned_gpus`)."""
+        """What its builds are planned for by every family: CUDA where an NVIDIA driver
+        runs them, else the CPU (the torch family's ROCm and XPU builds: `gpu_stacks`)."""
         return "cuda" if self.os != "macos" and self.cuda is not None else "cpu"
 
     @property
@@ -87,8 +87,7 @@ def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
     warnings: list[str] = []
     driver = profile.driver
     if profile.os == "macos" or driver is None:
-        target = Target(profile, None, None)
-        return target, unplanned_warnings(target)
+        return Target(profile, None, None), []
     cuda, version = driver.cuda, driver.version
     if cuda is None and version is not None:
         cuda = nvidia.max_cuda(version, profile.os)
@@ -109,13 +108,14 @@ def settle(profile: HostProfile, nvidia: Nvidia) -> tuple[Target, list[str]]:
             "kernels for its GPUs; give a profile with compute-capabilities "
             "(`poetry-cuda detect --json` on that machine) to have them checked"
         )
-    target = Target(profile, cuda, version)
-    return target, [*warnings, *unplanned_warnings(target)]
+    return Target(profile, cuda, version), warnings
 
 
 def unplanned_warnings(target: Target) -> list[str]:
-    """One warning per accelerator the target's GPUs need and no plan serves yet, naming
-    them (none on macOS, where no GPU stack but Apple's is built for)."""
+    """One warning per accelerator the target's GPUs need and its plan does not serve,
+    naming them (none on macOS, where no GPU stack but Apple's is built for): ROCm and XPU
+    builds are planned for the torch family on a machine without an NVIDIA driver only
+    (`gpu_stacks`), and the plan says itself what it made of those targets."""
     if target.os == "macos":
         return []
     by_stack: dict[Accelerator, list[Gpu]] = {}
@@ -124,9 +124,9 @@ def unplanned_warnings(target: Target) -> list[str]:
     gets = "CUDA" if target.runs_cuda else "CPU"
     return [
         f"{target.label}: {', '.join(gpu.describe() for gpu in gpus)} "
-        f"need{'s' * (len(gpus) == 1)} {stack_name(stack)} builds, which poetry-cuda does not "
-        f"plan yet; the plan gives this target {gets} builds"
-        + ("" if target.runs_cuda else ", which run on its CPU")
+        f"need{'s' * (len(gpus) == 1)} {stack_name(stack)} builds, which poetry-cuda plans "
+        "only for the torch family on a machine without an NVIDIA driver; the plan gives "
+        f"this target {gets} builds" + ("" if target.runs_cuda else ", which run on its CPU")
         for stack, gpus in by_stack.items()
     ]
 

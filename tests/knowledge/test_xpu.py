@@ -32,11 +32,21 @@ KB = packaged.xpu()
 
 
 def test_every_row_has_a_source_and_a_confidence() -> None:
-    rows: list[object] = [KB.index, KB.requirement, *KB.releases, *KB.aot_targets]
+    rows: list[object] = [KB.index, KB.requirement, *KB.releases, *KB.aot_targets, *KB.triton]
     for row in rows:
         source, confidence = getattr(row, "source", ""), getattr(row, "confidence", "")
         assert source.strip(), row
         assert confidence in {"verified", "third-party", "uncertain"}, row
+
+
+def test_the_triton_package_follows_the_release() -> None:
+    # torch 2.10 moved from pytorch-triton-xpu to triton-xpu (xpu.toml [[triton]]).
+    rows = [KB.triton_for(version) for version in ("2.7.1", "2.10.0+xpu", "2.13.0")]
+    assert [row.name if row else None for row in rows] == [
+        "pytorch-triton-xpu",
+        "triton-xpu",
+        "triton-xpu",
+    ]
 
 
 def test_releases_are_ordered_from_2_5() -> None:

@@ -11,6 +11,7 @@ import pytest
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.locking.lockfile import VERSION
 from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.lockfile import read
 from poetry_cuda.locking.lockfile_toml import dumps
 from tests.locking.test_lockfile import LOCK
@@ -92,3 +93,40 @@ def test_a_damaged_accelerator_is_named(
         read(path)
     assert caught.value.exit_code == 2
     assert culprit in caught.value.what
+
+
+AMD_TARGET = TargetFacts(
+    "mi250x.json", "linux", "x86_64", None, None, (),
+    amd_gfx=("gfx90a",), amdgpu="6.12.12", intel_device_ips=("12.55.8",), level_zero="1.6.32224",
+)  # fmt: skip
+ROCM_TORCH = LockedPackage(
+    "torch", "rocm6.4", None, "pytorch-rocm6.4", "https://download.pytorch.org/whl/rocm6.4",
+    "2.9.1+rocm6.4", ("gfx90a", "gfx1100"), "chosen",
+)  # fmt: skip
+
+
+def test_a_rocm_lock_keeps_the_amd_and_intel_facts_of_its_targets(tmp_path: Path) -> None:
+    rocm = dataclasses.replace(LOCK, targets=(AMD_TARGET,), packages=(ROCM_TORCH,))
+    text = dumps(rocm)
+    assert 'amd-gfx = ["gfx90a"]\namdgpu = "6.12.12"\n' in text
+    assert 'variant = "rocm6.4"\naccelerator = "rocm"\n' in text
+    path = tmp_path / "cuda.lock"
+    path.write_text(text)
+    lock = read(path)
+    assert lock == rocm
+    profile = lock.targets[0].profile()
+    assert [(g.vendor, g.gfx, g.device_ip) for g in profile.gpus] == [
+        ("amd", "gfx90a", None),
+        ("intel", None, "12.55.8"),
+    ]
+    assert profile.rocm is not None and profile.rocm.kernel_driver == "6.12.12"
+    assert profile.xpu is not None and profile.xpu.driver == "1.6.32224"
+    assert "amd-gfx" not in dumps(LOCK)  # an NVIDIA lock is written as before
+
+
+def test_a_malformed_gfx_in_cuda_lock_is_refused(tmp_path: Path) -> None:
+    rocm = dataclasses.replace(LOCK, targets=(AMD_TARGET,), packages=(ROCM_TORCH,))
+    path = tmp_path / "cuda.lock"
+    path.write_text(dumps(rocm).replace('amd-gfx = ["gfx90a"]', 'amd-gfx = ["90a"]'))
+    with pytest.raises(InputFileError, match="amd-gfx"):
+        read(path)

@@ -1,4 +1,5 @@
-"""The accelerator seam in planning: CUDA planned as before, ROCm and XPU GPUs named, not hidden."""
+"""The accelerator seam in planning: CUDA planned as before, torch's ROCm and XPU builds for AMD
+and Intel GPUs, and the GPUs no family's plan serves named, not hidden."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tests.support.plans import plan_text
 
 
 TORCH = '[project]\nname = "p"\nversion = "0"\ndependencies = ["torch==2.5.1"]\n'
+CUPY = '[project]\nname = "p"\nversion = "0"\ndependencies = ["cupy-cuda12x"]\n'
 MI250X = {"name": "AMD Instinct MI250X", "vendor": "amd", "gfx": "gfx90a"}
 MAX_1550 = {"name": "Intel Data Center GPU Max 1550", "vendor": "intel", "device_ip": "12.60.7"}
 
@@ -22,20 +24,31 @@ def host(label: str, *gpus: dict[str, Any], **fields: Any) -> Any:
     return settle(profile_from_json(document, label), KB.nvidia)
 
 
-def test_an_amd_only_host_gets_the_cpu_build_with_a_warning_naming_its_gpu() -> None:
+def test_an_amd_only_host_gets_torchs_rocm_build() -> None:
     target, warnings = host("mi250x.json", MI250X, rocm={"version": "6.4.1", "source": "kfd"})
-    assert target.accelerator == "cpu"
+    assert target.accelerator == "cpu"  # what every family is planned for
     assert not target.runs_cuda
     assert target.unplanned_gpus == target.profile.gpus
-    (warning,) = warnings
-    assert warning.startswith("mi250x.json: AMD Instinct MI250X (gfx90a) needs ROCm builds")
-    assert "CPU builds" in warning
+    assert warnings == []  # the plan says what it made of the GPU
     planned = plan_text(TORCH, [target])
     torch = planned.plan.choice("torch")
     assert torch is not None
-    assert (torch.variant, torch.accelerator) == ("cpu", "cpu")
+    # torch 2.5's ROCm builds are rocm6.1 and rocm6.2, both with gfx90a (rocm.toml).
+    assert (torch.variant, torch.accelerator, torch.version) == ("rocm6.2", "rocm", "2.5.1+rocm6.2")
+    assert torch.source.url == "https://download.pytorch.org/whl/rocm6.2"
     assert "AMD Instinct MI250X (gfx90a)" in str(torch.reason)
-    assert "ROCm" in str(torch.reason)
+    assert "gfx90a" in torch.arches
+    assert not any(
+        "does not plan" in w or "plans only" in w for w in map(str, planned.plan.warnings)
+    )
+
+
+def test_an_amd_gpu_no_family_plans_for_is_named() -> None:
+    target, _ = host("mi250x.json", MI250X)
+    plan = plan_text(CUPY, [target]).plan
+    (warning,) = [w for w in map(str, plan.warnings) if "needs ROCm builds" in w]
+    assert warning.startswith("mi250x.json: AMD Instinct MI250X (gfx90a) needs ROCm builds")
+    assert "the torch family" in warning
 
 
 def test_an_intel_gpu_beside_an_nvidia_one_is_named_and_cuda_is_planned() -> None:
@@ -43,15 +56,16 @@ def test_an_intel_gpu_beside_an_nvidia_one_is_named_and_cuda_is_planned() -> Non
     target, warnings = host("mixed.json", nvidia, MAX_1550, driver={"version": "550.54.14"})
     assert target.accelerator == "cuda"
     assert [gpu.name for gpu in target.unplanned_gpus] == [MAX_1550["name"]]
-    assert warnings == [
-        (
-            "mixed.json: Intel Data Center GPU Max 1550 (12.60.7) needs XPU builds, which "
-            "poetry-cuda does not plan yet; the plan gives this target CUDA builds"
-        )
-    ]
-    torch = plan_text(TORCH, [target]).plan.choice("torch")
+    assert warnings == []
+    planned = plan_text(TORCH, [target]).plan
+    torch = planned.choice("torch")
     assert torch is not None
     assert (torch.variant, torch.accelerator) == ("cu124", "cuda")
+    assert (
+        "mixed.json: Intel Data Center GPU Max 1550 (12.60.7) needs XPU builds, which "
+        "poetry-cuda plans only for the torch family on a machine without an NVIDIA driver; "
+        "the plan gives this target CUDA builds"
+    ) in planned.warnings
 
 
 def test_cuda_targets_are_planned_as_before() -> None:

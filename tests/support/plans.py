@@ -12,8 +12,10 @@ from typing import Any
 from poetry_cuda.backends.readers import READERS
 from poetry_cuda.files import parse_toml
 from poetry_cuda.host.profiles import profile_from_json
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.planning.assemble import make_plan
+from poetry_cuda.planning.gpu_stacks import GpuStacks
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.handwritten import HandWritten
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 
 
 KB = load()
+STACKS = GpuStacks(packaged.rocm(), packaged.xpu())
 
 
 def linux_host(label: str, driver: str | None, *capabilities: str) -> Target:
@@ -55,5 +58,5 @@ def plan_text(text: str, targets: Sequence[Target], **settings: Any) -> Planned:
     hand = recognise(pyproject, KB.families, chosen.mirrors, READERS)
     deps = read_dependencies(pyproject, READERS)
     python = project_python(pyproject)
-    plan = make_plan(deps, list(targets), chosen, KB, hand, python=python)
+    plan = make_plan(deps, list(targets), chosen, KB, hand, python=python, stacks=STACKS)
     return Planned(plan, hand, chosen)
