@@ -197,7 +197,10 @@ def install(
     `wanted` does not list. `installer` is what INSTALLER holds (``Poetry 2.5.1``)."""
     linker = linker or Linker()
     present = _present(where)
-    shared = _shared_targets(where, wanted)
+    listed = {canonical_name(item.entry.name) for item in wanted}
+    # Only a distribution already installed is checked against the paths wheels share: in
+    # a new environment, walking every wheel's paths for them would be wasted.
+    shared = _shared_targets(where, wanted) if listed & present.keys() else frozenset()
     plans: list[Wanted] = []
     kept: list[str] = []
     doomed: list[Path] = []
@@ -209,7 +212,6 @@ def install(
             continue
         doomed += found
         plans.append(item)
-    listed = {canonical_name(item.entry.name) for item in wanted}
     for name in sorted({canonical_name(n) for n in remove} - listed):
         doomed += present.get(name, [])
     removed = [uninstall(dist_info, where) for dist_info in doomed]
