@@ -130,6 +130,14 @@ MessageId = Literal[
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
+    "available.no-other",
+    "available.fallback",
+    "available.missing",
+    "available.unchecked",
+    "available.no-version",
+    "available.no-platform",
+    "available.no-python",
+    "lock.waiting",
     "env.no-lock",
     "env.no-lock-why",
     "env.no-lock-fix",
@@ -546,6 +554,28 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "sync.lock-first": Texts(
         "run `poetry cuda lock` (or `poetry-cuda lock`), then sync",
         "先运行 `poetry cuda lock`（或 `poetry-cuda lock`），再 sync",
+    ),
+    "available.no-other": Texts(
+        "{missing}, and no other build fits ({why}): locking as planned; the package manager "
+        "reports what the index lacks",
+        "{missing}，也没有别的构建适用（{why}）：按计划锁定；索引缺少什么由包管理器报告",
+    ),
+    "available.fallback": Texts("{missing}: falling back to {other}", "{missing}：改用 {other}"),
+    "available.missing": Texts(
+        "{name} {version} is not on {where} ({lacks})", "{where} 上没有 {name} {version}（{lacks}）"
+    ),
+    "available.unchecked": Texts(
+        "could not check that {url} serves {name} {version}: {problem}; locking as planned",
+        "无法确认 {url} 是否提供 {name} {version}：{problem}；按计划锁定",
+    ),
+    "available.no-version": Texts("it lists no {version} wheel", "索引里没有 {version} 的 wheel"),
+    "available.no-platform": Texts("no wheel for {platform}", "没有 {platform} 的 wheel"),
+    "available.no-python": Texts(
+        "no wheel for {platform} and Python {python}", "没有 {platform}、Python {python} 的 wheel"
+    ),
+    "lock.waiting": Texts(
+        "Waiting for another poetry-cuda run on {project} (up to {limit} s)…",
+        "正在等待 {project} 上的另一个 poetry-cuda 运行结束（最多 {limit} 秒）…",
     ),
     "plan.earlier-machine": Texts("the machine of an earlier lock", "上次锁定时的机器"),
     "plan.recorded-targets": Texts(

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from poetry_cuda.cli.commands.namespace import NamespaceCommand
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.locking.transaction import Transaction
+    from poetry_cuda.messages import Localized
 
 
 INSTALLING = ("install", "sync")
@@ -325,5 +326,8 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         io.write_line(shown(f"poetry-cuda: {package.name} {package.version} from {package.source}"))
 
 
-def _say(io: IO, message: str) -> None:
-    io.write_error_line(shown(message))
+def _say(io: IO, said: Localized) -> None:
+    from poetry_cuda.messages import language_of
+    from poetry_cuda.messages import localize
+
+    io.write_error_line(shown(localize(said, language_of(os.environ))))

@@ -27,6 +27,7 @@ from poetry_cuda.indexes.listing import wheels
 from poetry_cuda.indexes.pages import CHECK_TIMEOUT
 from poetry_cuda.indexes.pages import fetch_all
 from poetry_cuda.locking.duplicates import pythons
+from poetry_cuda.messages import message
 from poetry_cuda.planning.planner import replanned
 from poetry_cuda.planning.user_mirrored import through_mirrors
 from poetry_cuda.planning.user_mirrored import user_redirects
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from poetry_cuda.indexes.pages import Page
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.plan import Choice
     from poetry_cuda.planning.planner import Planned
 
@@ -54,7 +57,7 @@ class Missing:
 
     choice: Choice
     lead: str  # the family's lead version of the build, plain: 2.5.1
-    lacks: str  # "no wheel for linux-x86_64 and Python 3.11", "no 2.5.1+cu124 at all"
+    lacks: Message  # "no wheel for linux-x86_64 and Python 3.11", "it lists no 2.5.1+cu124 wheel"
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -64,7 +67,7 @@ class Missing:
 
 def confirm_available(
     planned: Planned,
-    notify: Callable[[str], None],
+    notify: Callable[[Localized], None],
     environ: Mapping[str, str],
     get: Callable[[str, float], Page] | None = None,
 ) -> Planned:
@@ -84,30 +87,33 @@ def confirm_available(
             again = replanned(planned, planned.pyproject, excluded)
         except PoetryCudaError as refused:
             for m in missing:
-                notify(
-                    f"{_said(m)}, and no other build fits ({refused.what}): locking as planned; "
-                    "the package manager reports what the index lacks"
-                )
+                notify(message("available.no-other", missing=_said(m), why=refused.what))
             return planned
         for m in missing:
             instead = again.plan.choice(m.choice.name)
             other = instead.version or instead.variant if instead is not None else "nothing"
-            notify(f"{_said(m)}: falling back to {other}")
+            notify(message("available.fallback", missing=_said(m), other=other))
         planned = again
     return planned
 
 
-def _said(missing: Missing) -> str:
+def _said(missing: Missing) -> Message:
     choice = missing.choice
     where = redact_url(choice.source.url)
-    return f"{choice.name} {choice.version} is not on {where} ({missing.lacks})"
+    return message(
+        "available.missing",
+        name=choice.name,
+        version=choice.version,
+        where=where,
+        lacks=missing.lacks,
+    )
 
 
 def _missing(
     planned: Planned,
     environ: Mapping[str, str],
     get: Callable[[str, float], Page] | None,
-    notify: Callable[[str], None],
+    notify: Callable[[Localized], None],
     said: set[str],
 ) -> list[Missing]:
     """The chosen builds whose index page, read now where the package manager reads it,
@@ -128,12 +134,15 @@ def _missing(
     for choice, url in checked:
         page = pages[url]
         if page.problem is not None:
-            text = (
-                f"could not check that {redact_url(url)} serves {choice.name} {choice.version}: "
-                f"{page.problem}; locking as planned"
+            text = message(
+                "available.unchecked",
+                url=redact_url(url),
+                name=choice.name,
+                version=choice.version,
+                problem=page.problem,
             )
-            if text not in said:
-                said.add(text)
+            if str(text) not in said:
+                said.add(str(text))
                 notify(text)
             continue
         lead = lead_version(planned, choice)
@@ -154,7 +163,7 @@ def lead_version(planned: Planned, choice: Choice) -> str | None:
 
 def _lacks(
     choice: Choice, page: Page, platforms: Sequence[tuple[str, str]], python: str | None
-) -> str | None:
+) -> Message | None:
     """What the page lacks of `choice` for the targets' platforms and `python`; None: nothing."""
     try:
         wanted = Version(choice.version or "")
@@ -164,13 +173,13 @@ def _lacks(
         w for w in wheels(page.anchors, page.base, choice.name) if Version(w.version) == wanted
     ]
     if not listed:
-        return f"it lists no {choice.version} wheel"
+        return message("available.no-version", version=choice.version)
     for os, machine in platforms:
         fits = [w for w in listed if w.serves_platform(os, machine)]
         if not fits:
-            return f"no wheel for {os}-{machine}"
+            return message("available.no-platform", platform=f"{os}-{machine}")
         if python is not None and not any(w.serves_python(python) for w in fits):
-            return f"no wheel for {os}-{machine} and Python {python}"
+            return message("available.no-python", platform=f"{os}-{machine}", python=python)
     return None
 
 

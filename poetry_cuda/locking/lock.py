@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.backends.base import Ahead
     from poetry_cuda.backends.base import PackageManager
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
     from poetry_cuda.planning.variant_lock import VariantPick
@@ -392,7 +393,7 @@ def lock(
     backend: PackageManager,
     *,
     regenerate: bool,
-    notify: Callable[[str], None],
+    notify: Callable[[Localized], None],
     environ: Mapping[str, str],
     adopt: bool = False,
     command: str = COMMAND,

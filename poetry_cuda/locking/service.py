@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
 
@@ -115,7 +116,7 @@ def lock_project(
     *,
     detect: Callable[[Mapping[str, str]], HostProfile],
     load_manager: Callable[[str], PackageManager],
-    notify: Callable[[str], None],
+    notify: Callable[[Localized], None],
     ahead: Ahead | None = None,
     held: bool = False,
 ) -> lock.Outcome:

@@ -64,6 +64,7 @@ from poetry_cuda.files import try_lock
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import deferred
 from poetry_cuda.locking.interrupts import held
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -73,6 +74,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from collections.abc import Mapping
     from collections.abc import Sequence
+
+    from poetry_cuda.messages import Localized
 
 
 JOURNAL = ".poetry-cuda.journal"
@@ -111,7 +114,7 @@ def wait_limit(environ: Mapping[str, str]) -> float:
 
 
 @contextmanager
-def exclusive(project: Path, notify: Callable[[str], None]) -> Iterator[None]:
+def exclusive(project: Path, notify: Callable[[Localized], None]) -> Iterator[None]:
     """Hold the project's advisory lock for the block; re-entrant within one process.
 
     The lock is taken on the folder itself, so nothing is added to the project, and the
@@ -130,7 +133,7 @@ def exclusive(project: Path, notify: Callable[[str], None]) -> Iterator[None]:
         os.close(descriptor)  # closing the descriptor releases the lock
 
 
-def _acquire(project: Path, key: str, notify: Callable[[str], None]) -> int:
+def _acquire(project: Path, key: str, notify: Callable[[Localized], None]) -> int:
     descriptor = _open_lock(project, key)
     limit = wait_limit(os.environ)
     deadline = time.monotonic() + limit
@@ -148,7 +151,7 @@ def _acquire(project: Path, key: str, notify: Callable[[str], None]) -> int:
                     "(seconds) to wait longer",
                 )
             if not told:
-                notify(f"Waiting for another poetry-cuda run on {project} (up to {limit:g} s)…")
+                notify(message("lock.waiting", project=project, limit=f"{limit:g}"))
                 told = True
             time.sleep(_POLL)
     except BaseException:
@@ -398,7 +401,7 @@ class Transaction:
 
 @contextmanager
 def transaction(
-    project: Path, names: Sequence[str], notify: Callable[[str], None]
+    project: Path, names: Sequence[str], notify: Callable[[Localized], None]
 ) -> Iterator[Transaction]:
     """Run the block's edits as one transaction: undone (what is still ours) on any failure."""
     edits: Transaction | None = None
@@ -477,7 +480,7 @@ class Recovery:
 
 
 @contextmanager
-def session(project: Path, notify: Callable[[str], None]) -> Iterator[None]:
+def session(project: Path, notify: Callable[[Localized], None]) -> Iterator[None]:
     """Hold the project for one run, first undoing what a run that died left behind."""
     with exclusive(project, notify):
         recovery = recover(project)

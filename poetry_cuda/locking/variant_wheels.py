@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from poetry_cuda.indexes.pages import Page
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.plan import Choice
     from poetry_cuda.planning.planner import Planned
     from poetry_cuda.planning.variant_lock import VariantPick
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 
 def choose_variants(
     planned: Planned,
-    notify: Callable[[str], None],
+    notify: Callable[[Localized], None],
     get: Callable[[str, float], Page] | None = None,
 ) -> tuple[Planned, dict[str, VariantPick]]:
     """`planned` (planned again without the builds that have no variant wheel for the
@@ -85,7 +86,7 @@ def choose_variants(
 
 def _picks(
     planned: Planned,
-    notify: Callable[[str], None],
+    notify: Callable[[Localized], None],
     get: Callable[[str, float], Page] | None,
 ) -> dict[str, VariantPick]:
     opted = planned.settings.wheel_variants
@@ -112,7 +113,9 @@ def _picks(
     return picks
 
 
-def _metadata(choice: Choice, page: Page, notify: Callable[[str], None]) -> VariantMetadata | None:
+def _metadata(
+    choice: Choice, page: Page, notify: Callable[[Localized], None]
+) -> VariantMetadata | None:
     """The variant metadata `page` lists for `choice`'s version; None, said, where there
     is none to read."""
     where = redact_url(page.url)

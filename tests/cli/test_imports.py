@@ -112,7 +112,7 @@ def test_version_imports_nothing_but_its_own_answer(tmp_path: Path, poetry_proje
 # (command, project backend, forbidden prefixes, module budget)
 CASES = [
     # `plan` reads cuda.lock's targets, as `lock` does (`locking.recorded`).
-    ("plan", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML + PROBES + FRONT_END, 231),
+    ("plan", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML + PROBES + FRONT_END, 236),
     ("detect", "poetry", CLEO + TOML_EDITOR + POETRY_CORE + POETRY_APPLICATION + NVML, 205),
     ("doctor", "poetry", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),
     ("doctor", "uv", CLEO + TOML_EDITOR + POETRY_APPLICATION + NVML, 330),

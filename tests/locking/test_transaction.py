@@ -156,7 +156,7 @@ def test_a_bad_wait_limit_names_the_variable(value: str) -> None:
 
 
 def test_the_project_lock_is_reentrant_within_a_process(project: Path) -> None:
-    said: list[str] = []
+    said: list[object] = []
     with transaction.exclusive(project, said.append), transaction.exclusive(project, said.append):
         pass
     assert said == []  # the second entry did not wait for the first

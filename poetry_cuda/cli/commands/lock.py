@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from typing import TYPE_CHECKING
 from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import CUDA_OPTION
@@ -16,7 +17,12 @@ from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import base_image_line
 from poetry_cuda.cli.commands.plan import render
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
+
+
+if TYPE_CHECKING:
+    from poetry_cuda.messages import Localized
 
 
 class LockCommand(PlanCommand):
@@ -112,8 +118,8 @@ class LockCommand(PlanCommand):
         self.line(escape(message("lock.wrote").text(language)))
         return 0
 
-    def notify(self, message: str) -> None:
-        self.line_error(escape(message))
+    def notify(self, said: Localized) -> None:
+        self.line_error(escape(localize(said, user_language())))
 
     @property
     def invocation(self) -> str:

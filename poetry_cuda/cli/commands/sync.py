@@ -13,6 +13,7 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 
 
@@ -68,7 +69,10 @@ class SyncCommand(CudaCommand):
         project = find_project(self.project_start())
         # One run per project: a lock in progress finishes first (its journal is no dead
         # run's), and no lock changes the files while they are installed.
-        with transaction.exclusive(project, lambda said: self.line_error(escape(said))):
+        language = user_language()
+        with transaction.exclusive(
+            project, lambda said: self.line_error(escape(localize(said, language)))
+        ):
             return self._sync(project)
 
     def _sync(self, project: Path) -> int:
