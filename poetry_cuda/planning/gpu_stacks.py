@@ -108,7 +108,7 @@ def decide_stack(
     plans = [
         (t, _plan(t, offered, family, stacks, unavailable, allow_cpu_fallback)) for t in needing
     ]
-    warnings = tuple(w for _, plan in plans for w in plan.warnings)
+    warnings = tuple(dict.fromkeys(w for _, plan in plans for w in plan.warnings))
     decided = tuple(t.label for t in needing)
     served = [(t, plan) for t, plan in plans if plan.accelerator in ("rocm", "xpu")]
     if not served:
