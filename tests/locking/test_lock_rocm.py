@@ -166,7 +166,9 @@ def test_uv_locks_and_installs_the_rocm_build(
     assert document["packages"][0]["version"] == "2.9.1+rocm6.4"
 
 
-def test_poetry_locks_the_rocm_build(cli: Cli, tmp_path: Path, server: IndexServer) -> None:
+def test_poetry_locks_and_installs_the_rocm_build(
+    cli: Cli, tmp_path: Path, server: IndexServer
+) -> None:
     project = write_project(tmp_path, server, "poetry")
     result = cli.run("lock", cwd=project)
     assert result.code == 0, result.stderr
@@ -182,6 +184,16 @@ def test_poetry_locks_the_rocm_build(cli: Cli, tmp_path: Path, server: IndexServ
     assert locked["torchvision"][0] == "0.24.1+rocm6.4"
     check_cuda_lock(project, server)
     assert cli.run("lock", "--check", cwd=project).code == 0
+
+    # A plain `poetry install` (no poetry-cuda) installs the ROCm build with its Triton.
+    install = cli.run("install", cwd=project, program="poetry")
+    assert install.code == 0, install.stderr
+    assert installed_torch(project / ".venv" / "bin" / "python") == ["2.9.1+rocm6.4", "6.4"]
+    doctor = cli.run("doctor", "--json", cwd=project)
+    findings = json.loads(doctor.stdout)["findings"]
+    installed = {f["subject"]: f["status"] for f in findings if f["check"] == "installed"}
+    assert installed["torch"] == "ok", findings
+    assert not [f for f in findings if f["status"] == "fail"], findings
 
 
 def test_uv_locks_and_installs_the_xpu_build(cli: Cli, tmp_path: Path, server: IndexServer) -> None:
