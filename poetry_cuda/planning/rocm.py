@@ -52,14 +52,16 @@ if TYPE_CHECKING:
 @frozen
 class AcceleratorPlan:
     """The accelerator a target's plan serves, and for ROCm and XPU the build: the torch
-    version, its variant (``rocm6.4``, ``xpu``) and the index it comes from. A CUDA plan
-    leaves the build to the CUDA planner (`torch`, `variant` and `source` are None)."""
+    version, its variant (``rocm6.4``, ``xpu``), the index it comes from and the GPUs it
+    serves. A CUDA plan leaves the build to the CUDA planner (`torch`, `variant` and
+    `source` are None)."""
 
     accelerator: Accelerator
     torch: str | None = None
     variant: str | None = None
     source: str | None = None
     warnings: tuple[str, ...] = ()
+    gpus: tuple[Gpu, ...] = ()
 
 
 def plan_accelerator(
@@ -184,6 +186,7 @@ def _plan_rocm(
                 variant=build.variant,
                 source=_source(kb.index.url, build.variant, mirror),
                 warnings=tuple(warnings),
+                gpus=gpus,
             )
         names = ", ".join(build.variant for build in release.builds)
         if serving and driver is not None:
@@ -320,6 +323,7 @@ def _plan_xpu(
             variant=kb.index.variant,
             source=_source(kb.index.url.replace("/xpu", "/{variant}"), kb.index.variant, mirror),
             warnings=tuple(warnings),
+            gpus=tuple(served),
         )
     asked = f"torch{constraint}" if constraint else "torch"
     first = kb.releases[0].torch if kb.releases else "?"
