@@ -127,6 +127,11 @@ MessageId = Literal[
     "stacks.mixed-what",
     "stacks.mixed-why",
     "stacks.mixed-fix",
+    "env.rocm-build",
+    "env.xpu-build",
+    "rocm.unknown-gfx",
+    "rocm.cpu-fallback",
+    "rocm.or-cpu-fallback",
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
@@ -518,6 +523,34 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "lock for the machines of one kind (--target), or offer each build as its own extra "
         "of {lead} (a multi-variant project)",
         "只为同一类机器加锁（--target），或把每个版本作为 {lead} 的单独 extra 提供（多版本项目）",
+    ),
+    "env.rocm-build": Texts(
+        "no CUDA toolkit applies: the {variant} build's wheels bring the HIP and ROCm "
+        "libraries they load, and only the amdgpu kernel driver comes from the system; "
+        "HIP_VISIBLE_DEVICES picks the GPUs",
+        "不适用 CUDA 工具包：{variant} 版的 wheel 自带所加载的 HIP 和 ROCm 库，只有 amdgpu "
+        "内核驱动来自系统；用 HIP_VISIBLE_DEVICES 选择 GPU",
+    ),
+    "env.xpu-build": Texts(
+        "no CUDA toolkit applies: the {variant} build's wheels bring Intel's SYCL runtime, "
+        "and Intel's GPU driver (Level Zero) comes from the system; ZE_AFFINITY_MASK picks "
+        "the GPUs",
+        "不适用 CUDA 工具包：{variant} 版的 wheel 自带 Intel 的 SYCL 运行时，Intel GPU 驱动"
+        "（Level Zero）来自系统；用 ZE_AFFINITY_MASK 选择 GPU",
+    ),
+    "rocm.unknown-gfx": Texts(
+        "{gfx} is in no ROCm build this version of poetry-cuda knows: check the name rocminfo "
+        "prints for the GPU (a GPU newer than this knowledge needs a newer poetry-cuda)",
+        "{gfx} 不在此版本 poetry-cuda 所知的任何 ROCm 版中：核对 rocminfo 显示的 GPU 名称"
+        "（比此知识库更新的 GPU 需要更新的 poetry-cuda）",
+    ),
+    "rocm.cpu-fallback": Texts(
+        "plan the CPU build with allow-cpu-fallback = true in [tool.poetry-cuda]",
+        "在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，规划 CPU 版",
+    ),
+    "rocm.or-cpu-fallback": Texts(
+        "or plan the CPU build with allow-cpu-fallback = true in [tool.poetry-cuda]",
+        "或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，规划 CPU 版",
     ),
     "reason.only-minor-compatible": Texts(
         "{name} is only minor-compatible and the policy is native",

@@ -18,6 +18,10 @@ The rules:
   not: without it `env` and `run` fail rather than leave the system's nvcc on PATH. No
   toolkit: CUDA_HOME and CUDA_PATH are unset, so a shell's toolkit of another CUDA version
   cannot leak in.
+* ROCm and XPU builds. A lock whose GPU builds are ROCm's or XPU's (and that needs no
+  toolkit) has no CUDA toolkit to find, whatever `toolkit` says: their wheels bring the HIP
+  and ROCm, or SYCL, libraries they load, so nothing is added; the notes say so, with the
+  variable that picks the GPUs there (HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK).
 * PATH: the toolkit's bin, then the virtual environment's bin, then the inherited PATH
   without the bin folders of the other toolkits found.
 * Library path (LD_LIBRARY_PATH; PATH on Windows): the CUDA libraries of the virtual
@@ -36,6 +40,7 @@ from packaging.version import InvalidVersion
 from packaging.version import Version
 
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -45,7 +50,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
+    from poetry_cuda.accelerators import Accelerator
     from poetry_cuda.host.profiles import Cudnn
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.request.settings import ToolkitMode
 
@@ -93,7 +100,7 @@ class ProjectEnv:
     path: tuple[str, ...]  # first on PATH, in order
     libraries: tuple[str, ...]  # first on the library path, in order
     foreign: tuple[str, ...]  # other toolkits' bin and library folders: left out
-    notes: tuple[str, ...]  # how each part was chosen, for people
+    notes: tuple[Localized, ...]  # how each part was chosen, for people
     # The locked system requirements the system must meet (the nvcc on PATH is held to them).
     needs: tuple[SystemRequirement, ...] = ()
 
@@ -268,9 +275,17 @@ def compose(
     cudnn: Sequence[Cudnn] = (),
     cudnn_folders: Mapping[str, str] | None = None,
     linker_defaults: Iterable[str] = (),
+    stacks: Sequence[tuple[Accelerator, str]] = (),
 ) -> ProjectEnv:
-    """The project's environment (see the module docstring for the rules)."""
-    toolkit, toolkit_note = choose_toolkit(needs, cuda, mode, system, wheels)
+    """The project's environment (see the module docstring for the rules); `stacks` are
+    the lock's ROCm and XPU builds, as (accelerator, variant)."""
+    toolkit: Tree | None
+    toolkit_notes: list[Localized]
+    if cuda is None and stacks and not any(n.kind in TOOLKIT_KINDS for n in needs):
+        toolkit, toolkit_notes = None, [_stack_note(kind, variant) for kind, variant in stacks]
+    else:
+        toolkit, toolkit_note = choose_toolkit(needs, cuda, mode, system, wheels)
+        toolkit_notes = [toolkit_note]
     cudnn_dirs, cudnn_notes = choose_cudnn(needs, cudnn, cudnn_folders or {})
     defaults = set(linker_defaults)
     path = [d for d in (toolkit.bin if toolkit else None, venv_bin) if d]
@@ -281,7 +296,7 @@ def compose(
     others = [t for t in (*system, *([wheels] if wheels else [])) if t != toolkit]
     foreign = [d for t in others for d in (t.bin, *t.libraries) if d]
     keep = set(path) | set(libraries)
-    notes = [toolkit_note, *cudnn_notes]
+    notes = [*toolkit_notes, *cudnn_notes]
     if wheel_libraries:
         notes.append(f"{len(wheel_libraries)} library folders of nvidia-* wheels first")
     return ProjectEnv(
@@ -294,6 +309,13 @@ def compose(
         notes=tuple(notes),
         needs=tuple(needs),
     )
+
+
+def _stack_note(accelerator: Accelerator, variant: str) -> Localized:
+    """What applies to a ROCm or XPU build instead of a CUDA toolkit."""
+    if accelerator == "rocm":
+        return message("env.rocm-build", variant=variant)
+    return message("env.xpu-build", variant=variant)
 
 
 def _split(value: str | None, separator: str) -> list[str]:

@@ -186,6 +186,13 @@ def project_environment(
         cudnn=cudnn,
         cudnn_folders=folders,
         linker_defaults=defaults,
+        stacks=tuple(
+            dict.fromkeys(
+                (package.accelerator, package.variant)
+                for package in cuda_lock.packages
+                if package.accelerator in ("rocm", "xpu")
+            )
+        ),
     )
 
 

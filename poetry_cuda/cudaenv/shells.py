@@ -117,5 +117,5 @@ def to_json(values: Mapping[str, str], unset: Sequence[str], env: ProjectEnv) ->
         "path": list(env.path),
         "library_path": list(env.libraries),
         "library_variable": env.library_variable,
-        "notes": list(env.notes),
+        "notes": [str(note) for note in env.notes],
     }

@@ -394,8 +394,12 @@ def _driver(top: Table) -> Driver | None:
 
 
 # What the other vendors' GPUs and stacks are known by: AMD's gfx targets (gfx90a,
-# gfx1100), Intel's device IPs (12.55.8), and versions such as ROCm's 6.4.1 or 6.4.1-120.
-GFX = re.compile(r"gfx[0-9a-f]{3,4}")
+# gfx1100: a decimal major, then the minor and stepping in hex), Intel's device IPs
+# (12.55.8), and versions such as ROCm's 6.4.1 or 6.4.1-120.
+GFX = re.compile(r"gfx[1-9][0-9]?[0-9a-f]{2}")
+# rocminfo's and amd-smi's names add the target's features (gfx90a:sramecc+:xnack-); a
+# build for the bare target runs in either mode of each, so a profile keeps the bare one.
+GFX_NAME = re.compile(rf"({GFX.pattern})(?::[a-z0-9]{{1,16}}[+-]){{0,8}}")
 DEVICE_IP = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4}){1,2}")
 STACK_VERSION = re.compile(r"[0-9]{1,5}(?:\.[0-9]{1,9}){0,3}(?:[-+][0-9A-Za-z.]{1,32})?")
 SCHEMA_2 = "needs schema 2: a schema-1 profile describes NVIDIA GPUs only"
@@ -413,14 +417,23 @@ def _matching(pattern: re.Pattern[str], example: str) -> Callable[[str], str]:
     return check
 
 
-def _vendor_field(raw: Table, key: str, vendor: Vendor, owner: Vendor, example: str) -> str | None:
+def _vendor_field(
+    raw: Table, key: str, vendor: Vendor, owner: Vendor, parse: Callable[[str], str]
+) -> str | None:
     """`key` of a GPU, which only a GPU of `owner` may carry."""
     if not raw.has(key):
         return None
     if vendor != owner:
         raise raw.error(key, f"only {VENDOR_NAMES[owner]} GPUs carry {key}; this one is {vendor}")
-    pattern = GFX if key == "gfx" else DEVICE_IP
-    return raw.parsed(key, _matching(pattern, example))
+    return raw.parsed(key, parse)
+
+
+def _gfx_target(text: str) -> str:
+    """The gfx target a profile names, without rocminfo's feature flags."""
+    name = GFX_NAME.fullmatch(text)
+    if name is None:
+        raise ValueError(f"{text!r} is not of the form 'gfx90a' (or 'gfx90a:sramecc+:xnack-')")
+    return name.group(1)
 
 
 def _gpu(raw: Table, position: int, nvidia_only: bool) -> Gpu:
@@ -437,7 +450,7 @@ def _gpu(raw: Table, position: int, nvidia_only: bool) -> Gpu:
         capability = raw.parse("compute_capability", cc_text, ComputeCapability.parse)
     elif raw.has("compute_capability"):
         raise raw.error("compute_capability", f"only NVIDIA GPUs have one; this one is {vendor}")
-    gfx = _vendor_field(raw, "gfx", vendor, "amd", "gfx90a")
+    gfx = _vendor_field(raw, "gfx", vendor, "amd", _gfx_target)
     if vendor == "amd" and gfx is None:
         raise raw.error("gfx", "missing (an AMD GPU is known by its gfx target, e.g. 'gfx90a')")
     index = raw.value("index", int, "an integer", None)
@@ -450,7 +463,7 @@ def _gpu(raw: Table, position: int, nvidia_only: bool) -> Gpu:
         memory_mib=raw.value("memory_mib", int, "an integer", None),
         vendor=vendor,
         gfx=gfx,
-        device_ip=_vendor_field(raw, "device_ip", vendor, "intel", "12.55.8"),
+        device_ip=_vendor_field(raw, "device_ip", vendor, "intel", _matching(DEVICE_IP, "12.55.8")),
     )
 
 

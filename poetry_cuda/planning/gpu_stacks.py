@@ -108,7 +108,7 @@ def decide_stack(
     plans = [
         (t, _plan(t, offered, family, stacks, unavailable, allow_cpu_fallback)) for t in needing
     ]
-    warnings = tuple(w for _, plan in plans for w in plan.warnings)
+    warnings = tuple(dict.fromkeys(w for _, plan in plans for w in plan.warnings))
     decided = tuple(t.label for t in needing)
     served = [(t, plan) for t, plan in plans if plan.accelerator in ("rocm", "xpu")]
     if not served:
@@ -139,7 +139,7 @@ def decide_stack(
         raise _mixed(family, served, cuda, stranded)
     build = offered[plan.torch]
     arches = _arches(plan, stacks)
-    reason = _reason(plan, [t for t, _ in served], arches)
+    reason = _reason(plan, [p for _, p in served], arches)
     newer = [Version(v) for v in offered if Version(v) > Version(plan.torch)]
     bound = f"<{min(newer)}" if newer else ""
     triton = (stacks.rocm if plan.accelerator == "rocm" else stacks.xpu).triton_for(plan.torch)
@@ -150,14 +150,11 @@ def decide_stack(
     return StackDecision(chosen, warnings, decided)
 
 
-def _reason(plan: AcceleratorPlan, served: list[Target], arches: tuple[str, ...]) -> Message:
+def _reason(
+    plan: AcceleratorPlan, served: list[AcceleratorPlan], arches: tuple[str, ...]
+) -> Message:
     """Why the build won: the GPUs it serves and, for ROCm, the gfx targets it is built for."""
-    vendor = "amd" if plan.accelerator == "rocm" else "intel"
-    gpus = ", ".join(
-        dict.fromkeys(
-            gpu.describe() for t in served for gpu in t.profile.gpus if gpu.vendor == vendor
-        )
-    )
+    gpus = ", ".join(dict.fromkeys(gpu.describe() for p in served for gpu in p.gpus))
     if plan.accelerator == "rocm":
         return message("reason.rocm-build", gpus=gpus, variant=plan.variant, gfx=", ".join(arches))
     return message("reason.xpu-build", gpus=gpus, variant=plan.variant)

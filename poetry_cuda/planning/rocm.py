@@ -29,7 +29,10 @@ from packaging.version import Version
 
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.host.profiles import INTEGRATED_GFX
+from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.knowledge.rocm import version_key
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -43,19 +46,22 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.rocm import RocmBuild
     from poetry_cuda.knowledge.rocm import RocmKnowledge
     from poetry_cuda.knowledge.xpu import XpuKnowledge
+    from poetry_cuda.messages import Localized
 
 
 @frozen
 class AcceleratorPlan:
     """The accelerator a target's plan serves, and for ROCm and XPU the build: the torch
-    version, its variant (``rocm6.4``, ``xpu``) and the index it comes from. A CUDA plan
-    leaves the build to the CUDA planner (`torch`, `variant` and `source` are None)."""
+    version, its variant (``rocm6.4``, ``xpu``), the index it comes from and the GPUs it
+    serves. A CUDA plan leaves the build to the CUDA planner (`torch`, `variant` and
+    `source` are None)."""
 
     accelerator: Accelerator
     torch: str | None = None
     variant: str | None = None
     source: str | None = None
     warnings: tuple[str, ...] = ()
+    gpus: tuple[Gpu, ...] = ()
 
 
 def plan_accelerator(
@@ -111,7 +117,7 @@ def _admitted(versions: Iterable[str], constraint: str) -> tuple[Version, ...]:
 
 
 def _served_by_cuda(profile: HostProfile, others: tuple[Gpu, ...]) -> str:
-    listed = ", ".join(gpu.describe() for gpu in others)
+    listed = _described(others)
     return (
         f"{profile.label}: the plan serves its NVIDIA GPUs with CUDA builds; {listed} "
         f"{'is' if len(others) == 1 else 'are'} not served (set the accelerator the project "
@@ -121,6 +127,16 @@ def _served_by_cuda(profile: HostProfile, others: tuple[Gpu, ...]) -> str:
 
 def _left_out(profile: HostProfile, gpu: Gpu, stack: str) -> str:
     return f"{profile.label}: the plan serves its GPUs with {stack} builds; {gpu.describe()} is not served"
+
+
+def _platform(profile: HostProfile) -> str:
+    """``linux-x86_64``, ``windows-x86_64``: the knowledge's names (a profile may say AMD64)."""
+    return f"{profile.os}-{canonical_machine(profile.machine)}"
+
+
+def _described(gpus: Iterable[Gpu]) -> str:
+    """The GPUs, each kind once: 64 GPUs of a few models read as those models."""
+    return ", ".join(dict.fromkeys(gpu.describe() for gpu in gpus))
 
 
 def _source(template: str, variant: str, mirror: str | None) -> str:
@@ -137,8 +153,8 @@ def _plan_rocm(
     warnings: list[str],
 ) -> AcceleratorPlan:
     gfx = sorted({gpu.gfx for gpu in gpus if gpu.gfx})
-    listed = ", ".join(gpu.describe() for gpu in gpus)
-    platform = f"{profile.os}-{profile.machine}"
+    listed = _described(gpus)
+    platform = _platform(profile)
     if platform not in kb.index.platforms:
         warnings.append(
             f"{profile.label}: {listed} would need a ROCm build, but pytorch.org publishes "
@@ -170,6 +186,7 @@ def _plan_rocm(
                 variant=build.variant,
                 source=_source(kb.index.url, build.variant, mirror),
                 warnings=tuple(warnings),
+                gpus=gpus,
             )
         names = ", ".join(build.variant for build in release.builds)
         if serving and driver is not None:
@@ -178,8 +195,20 @@ def _plan_rocm(
                 f"does not run (it runs ROCm {driver.rocm_min} to {driver.rocm_max})"
             )
         elif len(passed) < 3:
-            passed.append(f"torch {version} ({names}) has no build for {', '.join(gfx)}")
-    raise _refusal(profile, listed, gfx, constraint, passed, kb)
+            usable = _usable(kb, release.builds)
+            # A release may serve each gfx in some build, but none in one build.
+            missing = [name for name in gfx if name not in usable] or gfx
+            passed.append(f"torch {version} ({names}) has no build for {', '.join(missing)}")
+    releases = (kb.release(str(version)) for version in admitted)
+    builds = [build for release in releases if release is not None for build in release.builds]
+    served = _usable(kb, builds)
+    unserved = [name for name in gfx if name not in served]
+    raise _refusal(profile, listed, gfx, constraint, passed, unserved, kb)
+
+
+def _usable(kb: RocmKnowledge, builds: Iterable[RocmBuild]) -> set[str]:
+    """The gfx targets some build of `builds` serves."""
+    return {name for build in builds for name in kb.usable_gfx(build)}
 
 
 def _serves(kb: RocmKnowledge, build: RocmBuild, gfx: list[str]) -> bool:
@@ -212,16 +241,19 @@ def _refusal(
     gfx: list[str],
     constraint: str,
     passed: list[str],
+    unserved: list[str],
     kb: RocmKnowledge,
 ) -> NoVariantError:
     asked = f"torch{constraint}" if constraint else "torch"
     why = "; ".join(passed) or f"no offered torch version matches {asked}"
-    fixes = []
+    fixes: list[Localized] = []
     for name in gfx:
         row = kb.unserved_gpu(name)
         if row is None:
             first = _first_serving(kb, name)
-            if first is not None:
+            if first is None:
+                fixes.append(message("rocm.unknown-gfx", gfx=name))
+            elif name in unserved:
                 fixes.append(f"{name} is served from torch {first}: widen the torch constraint")
             continue
         fixes.append(f"{row.reason}; {row.hint}")
@@ -230,11 +262,11 @@ def _refusal(
                 f"unsupported workaround: set HSA_OVERRIDE_GFX_VERSION={row.override}"
                 + (f" ({row.warning})" if row.warning else "")
             )
-    fixes.append("or plan the CPU build with allow-cpu-fallback")
+    fixes.append(message("rocm.or-cpu-fallback") if fixes else message("rocm.cpu-fallback"))
     return NoVariantError(
         f"{profile.label}: no pytorch.org ROCm build of {asked} serves {listed}",
         why=why,
-        fix="; ".join(fixes),
+        fix=Phrase(tuple(fixes), "; "),
     )
 
 
@@ -266,8 +298,8 @@ def _plan_xpu(
             )
     if not served:
         return AcceleratorPlan("cpu", warnings=tuple(warnings))
-    platform = f"{profile.os}-{profile.machine}"
-    listed = ", ".join(gpu.describe() for gpu in served)
+    platform = _platform(profile)
+    listed = _described(served)
     for version in admitted:
         release = kb.release(str(version))
         if release is None or platform not in release.platforms:
@@ -291,6 +323,7 @@ def _plan_xpu(
             variant=kb.index.variant,
             source=_source(kb.index.url.replace("/xpu", "/{variant}"), kb.index.variant, mirror),
             warnings=tuple(warnings),
+            gpus=tuple(served),
         )
     asked = f"torch{constraint}" if constraint else "torch"
     first = kb.releases[0].torch if kb.releases else "?"

@@ -166,7 +166,9 @@ def test_uv_locks_and_installs_the_rocm_build(
     assert document["packages"][0]["version"] == "2.9.1+rocm6.4"
 
 
-def test_poetry_locks_the_rocm_build(cli: Cli, tmp_path: Path, server: IndexServer) -> None:
+def test_poetry_locks_and_installs_the_rocm_build(
+    cli: Cli, tmp_path: Path, server: IndexServer
+) -> None:
     project = write_project(tmp_path, server, "poetry")
     result = cli.run("lock", cwd=project)
     assert result.code == 0, result.stderr
@@ -182,6 +184,16 @@ def test_poetry_locks_the_rocm_build(cli: Cli, tmp_path: Path, server: IndexServ
     assert locked["torchvision"][0] == "0.24.1+rocm6.4"
     check_cuda_lock(project, server)
     assert cli.run("lock", "--check", cwd=project).code == 0
+
+    # A plain `poetry install` (no poetry-cuda) installs the ROCm build with its Triton.
+    install = cli.run("install", cwd=project, program="poetry")
+    assert install.code == 0, install.stderr
+    assert installed_torch(project / ".venv" / "bin" / "python") == ["2.9.1+rocm6.4", "6.4"]
+    doctor = cli.run("doctor", "--json", cwd=project)
+    findings = json.loads(doctor.stdout)["findings"]
+    installed = {f["subject"]: f["status"] for f in findings if f["check"] == "installed"}
+    assert installed["torch"] == "ok", findings
+    assert not [f for f in findings if f["status"] == "fail"], findings
 
 
 def test_uv_locks_and_installs_the_xpu_build(cli: Cli, tmp_path: Path, server: IndexServer) -> None:
@@ -203,3 +215,35 @@ def test_uv_locks_and_installs_the_xpu_build(cli: Cli, tmp_path: Path, server: I
     sync = cli.run("sync", cwd=project, program="uv", env=UV)
     assert sync.code == 0, sync.stderr
     assert installed_torch(project / ".venv" / "bin" / "python") == ["2.10.0+xpu", "None"]
+
+
+def test_env_and_run_of_a_rocm_project_ask_for_no_cuda_toolkit(
+    cli: Cli, tmp_path: Path, server: IndexServer
+) -> None:
+    # Even with toolkit = "wheels" (nvidia-* wheels) and a shell set up for a CUDA toolkit,
+    # a ROCm lock has no CUDA toolkit to find: env says what applies instead.
+    project = write_project(tmp_path, server, "uv")
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "[tool.poetry-cuda]\n", '[tool.poetry-cuda]\ntoolkit = "wheels"\n'
+        )
+    )
+    assert cli.run("lock", cwd=project, env=UV).code == 0
+    shell = {**UV, "CUDA_HOME": str(tmp_path / "cuda-12.4")}
+    result = cli.run("env", "--shell", "json", cwd=project, env=shell)
+    assert result.code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert (document["cuda"], document["toolkit"], document["library_path"]) == (None, None, [])
+    assert not [name for name in document["set"] if "CUDA" in name]
+    applies = (
+        "no CUDA toolkit applies: the rocm6.4 build's wheels bring the HIP and ROCm libraries "
+        "they load, and only the amdgpu kernel driver comes from the system; "
+        "HIP_VISIBLE_DEVICES picks the GPUs"
+    )
+    assert document["notes"] == [applies]
+    chinese = cli.run("env", "-v", cwd=project, env={**shell, "LC_ALL": "zh_CN.UTF-8"})
+    assert chinese.code == 0, chinese.stderr
+    assert "不适用 CUDA 工具包：rocm6.4 版的 wheel 自带" in chinese.stderr
+    run = cli.run("run", "--", "sh", "-c", 'echo "[${CUDA_HOME-unset}]"', cwd=project, env=shell)
+    assert (run.code, run.stdout.strip()) == (0, "[unset]"), run

@@ -178,3 +178,18 @@ def test_an_intel_arc_host_gets_the_xpu_build() -> None:
     assert (triton.name, triton.source) == ("triton-xpu", torch.source)
     assert torch.source.url == "https://download.pytorch.org/whl/xpu"
     assert "Intel Arc A770 (12.55.8)" in str(torch.reason)
+
+
+def test_the_reason_names_only_the_gpus_the_build_serves() -> None:
+    # An APU's GPU beside a discrete one is left out (a warning says so): the reason, which
+    # names the GPUs the build is for, names the discrete GPU alone, once for many of it.
+    raphael = amd("AMD Radeon Graphics (Raphael)", "gfx1036")
+    host = target("workstation", *[RX_7900] * 8, raphael)
+    chosen = plan(project(">=2.8,<2.10"), host)
+    reason = str(chosen.packages[0].reason)
+    assert reason.startswith("Radeon RX 7900 XTX (gfx1100): rocm6.4 is built for"), reason
+    left_out = (
+        "workstation: the plan serves its GPUs with ROCm builds; "
+        "AMD Radeon Graphics (Raphael) (gfx1036) is not served"
+    )
+    assert [str(w) for w in chosen.warnings if "gfx1036" in str(w)] == [left_out]

@@ -334,3 +334,39 @@ def test_a_mirror_template_replaces_the_index() -> None:
 def test_no_gpu_is_the_cpu() -> None:
     profile = profile_from_json(host(), "host.json")
     assert _plan(profile).accelerator == "cpu"
+
+
+def test_windows_names_its_machine_amd64_as_detect_does() -> None:
+    # Windows' platform.machine() is AMD64; the +xpu wheels are published for it.
+    meteor_lake = intel("Intel Arc Graphics (Meteor Lake-H)", "12.71.4")
+    document = host(meteor_lake, os="windows", machine="AMD64")
+    plan = _plan(profile_from_json(document, "host.json"))
+    assert (plan.accelerator, plan.torch, plan.variant) == ("xpu", "2.13.0", "xpu")
+
+
+def test_rocminfo_feature_flags_name_the_bare_target() -> None:
+    # rocminfo prints gfx90a:sramecc+:xnack-; a build for gfx90a runs in either mode.
+    document = host(amd("AMD Instinct MI250X", "gfx90a:sramecc+:xnack-"))
+    profile = profile_from_json(document, "host.json")
+    assert profile.gpus[0].gfx == "gfx90a"
+    assert _plan(profile).accelerator == "rocm"
+
+
+def test_an_unknown_gfx_is_refused_with_what_to_check() -> None:
+    profile = profile_from_json(host(amd("AMD GPU", "gfx9999")), "host.json")
+    with pytest.raises(NoVariantError) as caught:
+        _plan(profile)
+    assert "gfx9999 is in no ROCm build this version of poetry-cuda knows" in caught.value.fix
+    assert caught.value.fix.endswith(
+        "plan the CPU build with allow-cpu-fallback = true in [tool.poetry-cuda]"
+    )
+
+
+def test_a_refusal_names_only_the_gfx_a_release_lacks() -> None:
+    gpus = [amd("AMD Instinct MI250X", "gfx90a", i) for i in range(32)]
+    gpus += [amd("AMD GPU", "gfx9999", 32 + i) for i in range(32)]
+    with pytest.raises(NoVariantError) as caught:
+        _plan(profile_from_json(host(*gpus), "host.json"))
+    assert caught.value.what.count("gfx90a") == 1  # each kind of GPU is named once
+    assert "has no build for gfx9999;" in caught.value.why
+    assert "gfx90a" not in caught.value.why + caught.value.fix

@@ -13,6 +13,7 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import localize
 
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class EnvCommand(CudaCommand):
             self.line_error(escape(line))
         if shell != "json" and self.port.is_verbose():
             for note in env.notes:
-                self.line_error(f"poetry-cuda: {escape(note)}")
+                self.line_error(f"poetry-cuda: {escape(localize(note, user_language()))}")
         return 0
 
 
