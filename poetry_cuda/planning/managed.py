@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 
 CUDA_PLATFORMS = "sys_platform == 'linux' or sys_platform == 'win32'"
+# pytorch.org publishes ROCm wheels for Linux x86_64 only: elsewhere the project's default
+# index (PyPI's build) serves, as on macOS for CUDA builds.
+ROCM_PLATFORMS = "sys_platform == 'linux' and platform_machine == 'x86_64'"
+# Every marker a managed entry is written with, to know our own entries when read back.
+MANAGED_MARKERS = (CUDA_PLATFORMS, ROCM_PLATFORMS)
 
 
 @frozen
@@ -36,6 +41,7 @@ class Pin:
     source: str | None  # the managed index; None: from the project's default index (PyPI)
     version: str = "*"  # "*" or a PEP 440 specifier such as "==12.4.*"
     optional: bool = False  # the project installs the package only with an extra
+    markers: str = CUDA_PLATFORMS  # where the pin applies: where the build is published
 
 
 @frozen
@@ -62,8 +68,15 @@ class Managed:
             else:
                 sources.setdefault(choice.source.name, choice.source.url)
             if choice.name not in kept:
+                markers = ROCM_PLATFORMS if choice.accelerator == "rocm" else CUDA_PLATFORMS
                 pins.append(
-                    Pin(choice.name, choice.source.name, choice.bound or "*", choice.optional)
+                    Pin(
+                        choice.name,
+                        choice.source.name,
+                        choice.bound or "*",
+                        choice.optional,
+                        markers,
+                    )
                 )
         pins.extend(Pin(addition.name, None, addition.spec) for addition in plan.additions)
         return cls(tuple(sources.items()), tuple(pins), tuple(adopted), kept)

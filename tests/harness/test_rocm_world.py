@@ -29,6 +29,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IndexServer]:
 
 
 def install(tools: Tools, server: IndexServer, target: Path, *args: str) -> str:
+    """uv's pip install with the PyPI stand-in as the default index; an accelerator's index,
+    given with --extra-index-url, comes first (uv takes a package from the first index
+    that has it, so PyPI's own torch never stands in for the ROCm build)."""
     return tools.uv(
         "pip",
         "install",
@@ -38,7 +41,7 @@ def install(tools: Tools, server: IndexServer, target: Path, *args: str) -> str:
         "x86_64-manylinux_2_28",
         "--python-version",
         "3.11",
-        "--extra-index-url",
+        "--index-url",
         server.url("/simple/"),
         *args,
         cwd=target.parent,
@@ -66,7 +69,7 @@ def test_uv_installs_a_rocm_build_with_its_triton(
     tools: Tools, server: IndexServer, tmp_path: Path
 ) -> None:
     target = tmp_path / "site"
-    install(tools, server, target, "--index-url", server.url("/whl/rocm6.4/"), "torch==2.9.1")
+    install(tools, server, target, "--extra-index-url", server.url("/whl/rocm6.4/"), "torch==2.9.1")
     assert '__version__ = "2.9.1+rocm6.4"' in (target / "torch" / "version.py").read_text()
     assert "hip = '6.4'" in (target / "torch" / "version.py").read_text()
     assert (target / "pytorch_triton_rocm" / "__init__.py").is_file()
@@ -81,12 +84,14 @@ def test_the_rocm6_4_index_stops_at_2_9_1(
             tools,
             server,
             tmp_path / "site",
-            "--index-url",
+            "--extra-index-url",
             server.url("/whl/rocm6.4/"),
             "torch==2.10.0",
         )
     target = tmp_path / "site71"
-    install(tools, server, target, "--index-url", server.url("/whl/rocm7.1/"), "torch==2.10.0")
+    install(
+        tools, server, target, "--extra-index-url", server.url("/whl/rocm7.1/"), "torch==2.10.0"
+    )
     assert (target / "triton_rocm" / "__init__.py").is_file()
 
 
@@ -94,7 +99,7 @@ def test_uv_installs_an_xpu_build_with_intels_runtime_from_pypi(
     tools: Tools, server: IndexServer, tmp_path: Path
 ) -> None:
     target = tmp_path / "site"
-    install(tools, server, target, "--index-url", server.url("/whl/xpu/"), "torch==2.10.0")
+    install(tools, server, target, "--extra-index-url", server.url("/whl/xpu/"), "torch==2.10.0")
     assert '__version__ = "2.10.0+xpu"' in (target / "torch" / "version.py").read_text()
     for module in (
         "intel_sycl_rt",

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from poetry_cuda.files import read_toml
+from poetry_cuda.planning.managed import ROCM_PLATFORMS
 from tests.support.example import snapshot
 from tests.support.index import IndexServer
 from tests.support.isolation import UV_OFFLINE
@@ -129,6 +130,9 @@ def test_uv_locks_and_installs_the_rocm_build(
     assert index["name"].startswith("pytorch-rocm6.4-mirror-")
     assert index["url"] == server.url("/whl/rocm6.4/")
     assert set(data["tool"]["uv"]["sources"]) == {"torch", "torchvision", "pytorch-triton-rocm"}
+    # ROCm wheels are published for Linux x86_64 only: elsewhere the default index serves.
+    markers = {entry[0]["marker"] for entry in data["tool"]["uv"]["sources"].values()}
+    assert markers == {ROCM_PLATFORMS}
     locked = {
         p["name"]: (p["version"], p["source"].get("registry"))
         for p in read_toml(project / "uv.lock")["package"]
@@ -176,6 +180,8 @@ def test_poetry_locks_and_installs_the_rocm_build(
     [rocm] = [s for s in sources if s["name"] != PYPI]
     assert rocm["url"] == server.url("/whl/rocm6.4/")
     assert rocm["priority"] == "explicit"
+    group = read_toml(project / "pyproject.toml")["tool"]["poetry"]["group"]["poetry-cuda"]
+    assert {pin["markers"] for pin in group["dependencies"].values()} == {ROCM_PLATFORMS}
     locked = {
         p["name"]: (str(p["version"]), (p.get("source") or {}).get("url"))
         for p in read_toml(project / "poetry.lock")["package"]

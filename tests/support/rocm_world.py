@@ -8,7 +8,8 @@
     /whl/rocm7.1/<project>/   torch 2.10.0, torchvision 0.25.0, triton-rocm 3.6.0
     /whl/xpu/<project>/       torch 2.10.0 (Linux and Windows), torchvision 0.25.0 (Linux),
                               triton-xpu 3.6.0 (Linux)
-    /simple/<project>/        the PyPI stand-in: the Intel runtime wheels +xpu torch pins
+    /simple/<project>/        the PyPI stand-in: the Intel runtime wheels +xpu torch pins, and
+                              PyPI's torch and torchvision of each release, for every platform
 
 What is mirrored from the real indexes (the sources are the knowledge's rocm.toml and xpu.toml):
 ROCm builds are Linux x86_64 only, ``manylinux_2_28_x86_64`` from torch 2.6 on, labelled
@@ -180,6 +181,24 @@ def _catalog() -> Iterator[tuple[str, WheelSpec]]:
     for name, version in INTEL_RUNTIME:
         for tag in (MANYLINUX, WINDOWS):
             yield "simple", _wheel(name, version, f"py2.py3-none-{tag}", _module(name, version))
+    # PyPI's own builds, which serve where the ROCm and XPU wheels are not published
+    # (macOS, Linux aarch64; Windows for ROCm): one wheel for every platform stands in.
+    releases = {(b.torch, b.torchvision) for b in ROCM_BUILDS} | {(XPU_TORCH, XPU_TORCHVISION)}
+    for torch_version, vision_version in sorted(releases):
+        yield (
+            "simple",
+            _wheel("torch", torch_version, "py3-none-any", _module("torch", torch_version)),
+        )
+        yield (
+            "simple",
+            _wheel(
+                "torchvision",
+                vision_version,
+                "py3-none-any",
+                _module("torchvision", vision_version),
+                f"torch=={torch_version}",
+            ),
+        )
 
 
 def build_rocm_world(dest: Path) -> RocmWorld:

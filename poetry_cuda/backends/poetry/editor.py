@@ -23,7 +23,6 @@ from poetry_cuda.files import read_text
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import write_toml_atomic
 from poetry_cuda.names import wheel_version
-from poetry_cuda.planning.managed import CUDA_PLATFORMS
 from poetry_cuda.planning.managed import group_marker
 from poetry_cuda.request.tables import MANAGED_GROUP
 
@@ -133,7 +132,7 @@ def apply(
         entry["version"] = pin.version
         if pin.source is not None:
             entry["source"] = pin.source
-        entry["markers"] = CUDA_PLATFORMS
+        entry["markers"] = pin.markers
         dependencies.add(pin.package, entry)
     dependencies.add(tomlkit.nl())  # a blank line before whatever table follows
     group.add("dependencies", dependencies)
@@ -157,9 +156,7 @@ def add_pins(text: str, pins: Iterable[Pin]) -> str:
         for pin in pins:
             if pin.package not in dependencies:
                 entry = lazy.tomlkit().inline_table()
-                entry.update(
-                    {"version": pin.version, "source": pin.source, "markers": CUDA_PLATFORMS}
-                )
+                entry.update({"version": pin.version, "source": pin.source, "markers": pin.markers})
                 dependencies.add(pin.package, entry)
         return toml_edit.render(document, GROUP)
     except unwritable:

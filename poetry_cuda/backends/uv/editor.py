@@ -27,7 +27,7 @@ from poetry_cuda.backends import requirements_edit
 from poetry_cuda.backends import toml_edit
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.names import canonical_name
-from poetry_cuda.planning.managed import CUDA_PLATFORMS
+from poetry_cuda.planning.managed import MANAGED_MARKERS
 from poetry_cuda.planning.managed import group_marker
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.tables import MANAGED_GROUP
@@ -68,13 +68,14 @@ def _is_managed_source(value: Any, ours: Collection[str]) -> bool:
         and len(value) == 1
         and isinstance(value[0], dict)
         and set(value[0]) == {"index", "marker"}
-        and value[0]["marker"] == CUDA_PLATFORMS
+        and value[0]["marker"] in MANAGED_MARKERS
         and value[0]["index"] in ours
     )
 
 
 def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
     pinned = {pin.package: pin.source for pin in managed.pins if pin.source is not None}
+    markers = {pin.package: pin.markers for pin in managed.pins}
     urls = dict(managed.sources)
     found = toml_edit.mapping(uv, "sources", "tool.uv.sources")
     for key in list(found):
@@ -106,7 +107,8 @@ def _apply_sources(uv: Any, managed: Managed, ours: Collection[str]) -> None:
         sources = lazy.tomlkit().table()
     for package, index in pinned.items():
         value = toml_edit.value(
-            f"[{{ index = {toml_edit.string(index)}, marker = {toml_edit.string(CUDA_PLATFORMS)} }}]"
+            f"[{{ index = {toml_edit.string(index)}, "
+            f"marker = {toml_edit.string(markers[package])} }}]"
         )
         key = next((k for k in sources if canonical_name(k) == package), package)
         if toml_edit.plain(sources.get(key)) != toml_edit.plain(value):
@@ -152,8 +154,7 @@ def _apply_group(document: TOMLDocument, managed: Managed, group: Any) -> None:
             toml_edit.remove(document, "dependency-groups", MANAGED_GROUP)
         return
     requirements = [
-        f"{pin.package}{'' if pin.version == '*' else pin.version}; {CUDA_PLATFORMS}"
-        for pin in pins
+        f"{pin.package}{'' if pin.version == '*' else pin.version}; {pin.markers}" for pin in pins
     ]
     if group is not None and toml_edit.plain(group) == requirements:
         return
