@@ -57,7 +57,10 @@ ALLOWED = {
     # An index's pages, fetched within limits and read: below every user of them.
     "indexes": {"request.settings"},
     "redist": {"knowledge.model", "knowledge.packaged"},
+    # The store finds a locked file on its index's page as every reader of pages does:
+    # `indexes.listing` is pure, below all of them.
     "wheelstore": {
+        "indexes.listing",
         "request.settings",
         "request.user_mirrors",
         "knowledge.packaged",

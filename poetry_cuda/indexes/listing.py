@@ -12,7 +12,10 @@ Four shapes of page, as the real indexes serve them:
   version), each file with `url` and `requires_python`.
 
 `anchors` reads a page's links; `wheels` turns them into `Wheel` facts (name, version, local
-variant label, python, abi and platform tags, Requires-Python). Pure: `indexes.pages` fetches.
+variant label, python, abi and platform tags, Requires-Python); `files` gives every file's URL
+by its name (what the shared store looks up a locked file by). Links are read relative to the
+page's final URL, after its redirects, as pip and uv read them. Pure: `indexes.pages` and the
+wheel store fetch.
 """
 
 from __future__ import annotations
@@ -175,10 +178,26 @@ def anchors(text: str, media: str = "text/html") -> tuple[Anchor, ...]:
     return html_anchors(text)
 
 
+def file_link(anchor: Anchor, base: str) -> tuple[str, str]:
+    """The file `anchor` links to: its name, and its URL read relative to `base`, without
+    the fragment (a hash the lock checks on its own)."""
+    url = urljoin(base, anchor.href).partition("#")[0]
+    return unquote(urlsplit(url).path.rsplit("/", 1)[-1]), url
+
+
+def files(found: Iterable[Anchor], base: str) -> dict[str, str]:
+    """The URL of every file among `found` (read relative to `base`), by its name; the first
+    link of a name wins. Whatever the scheme: fetching a URL is judged by the rule of URLs."""
+    named: dict[str, str] = {}
+    for anchor in found:
+        filename, url = file_link(anchor, base)
+        named.setdefault(filename, url)
+    return named
+
+
 def wheel_of(anchor: Anchor, base: str) -> Wheel | None:
     """The wheel `anchor` links to (read relative to `base`), if it names one."""
-    absolute = urljoin(base, anchor.href)
-    filename = unquote(urlsplit(absolute).path.rsplit("/", 1)[-1])
+    filename, url = file_link(anchor, base)
     if not filename.endswith(".whl"):
         return None
     try:
@@ -196,7 +215,7 @@ def wheel_of(anchor: Anchor, base: str) -> Wheel | None:
         abis=tuple(sorted({t.abi for t in tags})),
         platforms=tuple(sorted({t.platform for t in tags})),
         requires_python=anchor.requires_python,
-        url=absolute.partition("#")[0],
+        url=url,
     )
 
 

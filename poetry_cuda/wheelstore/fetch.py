@@ -1,5 +1,6 @@
 """Fetching the wheels poetry.lock records: from the URL it records, or from the simple page
-of the index it records, with the credentials Poetry would send.
+of the index it records, with the credentials Poetry would send. What a page lists is
+`indexes.listing`'s to read, as for every index page.
 
 poetry.lock records each file's name and sha256, not its URL (except for a dependency given
 by URL). A wheel from an index is found on the project's page of that index (PEP 691 JSON
@@ -20,18 +21,16 @@ the one the lock records.
 from __future__ import annotations
 
 import hashlib
-import html.parser
-import json
 import threading
 
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
-from urllib.parse import urljoin
 from urllib.parse import urlsplit
 
 from poetry_cuda import web
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.indexes.listing import anchors
+from poetry_cuda.indexes.listing import files
 from poetry_cuda.names import canonical_name
 from poetry_cuda.urls import url_problem
 
@@ -49,41 +48,6 @@ PAGE_LIMIT = 64 * 1024 * 1024  # torch's page on download.pytorch.org is a few M
 WHEEL_LIMIT = 16 * 1024**3
 _CHUNK = 1024 * 1024
 _ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
-
-
-class _Links(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.hrefs: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a":
-            href = dict(attrs).get("href")
-            if href:
-                self.hrefs.append(href)
-
-
-def file_urls(body: bytes, content_type: str, page: str) -> dict[str, str]:
-    """The files a simple page lists, by file name: their absolute URLs, without fragment."""
-    urls: list[str] = []
-    if "json" in content_type:
-        try:
-            document = json.loads(body)
-        except ValueError:
-            return {}
-        files = document.get("files") if isinstance(document, dict) else None
-        for item in files if isinstance(files, list) else []:
-            if isinstance(item, dict) and isinstance(item.get("url"), str):
-                urls.append(item["url"])
-    else:
-        parser = _Links()
-        parser.feed(body.decode("utf-8", errors="replace"))
-        urls = parser.hrefs
-    found: dict[str, str] = {}
-    for url in urls:
-        absolute = urljoin(page, url).split("#", 1)[0]
-        found.setdefault(unquote(absolute.rsplit("/", 1)[-1]), absolute)
-    return found
 
 
 class Fetcher:
@@ -122,8 +86,12 @@ class Fetcher:
         with self._lock:
             listed = self._pages.get(page)
         if listed is None:
-            body, kind = self._read(page)
-            listed = file_urls(body, kind, page)
+            answer = self._read(page)
+            # Links are read relative to where the page was found, after its redirects.
+            base = answer.redirects[-1] if answer.redirects else page
+            listed = files(
+                anchors(answer.data.decode("utf-8", errors="replace"), answer.media), base
+            )
             with self._lock:
                 self._pages[page] = listed
         url = listed.get(locked.wheel.filename)
@@ -151,10 +119,10 @@ class Fetcher:
             raise _worded(url, failure, "larger than any wheel (16 GiB)") from failure.__cause__
         return written.sha256
 
-    def _read(self, url: str) -> tuple[bytes, str]:
+    def _read(self, url: str) -> web.Body:
         _checked(url)
         try:
-            page = web.read(
+            return web.read(
                 url,
                 limit=PAGE_LIMIT,
                 accept=_ACCEPT,
@@ -163,7 +131,6 @@ class Fetcher:
             )
         except web.WebError as failure:
             raise _worded(url, failure, "a page larger than 64 MiB") from failure.__cause__
-        return page.data, page.media
 
     def _authorization(self, url: str) -> str | None:
         import base64

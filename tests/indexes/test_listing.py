@@ -9,6 +9,7 @@ import pytest
 from poetry_cuda.indexes.listing import Anchor
 from poetry_cuda.indexes.listing import Wheel
 from poetry_cuda.indexes.listing import anchors
+from poetry_cuda.indexes.listing import files
 from poetry_cuda.indexes.listing import wheel_of
 from poetry_cuda.indexes.listing import wheels
 
@@ -140,3 +141,37 @@ def test_abi3_serves_later_pythons() -> None:
     wheel = wheel_of(Anchor("x-1.0-cp39-abi3-manylinux_2_17_x86_64.whl"), "https://m.example/")
     assert wheel is not None
     assert wheel.serves_python("3.13") and not wheel.serves_python("3.8")
+
+
+def test_every_file_of_an_html_page_by_name_yanked_too() -> None:
+    """What a locked file is found by: a yanked one still installs where a lock pins it."""
+    page = """<html><body>
+    <a href="torch-2.5.1%2Bcu124-cp311-cp311-linux_x86_64.whl#sha256=abc">x</a>
+    <a href="https://files.example/t/torch-2.4.1-cp311-none-any.whl" data-yanked="">y</a>
+    <a href="torch-2.4.1.tar.gz">torch-2.4.1.tar.gz</a>
+    <a href="../other/torch-2.5.1%2Bcu124-cp311-cp311-linux_x86_64.whl">a second link</a>
+    </body></html>"""
+    assert files(anchors(page), "https://download.example/whl/cu124/torch/") == {
+        "torch-2.5.1+cu124-cp311-cp311-linux_x86_64.whl": (
+            "https://download.example/whl/cu124/torch/torch-2.5.1%2Bcu124-cp311-cp311-linux_x86_64.whl"
+        ),
+        "torch-2.4.1-cp311-none-any.whl": "https://files.example/t/torch-2.4.1-cp311-none-any.whl",
+        "torch-2.4.1.tar.gz": "https://download.example/whl/cu124/torch/torch-2.4.1.tar.gz",
+    }
+
+
+def test_every_file_of_a_json_page_by_name() -> None:
+    page = (
+        '{"files": [{"filename": "x-1-py3-none-any.whl", "url": "../../x/x-1-py3-none-any.whl"}]}'
+    )
+    found = anchors(page, "application/vnd.pypi.simple.v1+json")
+    assert files(found, "https://pypi.example/simple/x/") == {
+        "x-1-py3-none-any.whl": "https://pypi.example/x/x-1-py3-none-any.whl"
+    }
+    assert files(anchors("{", "application/vnd.pypi.simple.v1+json"), "https://p.example/") == {}
+
+
+def test_a_link_of_another_scheme_is_listed_as_it_is() -> None:
+    """Listing decides nothing about fetching: the fetch refuses what the rule of URLs refuses."""
+    found = files(anchors('<a href="file:///etc/x-1-py3-none-any.whl">x</a>'), "https://p.example/")
+    assert found == {"x-1-py3-none-any.whl": "file:///etc/x-1-py3-none-any.whl"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 
 from http.server import BaseHTTPRequestHandler
@@ -15,7 +14,6 @@ import pytest
 
 from poetry_cuda.errors import UnmetRequirementError
 from poetry_cuda.wheelstore.fetch import Fetcher
-from poetry_cuda.wheelstore.fetch import file_urls
 from poetry_cuda.wheelstore.locked import LockedWheel
 from poetry_cuda.wheelstore.locked import Origin
 from poetry_cuda.wheelstore.store import Wheel
@@ -28,28 +26,6 @@ if TYPE_CHECKING:
 
 WHEEL = b"PK\x05\x06" + bytes(18)  # an empty zip: what it holds does not matter here
 FILENAME = "torch-2.5.1+cu124-cp311-cp311-linux_x86_64.whl"
-
-
-def test_the_files_of_an_html_page_by_name() -> None:
-    page = b"""<html><body>
-    <a href="torch-2.5.1%2Bcu124-cp311-cp311-linux_x86_64.whl#sha256=abc">x</a>
-    <a href="https://files.example/t/torch-2.4.1-cp311-none-any.whl">torch-2.4.1</a>
-    </body></html>"""
-    assert file_urls(page, "text/html", "https://download.example/whl/cu124/torch/") == {
-        FILENAME: "https://download.example/whl/cu124/torch/torch-2.5.1%2Bcu124-cp311-cp311-linux_x86_64.whl",
-        "torch-2.4.1-cp311-none-any.whl": "https://files.example/t/torch-2.4.1-cp311-none-any.whl",
-    }
-
-
-def test_the_files_of_a_json_page_by_name() -> None:
-    page = json.dumps(
-        {"files": [{"filename": "x-1-py3-none-any.whl", "url": "../../x/x-1-py3-none-any.whl"}]}
-    ).encode()
-    kind = "application/vnd.pypi.simple.v1+json"
-    assert file_urls(page, kind, "https://pypi.example/simple/x/") == {
-        "x-1-py3-none-any.whl": "https://pypi.example/x/x-1-py3-none-any.whl"
-    }
-    assert file_urls(b"{", kind, "https://pypi.example/simple/x/") == {}
 
 
 class _Index(BaseHTTPRequestHandler):
@@ -71,6 +47,16 @@ class _Index(BaseHTTPRequestHandler):
             self.send_header("Location", "/simple/torch/")
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif self.path == "/old/simple/torch/":  # moved to a page that links relatively
+            self.send_response(301)
+            self.send_header("Location", "/mirror/torch/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/mirror/torch/":
+            body = f'<a href="../../files/{FILENAME.replace("+", "%2B")}">x</a>'.encode()
+            self._answer(200, "text/html", body)
+        elif self.path == "/unsafe/torch/":
+            self._answer(200, "text/html", f'<a href="file:///tmp/{FILENAME}">x</a>'.encode())
         elif self.path == "/away":
             self.send_response(302)
             self.send_header("Location", "http://example.org/elsewhere")
@@ -184,3 +170,27 @@ def test_credentials_are_not_sent_on_a_redirect(
     moved, followed = seen
     assert moved == (f"{url.removeprefix('http://')}/moved/torch/", "Basic dXNlcjpz")
     assert followed == (f"{url.removeprefix('http://')}/simple/torch/", None)
+
+
+def test_relative_links_are_read_from_where_the_page_was_found(
+    index: tuple[str, list[tuple[str, str | None]]], tmp_path: Path
+) -> None:
+    """After a redirect, a relative link is read against the final URL, as pip and uv read it."""
+    url, seen = index
+    locked = _locked(url)
+    fetcher = Fetcher(indexes={"private": f"{url}/old/simple/"})
+    assert fetcher.fetch(locked)(tmp_path / "torch.whl") == locked.wheel.sha256
+    assert [path for path, _ in seen][1:] == [
+        f"{url.removeprefix('http://')}/mirror/torch/",
+        f"{url.removeprefix('http://')}/files/{FILENAME.replace('+', '%2B')}",
+    ]
+
+
+def test_a_listed_link_to_a_local_file_is_not_followed(
+    index: tuple[str, list[tuple[str, str | None]]], tmp_path: Path
+) -> None:
+    url, _ = index
+    fetcher = Fetcher(indexes={"private": f"{url}/unsafe/"})
+    with pytest.raises(UnmetRequirementError, match=r"^file:///tmp/torch.*: refused"):
+        fetcher.fetch(_locked(url))(tmp_path / "torch.whl")
+    assert not (tmp_path / "torch.whl").exists()
