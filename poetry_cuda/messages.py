@@ -135,6 +135,7 @@ MessageId = Literal[
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
+    "plan.recorded-fallback",
     "available.no-other",
     "available.fallback",
     "available.missing",
@@ -609,6 +610,11 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "lock.waiting": Texts(
         "Waiting for another poetry-cuda run on {project} (up to {limit} s)…",
         "正在等待 {project} 上的另一个 poetry-cuda 运行结束（最多 {limit} 秒）…",
+    ),
+    "plan.recorded-fallback": Texts(
+        "{builds}: not on the index when cuda.lock was written, so planned without; `lock` "
+        "asks the index again",
+        "{builds}：写入 cuda.lock 时索引上没有，所以计划时不考虑；`lock` 会重新询问索引",
     ),
     "plan.earlier-machine": Texts("the machine of an earlier lock", "上次锁定时的机器"),
     "plan.recorded-targets": Texts(

@@ -16,9 +16,11 @@ from typing import Protocol
 from poetry_cuda.backends.readers import READERS
 from poetry_cuda.knowledge import packaged
 from poetry_cuda.locking import lockfile
+from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.gpu_stacks import GpuStacks
 from poetry_cuda.planning.planner import plan_project
+from poetry_cuda.planning.planner import replanned
 from poetry_cuda.planning.targets import RECORDED
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.project import find_project
@@ -68,11 +70,16 @@ def plan_for_lock(
     detect: Callable[[Mapping[str, str]], HostProfile],
     command: str = COMMAND,
     judge_here: bool = True,
+    offline: bool = False,
 ) -> Planned:
     """The plan `lock` makes for the project at or above `start`: for the targets given,
     else those cuda.lock records, else this machine; with a warning when the recorded
     targets leave this machine's GPU unused (`command` names the lock in it; `judge_here`
-    False: this machine is not detected for it)."""
+    False: this machine is not detected for it).
+
+    `offline`: for the commands that ask no index (`plan`, `lock --dry-run`, `--check`),
+    the builds cuda.lock records as passed over (their index lacked them) are left out
+    again, so they show what the last lock wrote; `lock` itself asks the indexes anew."""
     project = find_project(start)
     recorded = recorded_targets(project)
     planned = plan_project(
@@ -84,6 +91,15 @@ def plan_for_lock(
         readers=READERS,
         stacks=GpuStacks(packaged.rocm(), packaged.xpu()),
     )
+    passed_over = recorded_unavailable(project) if offline else frozenset()
+    if passed_over:
+        planned = replanned(planned, planned.pyproject, passed_over)
+        builds = ", ".join(" ".join(key) for key in sorted(passed_over))
+        said = message("plan.recorded-fallback", builds=builds)
+        plan = planned.plan
+        planned = dataclasses.replace(
+            planned, plan=dataclasses.replace(plan, warnings=(*plan.warnings, said))
+        )
     if planned.targets_from != RECORDED or not judge_here:
         return planned
     this, _ = settle(detect(environ), kb.nvidia)

@@ -20,8 +20,6 @@ from poetry_cuda.locking import lock
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.recorded import COMMAND
 from poetry_cuda.locking.recorded import plan_for_lock
-from poetry_cuda.locking.recorded import recorded_unavailable
-from poetry_cuda.planning.planner import replanned
 from poetry_cuda.records import frozen
 from poetry_cuda.request.project import find_project
 
@@ -85,10 +83,9 @@ def check_project(
     Offline, it cannot ask the indexes as `lock` does: the builds cuda.lock records as
     passed over (the index lacked them) are left out again, so a lock that fell back is fresh.
     """
-    planned = plan_for_lock(start, ask.options, kb, environ, detect=detect, judge_here=False)
-    passed_over = recorded_unavailable(planned.project)
-    if passed_over:
-        planned = replanned(planned, planned.pyproject, passed_over)
+    planned = plan_for_lock(
+        start, ask.options, kb, environ, detect=detect, judge_here=False, offline=True
+    )
     backend = _backend(planned, ask, load_manager)
     return Checked(planned, lock.stale_reasons(planned, backend))
 
@@ -103,7 +100,9 @@ def preview_project(
     load_manager: Callable[[str], PackageManager],
 ) -> lock.Outcome:
     """`lock --dry-run`: what `lock` would write; writes and resolves nothing."""
-    planned = plan_for_lock(start, ask.options, kb, environ, detect=detect, command=ask.command)
+    planned = plan_for_lock(
+        start, ask.options, kb, environ, detect=detect, command=ask.command, offline=True
+    )
     backend = _backend(planned, ask, load_manager)
     return lock.preview(planned, backend, adopt=ask.adopt, command=ask.command)
 

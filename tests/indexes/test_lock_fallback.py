@@ -7,6 +7,7 @@ locks a build that cannot install; with it, lock plans the next build and says s
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -82,6 +83,13 @@ def test_a_fallback_is_recorded_and_checks_fresh_until_the_index_gains_the_build
     # Offline, `--check` cannot ask the index: it honours what the lock found there.
     check = cli.run("lock", "--check", cwd=project)
     assert check.code == 0, check.stdout + check.stderr
+    # `plan` shows what the lock wrote, and why, in the reader's language.
+    plan = json.loads(cli.run("plan", "--json", cwd=project).stdout)
+    torch = next(c for c in plan["packages"] if c["name"] == "torch")
+    assert torch["variant"] == locked(project)["torch"][0]
+    assert any("torch 2.5.1 cu124: not on the index" in w for w in plan["warnings"])
+    chinese = cli.run("plan", cwd=project, env={"LANG": "zh_CN.UTF-8", "LC_ALL": ""})
+    assert "torch 2.5.1 cu124：写入 cuda.lock 时索引上没有" in chinese.stdout
     # The index gains the wheel: a plain lock asks again and takes the build it lacked.
     page = thinner.root / "whl" / "cu124" / "torch"
     for name in (GONE, f"{GONE}.metadata"):

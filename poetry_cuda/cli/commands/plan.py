@@ -76,6 +76,7 @@ class PlanCommand(CudaCommand):
             os.environ,
             detect=self.detect_this_machine,
             command=lock,
+            offline=True,
         )
 
     def run_command(self) -> int:
