@@ -135,6 +135,20 @@ MessageId = Literal[
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
+    "passed.over",
+    "passed.python-gap-one",
+    "passed.python-gap-many",
+    "passed.no-build-matches",
+    "passed.no-cuda-build-admitted",
+    "passed.every-target",
+    "passed.none-runs",
+    "passed.none-runs-natively",
+    "passed.none-allowed-runs",
+    "passed.none-allowed-runs-natively",
+    "passed.no-members-one",
+    "passed.no-members-many",
+    "passed.chose-as-asked",
+    "passed.cpu-fallback",
     "plan.recorded-fallback",
     "available.no-other",
     "available.fallback",
@@ -615,6 +629,53 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{builds}: not on the index when cuda.lock was written, so planned without; `lock` "
         "asks the index again",
         "{builds}：写入 cuda.lock 时索引上没有，所以计划时不考虑；`lock` 会重新询问索引",
+    ),
+    "passed.over": Texts("{lead} {series} passed over: {why}", "跳过了 {lead} {series}：{why}"),
+    "passed.python-gap-one": Texts(
+        "{lead} {version} requires Python {requires} and the project's requires-python admits "
+        "{gap}; narrow requires-python to leave it out to allow it",
+        "{lead} {version} 要求 Python {requires}，而项目的 requires-python 还允许 {gap}；"
+        "收窄 requires-python 把它排除在外，才能用这个版本",
+    ),
+    "passed.python-gap-many": Texts(
+        "{lead} {version} requires Python {requires} and the project's requires-python admits "
+        "{gap}; narrow requires-python to leave them out to allow it",
+        "{lead} {version} 要求 Python {requires}，而项目的 requires-python 还允许 {gap}；"
+        "收窄 requires-python 把它们排除在外，才能用这个版本",
+    ),
+    "passed.no-build-matches": Texts("no build matches {said}", "没有构建符合 {said}"),
+    "passed.no-cuda-build-admitted": Texts(
+        "the project's constraints admit no CUDA build", "项目的版本约束不允许任何 CUDA 构建"
+    ),
+    "passed.every-target": Texts("every target", "每台目标主机"),
+    "passed.none-runs": Texts(
+        "no build runs on {where} ({ruled})", "没有构建能在 {where} 上运行（{ruled}）"
+    ),
+    "passed.none-runs-natively": Texts(
+        "no build runs natively on {where} ({ruled})", "没有构建能在 {where} 上原生运行（{ruled}）"
+    ),
+    "passed.none-allowed-runs": Texts(
+        "no build that {said} allows runs on {where} ({ruled})",
+        "{said} 允许的构建都不能在 {where} 上运行（{ruled}）",
+    ),
+    "passed.none-allowed-runs-natively": Texts(
+        "no build that {said} allows runs natively on {where} ({ruled})",
+        "{said} 允许的构建都不能在 {where} 上原生运行（{ruled}）",
+    ),
+    "passed.no-members-one": Texts(
+        "{names} has no member versions the project allows", "{names} 没有项目允许的成员版本"
+    ),
+    "passed.no-members-many": Texts(
+        "{names} have no member versions the project allows", "{names} 都没有项目允许的成员版本"
+    ),
+    "passed.chose-as-asked": Texts(
+        "no target has an NVIDIA driver; chose {variant} as {said} asks",
+        "没有一台目标主机装有 NVIDIA 驱动；按 {said} 的要求选了 {variant}",
+    ),
+    "passed.cpu-fallback": Texts(
+        "{lead}: no CUDA variant runs on every target; using the CPU build because "
+        "allow-cpu-fallback = true",
+        "{lead}：没有 CUDA 变体能在每台目标主机上运行；因为 allow-cpu-fallback = true，改用 CPU 版",
     ),
     "plan.earlier-machine": Texts("the machine of an earlier lock", "上次锁定时的机器"),
     "plan.recorded-targets": Texts(

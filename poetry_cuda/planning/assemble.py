@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
     from poetry_cuda.planning.candidates import Unavailable
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     # What a family adds to the plan: its choices or extras, warnings, system requirements,
     # and the targets whose AMD or Intel GPUs it decided for (`gpu_stacks`).
     Part = tuple[
-        list[Choice], list[ExtraChoice], list[str], list[SystemRequirement], tuple[str, ...]
+        list[Choice], list[ExtraChoice], list[Localized], list[SystemRequirement], tuple[str, ...]
     ]
 
 
@@ -89,7 +90,7 @@ def make_plan(
         constraints.check(dep.constraint, f"{dep.origin}: {dep.name}")
     choices: list[Choice] = []
     extras: list[ExtraChoice] = []
-    warnings: list[str] = []
+    warnings: list[Localized] = []
     requirements: list[SystemRequirement] = []
     decided: set[str] = set()
     for family in kb.families:
@@ -148,7 +149,8 @@ def _family_extras(
         for extra, build in builds.items()
         for r in build.requirements
     ]
-    return [], found, warnings, requirements, ()
+    said: list[Localized] = list(warnings)
+    return [], found, said, requirements, ()
 
 
 @frozen
@@ -186,7 +188,7 @@ def _family_choices(
             allow_cpu_fallback=settings.allow_cpu_fallback,
         )
     decided = () if decision is None else decision.decided
-    stack_warnings = [] if decision is None else list(decision.warnings)
+    stack_warnings: list[Localized] = [] if decision is None else list(decision.warnings)
     if decision is not None and decision.chosen is not None:
         choices = _stack_choices(family, decision.chosen, requests, settings, hand)
         return choices, [], stack_warnings, [], decided

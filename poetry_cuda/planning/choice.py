@@ -26,6 +26,7 @@ from poetry_cuda.planning.refusals import Loss
 from poetry_cuda.planning.refusals import no_cpu_build
 from poetry_cuda.planning.refusals import no_release
 from poetry_cuda.planning.refusals import no_variant
+from poetry_cuda.planning.refusals import passed_over
 from poetry_cuda.planning.refusals import python_clause
 from poetry_cuda.planning.refusals import unmatched_request
 from poetry_cuda.records import frozen
@@ -56,7 +57,7 @@ class Chosen:
 
     build: FamilyBuild
     reason: Localized
-    warnings: tuple[str, ...]
+    warnings: tuple[Localized, ...]
     bounds: dict[str, str] = field(default_factory=dict)  # member -> PEP 440 specifier
 
 
@@ -98,7 +99,7 @@ def choose_family(
             raise no_cpu_build(family, request)
         skipped = [b for builds in releases for b in builds[:1] if b.python_gap]
         warnings.extend(
-            f"{family.lead} {b.release.series} passed over: {python_clause(b)}"
+            passed_over(family.lead, b.release.series, python_clause(b))
             for b in skipped
             if b.release.series_key > cpu.release.series_key
         )
@@ -112,8 +113,9 @@ def choose_family(
     if search.build is not None:
         if not gpu_targets:
             warnings.append(
-                f"no target has an NVIDIA driver; chose {search.build.variant.name} as "
-                f"{request.said} asks"
+                message(
+                    "passed.chose-as-asked", variant=search.build.variant.name, said=request.said
+                )
             )
         over = _passed_over(family, search.passed, gpu_targets, native_only, request)
         warnings.extend(over)
@@ -125,10 +127,7 @@ def choose_family(
         return Chosen(search.build, reason, tuple(warnings), bounds)
     if not (settings.allow_cpu_fallback and cpu is not None):
         raise no_variant(family, requests, targets, request, kb, search.passed)
-    warnings.append(
-        f"{family.lead}: no CUDA variant runs on every target; using the CPU build "
-        "because allow-cpu-fallback = true"
-    )
+    warnings.append(message("passed.cpu-fallback", lead=family.lead))
     first = next((loss.fact for _, losses in search.passed for loss in losses), "no CUDA build")
     return Chosen(cpu, Phrase(("allow-cpu-fallback", first), ": "), tuple(warnings))
 
@@ -138,7 +137,7 @@ def _releases(
     requests: Requests,
     python: str | None,
     unavailable: Collection[Unavailable],
-) -> tuple[list[list[FamilyBuild]], list[str]]:
+) -> tuple[list[list[FamilyBuild]], list[Localized]]:
     """The builds of the admitted releases, newest first; or, when the admitted versions are
     all newer than the knowledge base, the newest release's builds assumed, with a warning."""
     releases = admitted_releases(family, requests, python=python, unavailable=unavailable)
@@ -235,20 +234,27 @@ def _labelled(target: Target, reason: Localized) -> Message:
 
 def _why_passed(
     losses: list[Loss], targets: Sequence[Target], native_only: bool, request: CudaRequest
-) -> str:
+) -> Localized:
     """Why no build of a release was chosen, as one clause."""
-    python = next((str(loss.why) for loss in losses if loss.python), None)
+    python = next((loss.why for loss in losses if loss.python), None)
     if python is not None:
         return python  # every build of the release shares it
-    ruled = [str(loss.fact) for loss in losses if not loss.excluded]
+    ruled = [loss.fact for loss in losses if not loss.excluded]
     if not ruled:
         if losses:
-            return f"no build matches {request.said}"
-        return "the project's constraints admit no CUDA build"
-    build = "no build" if len(ruled) == len(losses) else f"no build that {request.said} allows"
-    where = targets[0].label if len(targets) == 1 else "every target"
-    runs = "runs natively" if native_only else "runs"
-    return f"{build} {runs} on {where} ({'; '.join(ruled)})"
+            return message("passed.no-build-matches", said=request.said)
+        return message("passed.no-cuda-build-admitted")
+    where = targets[0].label if len(targets) == 1 else message("passed.every-target")
+    facts = Phrase(tuple(ruled), "; ")
+    if len(ruled) == len(losses):
+        if native_only:
+            return message("passed.none-runs-natively", where=where, ruled=facts)
+        return message("passed.none-runs", where=where, ruled=facts)
+    if native_only:
+        return message(
+            "passed.none-allowed-runs-natively", said=request.said, where=where, ruled=facts
+        )
+    return message("passed.none-allowed-runs", said=request.said, where=where, ruled=facts)
 
 
 def _passed_over(
@@ -257,9 +263,9 @@ def _passed_over(
     targets: Sequence[Target],
     native_only: bool,
     request: CudaRequest,
-) -> list[str]:
+) -> list[Message]:
     """One warning per reason, naming the newer admitted releases that were passed over."""
-    grouped: dict[str, list[str]] = {}
+    grouped: dict[str, tuple[Localized, list[str]]] = {}  # by the reason's English text
     for release, losses in reversed(passed):  # oldest first, so the names read upwards
         why = _why_passed(losses, targets, native_only, request)
         # A build with no member versions the project allows was never a candidate: say
@@ -269,12 +275,14 @@ def _passed_over(
             v.name for v in release.variants if v.accelerator == "cuda" and v.name not in tried
         ]
         if unmatched:
-            verb = "has" if len(unmatched) == 1 else "have"
-            why += f"; {', '.join(unmatched)} {verb} no member versions the project allows"
-        grouped.setdefault(why, []).append(release.series)
-    return [
-        f"{family.lead} {', '.join(series)} passed over: {why}" for why, series in grouped.items()
-    ]
+            names = ", ".join(unmatched)
+            if len(unmatched) == 1:
+                lacking = message("passed.no-members-one", names=names)
+            else:
+                lacking = message("passed.no-members-many", names=names)
+            why = Phrase((why, lacking), "; ")
+        grouped.setdefault(str(why), (why, []))[1].append(release.series)
+    return [passed_over(family.lead, ", ".join(series), why) for why, series in grouped.values()]
 
 
 def _describe(target: Target, verdict: Verdict, several: bool) -> Localized:
@@ -292,7 +300,7 @@ def _reason_for(
     lost: list[Loss],
     targets: Sequence[Target],
     kb: KnowledgeBase,
-    newer: str | None,
+    newer: Localized | None,
     family: Family,
     releases: list[list[FamilyBuild]],
     request: CudaRequest,

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Release
     from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
     from poetry_cuda.planning.targets import Target
@@ -73,17 +74,23 @@ class Loss:
         return message("reason.ruled-out", name=self.build.variant.name, why=self.fact)
 
 
-def python_clause(build: FamilyBuild) -> str:
+def python_clause(build: FamilyBuild) -> Message:
     """Why a build's release is passed over for the project's Python: the Pythons the
     project's requires-python admits that the release's Requires-Python excludes."""
-    lead = next(iter(build.members))
-    gap = build.python_gap
-    them = "it" if len(gap) == 1 else "them"
-    return (
-        f"{lead} {build.lead_version} requires Python {build.release.requires_python} and the "
-        f"project's requires-python admits {', '.join(gap)}; narrow requires-python to leave "
-        f"{them} out to allow it"
-    )
+    said = {
+        "lead": next(iter(build.members)),
+        "version": build.lead_version,
+        "requires": build.release.requires_python,
+        "gap": ", ".join(build.python_gap),
+    }
+    if len(build.python_gap) == 1:
+        return message("passed.python-gap-one", **said)
+    return message("passed.python-gap-many", **said)
+
+
+def passed_over(lead: str, series: str, why: Localized) -> Message:
+    """The warning naming the newer admitted releases of a family that were passed over."""
+    return message("passed.over", lead=lead, series=series, why=why)
 
 
 Passed = list[tuple["Release", list[Loss]]]
@@ -157,8 +164,8 @@ def no_variant(
             pinned_by=request.pinned_by,
         )
     lines += _losses(family, request, passed)
-    python = list(dict.fromkeys(loss.why for _, ls in passed for loss in ls if loss.python))
-    lines += [f"  {why}" for why in python]
+    python = {str(loss.why): loss.why for _, ls in passed for loss in ls if loss.python}
+    lines += [Phrase(("  ", why)) for why in python.values()]
     serving = _serving_versions(family, targets, kb)
     if serving:
         versions = sorted({v for v, _ in serving}, key=_version_key)

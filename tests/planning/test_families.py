@@ -198,7 +198,7 @@ def test_targets_that_rule_builds_out_for_different_gpus_get_no_summary() -> Non
 def test_cpu_fallback_when_allowed() -> None:
     plan = plan_for(["torch==2.5.1"], host("linux", "570.124.06", "12.0"), allow_cpu_fallback=True)
     assert plan.choice("torch").variant == "cpu"
-    assert any("allow-cpu-fallback" in w for w in plan.warnings)
+    assert any("allow-cpu-fallback" in w for w in map(str, plan.warnings))
 
 
 def test_a_driver_too_old_for_any_variant() -> None:
@@ -221,7 +221,7 @@ def test_versions_newer_than_the_data_are_assumed_and_said() -> None:
     torch = plan.choice("torch")
     assert torch.variant == "cu132"  # 13.2 runs on driver 580 through minor compatibility
     assert torch.version is None
-    (said,) = [w for w in plan.warnings if "newer than the knowledge base" in w]
+    (said,) = [w for w in map(str, plan.warnings) if "newer than the knowledge base" in w]
     assert "variants of torch 2.15 (cu132, cu130, cpu)" in said
     assert "PyPI builds (cu132 on linux-x86_64, cu132 on linux-aarch64)" in said
     assert "python3 tools/wheel_facts.py torch <version>" in said
@@ -410,7 +410,7 @@ def test_the_newest_release_that_runs_beats_an_older_release_with_a_newer_cuda()
     ]
     assert max(older) > variant.cuda
     # The newest admitted release was chosen: nothing passed over, nothing bound.
-    assert not any("passed over" in w for w in plan.warnings)
+    assert not any("passed over" in w for w in map(str, plan.warnings))
     assert torch.bound == ""
     assert "not published" not in str(torch.reason)
 
@@ -426,7 +426,7 @@ def test_pascal_gets_the_newest_release_that_still_ships_its_sass(gpu: str, name
     assert f"{name} has SASS in {variant.name}" in str(torch.reason)
     newer = admitted_newer("torch>=2.4", release)
     assert newer  # the knowledge base has newer releases without sm_6x
-    (warning,) = [w for w in plan.warnings if "passed over" in w]
+    (warning,) = [w for w in map(str, plan.warnings) if "passed over" in w]
     assert warning.startswith(f"torch {', '.join(newer)} passed over: no build runs on t (")
     assert f"no SASS for {name}" in warning
     assert torch.bound == f"<{release_after(release).versions[0]}"
@@ -438,7 +438,7 @@ def test_a_passed_over_release_is_named_with_each_of_its_builds() -> None:
     newest = TORCH.releases[-1]
     release, variant = best_of_newest_release("torch>=2.5", RTX4090_550)
     assert release.series_key < newest.series_key
-    (warning,) = [w for w in plan.warnings if "passed over" in w]
+    (warning,) = [w for w in map(str, plan.warnings) if "passed over" in w]
     assert warning.startswith(f"torch {newest.series} passed over: no build runs on t (")
     for build in newest.variants:
         if build.cuda is not None:
@@ -461,7 +461,9 @@ def test_policy_native_names_the_releases_it_passes_over() -> None:
     release, variant = best_of_newest_release("torch>=2.4", RTX4090_550, "native")
     plan = plan_for(["torch>=2.4"], RTX4090_550, policy="native")
     assert plan.choice("torch").version == f"{release.versions[-1]}+{variant.name}"
-    named = " ".join(w for w in plan.warnings if "passed over: no build runs natively" in w)
+    named = " ".join(
+        w for w in map(str, plan.warnings) if "passed over: no build runs natively" in w
+    )
     for series in admitted_newer("torch>=2.4", release):
         assert f" {series}" in named
 
@@ -490,7 +492,7 @@ def test_releases_without_the_requested_cuda_are_passed_over_and_bound() -> None
     with_cu124 = [r for r in TORCH.releases if r.variant("cu124")]
     assert torch.version == f"{with_cu124[-1].versions[-1]}+cu124"
     assert "excluded by --cuda cu124" in str(torch.reason)
-    (warning,) = [w for w in plan.warnings if "passed over" in w]
+    (warning,) = [w for w in map(str, plan.warnings) if "passed over" in w]
     assert warning.endswith("passed over: no build matches --cuda cu124")
     after = release_after(with_cu124[-1])
     assert torch.bound == f"<{after.versions[0]}"
@@ -607,7 +609,7 @@ def test_a_variant_without_the_stable_abi_member_caps_torch_with_the_right_bound
     torch, audio = plan.choice("torch"), plan.choice("torchaudio")
     assert (torch.version, audio.version) == ("2.14.1+cu126", "2.11.0+cu126")
     assert torch.bound == "<2.15.0"
-    (newest,) = [w for w in plan.warnings if "passed over" in w]
+    (newest,) = [w for w in map(str, plan.warnings) if "passed over" in w]
     assert newest.startswith("torch 2.15 passed over: no build runs on t (")
     # With torchvision only, 2.14's cu126 serves, below the stable-ABI 0.29.2.
     plan = plan_for(["torch", "torchvision"], GTX1080TI_580)
