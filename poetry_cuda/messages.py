@@ -91,6 +91,7 @@ MessageId = Literal[
     "image.cudnn-pin",
     "image.no-tensorrt",
     "image.unconfirmed",
+    "image.driver-bound",
     "verdict.not-published",
     "verdict.cpu-build",
     "verdict.not-planned",
@@ -431,6 +432,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "image.no-tensorrt": Texts(
         "TensorRT is in none of these images: install it in the Dockerfile",
         "这些镜像都不带 TensorRT：请在 Dockerfile 里安装",
+    ),
+    "image.driver-bound": Texts(
+        "CUDA {image}, because the oldest driver among the Linux targets runs CUDA <= {cuda}",
+        "用 CUDA {image}，因为 Linux 目标主机中最旧的驱动最高支持 CUDA {cuda}",
     ),
     "image.unconfirmed": Texts(
         "{cuda}'s row is not confirmed: NVIDIA may have changed or deleted the tag",

@@ -136,7 +136,17 @@ def choose_base_image(
         )
     os = chosen.cudnn_os[0] if wants_cudnn else chosen.os[0]
     tag = chosen.tag(flavour, os, cudnn=wants_cudnn)
-    return BaseImageChoice(tag, _reason(chosen, flavour, open_needs, lock_cuda))
+    reason = _reason(chosen, flavour, open_needs, lock_cuda)
+    if (
+        driver_cuda is not None
+        and lock_cuda is not None
+        and driver_cuda < lock_cuda
+        and _minor(chosen) < lock_cuda
+    ):
+        # The image is older than the lock's builds because a target's driver is.
+        bound = message("image.driver-bound", cuda=driver_cuda, image=chosen.cuda)
+        reason = Phrase((reason, bound), "; ")
+    return BaseImageChoice(tag, reason)
 
 
 def _reason(

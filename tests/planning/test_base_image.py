@@ -121,6 +121,15 @@ def test_wheels_that_bring_every_library_need_only_the_base_image() -> None:
     assert "base image is enough" in str(choice.reason)
 
 
+def test_an_image_older_than_the_builds_says_the_driver_chose_it() -> None:
+    # A cluster's A100 nodes on R535 (CUDA 12.2) beside newer ones: cu128 wheels, a 12.2 image.
+    choice = choose_base_image((), CudaVersion(12, 8), CudaVersion(12, 2), IMAGES)
+    assert choice.image is not None and choice.image.startswith("nvidia/cuda:12.2.2-base-")
+    assert "the oldest driver among the Linux targets runs CUDA <= 12.2" in str(choice.reason)
+    exact = choose_base_image((), CudaVersion(12, 8), CudaVersion(12, 8), IMAGES)
+    assert "oldest driver" not in str(exact.reason)
+
+
 def test_a_cuda_minor_without_its_own_image_takes_the_next_of_its_major() -> None:
     assert not any(str(i.cuda).startswith("12.7.") for i in IMAGES)
     choice = choose_base_image((), CudaVersion(12, 7), None, IMAGES)
