@@ -219,11 +219,9 @@ def _stack_choices(
     the variant or its mirror."""
     plan, build = chosen.plan, chosen.build
     assert plan.variant is not None
-    mirror = settings.mirrors.get(family.mirror_key or "")
-    url = family.index_url(plan.variant, mirror.template if mirror else None)
-    assert url is not None  # the torch family has an index
-    name = family.source_name(plan.variant, url, mirrored=mirror is not None)
-    source = adopted_source(family, plan.variant, Source(name, url), hand)
+    index = family_index(family, plan.variant, settings)
+    assert index is not None  # the torch family has an index
+    source = adopted_source(family, plan.variant, index, hand)
     choices = []
     for member, deps in requests.items():
         plain = build.members.get(member)
@@ -340,8 +338,14 @@ def source_for(
         and variant.name in build.release.pypi.values()
     ):
         return PYPI
+    return family_index(family, variant.name, settings) or PYPI
+
+
+def family_index(family: Family, variant: str, settings: Settings) -> Source | None:
+    """The family's index of `variant`, or the mirror the project set for the family
+    (None: the family has no index of its own)."""
     mirror = settings.mirrors.get(family.mirror_key or "")
-    url = family.index_url(variant.name, mirror.template if mirror else None)
+    url = family.index_url(variant, mirror.template if mirror else None)
     if url is None:
-        return PYPI
-    return Source(family.source_name(variant.name, url, mirrored=mirror is not None), url)
+        return None
+    return Source(family.source_name(variant, url, mirrored=mirror is not None), url)
