@@ -15,13 +15,11 @@ from __future__ import annotations
 import time
 
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
-from urllib.parse import urljoin
-from urllib.parse import urlsplit
 
 from poetry_cuda import web
 from poetry_cuda.display import redact_url
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.indexes.listing import files
 from poetry_cuda.indexes.listing import page_url
 from poetry_cuda.indexes.pages import CHECK_TIMEOUT
 from poetry_cuda.indexes.pages import REQUEST_TIMEOUT
@@ -125,11 +123,10 @@ def _metadata(
         )
         return None
     name = metadata_file(choice.name, public_version(choice) or "")
-    href = next((a.href for a in page.anchors if _filename(a.href) == name), None)
-    if href is None:
+    url = files(page.anchors, page.base).get(name)
+    if url is None:
         notify(f"{where} lists no {name}: no variant label recorded for {choice.name}")
         return None
-    url = urljoin(page.base, href).split("#")[0]
     try:
         body = web.read(url, limit=FILE_LIMIT, deadline=time.monotonic() + REQUEST_TIMEOUT)
     except web.WebError as failure:
@@ -143,7 +140,3 @@ def _metadata(
     except InputFileError as error:
         notify(f"{error.what}: no variant label recorded for {choice.name}")
         return None
-
-
-def _filename(href: str) -> str:
-    return unquote(urlsplit(href).path.rsplit("/", 1)[-1])
