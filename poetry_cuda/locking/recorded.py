@@ -20,7 +20,6 @@ from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.gpu_stacks import GpuStacks
 from poetry_cuda.planning.planner import plan_project
-from poetry_cuda.planning.planner import replanned
 from poetry_cuda.planning.targets import RECORDED
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.project import find_project
@@ -45,20 +44,10 @@ if TYPE_CHECKING:
 COMMAND = "poetry-cuda lock"  # how messages name `lock` where the caller does not say
 
 
-def recorded_targets(project: Path) -> tuple[HostProfile, ...]:
-    """The hosts the project's cuda.lock was made for (none before the first lock)."""
+def _recorded(project: Path) -> lockfile.CudaLock | None:
+    """The project's cuda.lock (None before the first lock)."""
     path = project / lockfile.FILENAME
-    if not path.exists():
-        return ()
-    return tuple(facts.profile() for facts in lockfile.read(path).targets)
-
-
-def recorded_unavailable(project: Path) -> frozenset[tuple[str, str, str]]:
-    """The builds the project's cuda.lock fell back from, their indexes lacking them."""
-    path = project / lockfile.FILENAME
-    if not path.exists():
-        return frozenset()
-    return frozenset(build.key for build in lockfile.read(path).unavailable)
+    return lockfile.read(path) if path.exists() else None
 
 
 def plan_for_lock(
@@ -81,7 +70,12 @@ def plan_for_lock(
     the builds cuda.lock records as passed over (their index lacked them) are left out
     again, so they show what the last lock wrote; `lock` itself asks the indexes anew."""
     project = find_project(start)
-    recorded = recorded_targets(project)
+    cuda_lock = _recorded(project)
+    # The hosts cuda.lock was made for, and the builds it fell back from.
+    recorded = tuple(facts.profile() for facts in cuda_lock.targets) if cuda_lock else ()
+    passed_over = frozenset(
+        build.key for build in (cuda_lock.unavailable if cuda_lock and offline else ())
+    )
     planned = plan_project(
         project,
         dataclasses.replace(options, recorded=recorded),
@@ -90,10 +84,9 @@ def plan_for_lock(
         detect=detect,
         readers=READERS,
         stacks=GpuStacks(packaged.rocm(), packaged.xpu()),
+        unavailable=passed_over,
     )
-    passed_over = recorded_unavailable(project) if offline else frozenset()
     if passed_over:
-        planned = replanned(planned, planned.pyproject, passed_over)
         builds = ", ".join(" ".join(key) for key in sorted(passed_over))
         said = message("plan.recorded-fallback", builds=builds)
         plan = planned.plan

@@ -111,13 +111,15 @@ def plan_project(
     detect: Callable[[Mapping[str, str]], HostProfile],
     readers: Sequence[TableReader],
     stacks: GpuStacks | None = None,
+    unavailable: frozenset[tuple[str, str, str]] = frozenset(),
 ) -> Planned:
     """Read the project at or above `start`, settle the targets, and choose from `kb`.
 
     `detect` profiles this machine where no other target is given (see `load_targets`);
     `readers` read the package managers' own tables (`backends.readers.READERS`); `stacks`
     is the knowledge of the ROCm and XPU builds (`knowledge.packaged.rocm()`, `.xpu()`),
-    without which AMD and Intel GPUs get CPU builds.
+    without which AMD and Intel GPUs get CPU builds; `unavailable` the builds, as (family,
+    lead version, variant), never to choose (their index lacks them).
     """
     environ = os.environ if environ is None else environ
     project = find_project(start)
@@ -142,6 +144,7 @@ def plan_project(
         origin,
         kb,
         tuple(readers),
+        unavailable,
         stacks=stacks,
     )
 
