@@ -29,7 +29,6 @@ import csv
 import hashlib
 import json
 import os
-import posixpath
 import re
 import secrets
 import shutil
@@ -77,7 +76,9 @@ if TYPE_CHECKING:
     from poetry_cuda.wheelstore.store import StoredFile
 
 
-WORKERS = 8  # wheels linked at once: the work is system calls, which run in parallel
+# Wheels linked at once: a few threads overlap one wheel's Python work with another's
+# system calls; more only contend for the GIL and the kernel's folder locks.
+WORKERS = min(4, os.cpu_count() or 1)
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)?)?(?:\.exe)?$")
 # Run by the environment's Python: packaging's tags and markers, loaded from the packaging
 # that poetry-cuda runs with (the environment may have none), as Poetry does.
@@ -440,7 +441,7 @@ class _StoredWheel(WheelSource):
         for path in self.entry.files:
             if path == record or "__pycache__" in path.split("/")[:-1]:
                 continue
-            if posixpath.commonpath([self.data_dir, path]) == self.data_dir:
+            if path.startswith(f"{self.data_dir}/"):
                 scheme, _, relative = path[len(self.data_dir) + 1 :].partition("/")
                 if scheme == "scripts":
                     continue

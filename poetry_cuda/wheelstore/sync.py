@@ -92,12 +92,11 @@ def sync_shared(
                 f"the store at {store.root} is read-only: it serves the wheels it holds, and "
                 "this environment's use of them is not recorded"
             )
+        # Checked one after another: an entry's check is an lstat per file, which threads
+        # only slow down (their system calls contend for the same folders).
+        stored = [store.entry(w.wheel) for w in selection.wheels]
+        missing = [w for w, entry in zip(selection.wheels, stored, strict=True) if entry is None]
         with ThreadPoolExecutor(max_workers=FETCHERS) as pool:
-            # Each entry's check is a walk of system calls, which run in parallel.
-            stored = list(pool.map(lambda w: store.entry(w.wheel), selection.wheels))
-            missing = [
-                w for w, entry in zip(selection.wheels, stored, strict=True) if entry is None
-            ]
             made = dict(
                 zip(missing, pool.map(lambda w: _entry(store, fetcher, w), missing), strict=True)
             )
