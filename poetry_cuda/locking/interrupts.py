@@ -4,12 +4,14 @@ Both signals raise `Interrupted`, which (unlike KeyboardInterrupt) Poetry's cons
 application does not swallow while it resolves, and which the commands turn into exit
 130 after undoing what they changed. The first signal decides that the run stops: the
 ones after it (a burst from an impatient user or a supervisor) are ignored, so they can
-interrupt neither the undo nor the message, nor kill the process by default action.
+interrupt neither the undo nor the message, nor kill the process by default action, in
+whichever thread they arrive and however late.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Iterator
 
 
@@ -28,11 +31,8 @@ class Interrupted(BaseException):
     """SIGINT or SIGTERM arrived."""
 
 
-def _ignored(signum: int, frame: object) -> None:
-    """For a signal Python had already taken in when the run began to stop."""
-
-
 _stopping = False
+_RACE = "ignored due to race condition"  # CPython's report of a signal taken in, then ignored
 
 
 def stopping() -> bool:
@@ -47,14 +47,28 @@ def stopping() -> bool:
 
 def _ignore_from_now_on() -> None:
     global _stopping
-    _stopping = True
-    # Blocked, not ignored: a signal handed to SIG_IGN while pending makes CPython print
-    # a traceback, and at exit CPython resets Python handlers to the default action, which
-    # a late signal of a burst would then carry out. A blocked signal is never delivered.
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    if not _stopping:
+        _stopping = True
+        sys.unraisablehook = _without_race_reports(sys.unraisablehook)
+    # Ignored by the kernel, in every thread (a mask would cover this one only, and a
+    # thread Poetry left running would still take a signal in) and through the exit, which
+    # resets a Python handler, not SIG_IGN, to the default action that a late signal of a
+    # burst would carry out. A signal Python took in just before this is then reported as
+    # "ignored due to race condition": that report is dropped.
     for signum in SIGNALS:
-        signal.signal(signum, _ignored)
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _without_race_reports(
+    hook: Callable[[sys.UnraisableHookArgs], object],
+) -> Callable[[sys.UnraisableHookArgs], object]:
+    def quiet(unraisable: sys.UnraisableHookArgs) -> object:
+        error = unraisable.exc_value
+        if isinstance(error, OSError) and _RACE in str(error):
+            return None
+        return hook(unraisable)
+
+    return quiet
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -115,7 +129,7 @@ def held() -> Iterator[list[int]]:
         yield pending
     finally:
         if pending:
-            _ignore_from_now_on()  # blocks them first: no mask to restore afterwards
+            _ignore_from_now_on()  # for good: the handlers before are not restored
         else:
             with _masked():
                 for signum, handler in previous.items():
