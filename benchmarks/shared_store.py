@@ -10,12 +10,15 @@ Poetry, and installed into two projects A and B with the same poetry.lock, three
   once per user, its files linked into Poetry's own virtual environment with the
   dist-info Poetry writes;
 - uv: `uv pip sync --require-hashes` into Poetry's virtual environment, with a requirements
-  list made from poetry.lock and uv's cache as the store (uv links from its cache).
+  list made from poetry.lock and uv's cache as the store (uv links from its cache);
+- the environment alone: Poetry making its virtual environment and nothing installed, the
+  floor under any install into the environment Poetry makes.
 
 For each: a cold install of A (empty cache or store, new environment), the second project B
 from the warm cache or store, and B's environment deleted and made again; the environment
 is made by Poetry (its EnvManager, in the installing process, as `poetry install` makes it)
-and that time is counted. Real disk is measured as `du` does, each hard-linked file counted once: one
+and that time is counted; the installing process (`store_install.py`) imports only what the
+install does. Real disk is measured as `du` does, each hard-linked file counted once: one
 environment, and both environments with the cache or store. After the store and uv, a
 plain `poetry install` in B must find nothing to do; its time is shown too.
 
@@ -24,7 +27,7 @@ the second project and a recreated environment in at most 1/10 of `poetry instal
 a cold install no slower than `poetry install`.
 
     .venv/bin/python benchmarks/shared_store.py [--runs 3] [--scale 1.0] [--stack DIR]
-        [--work DIR] [--only poetry store uv]
+        [--work DIR] [--only poetry store uv venv]
 
 `--stack` keeps the built stack between runs (half a minute to build; 750 MiB of wheels
 at scale 1); `--work` is where the projects, caches and stores go (some 9 GiB at scale 1;
@@ -45,7 +48,6 @@ import sys
 import tempfile
 import time
 
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,8 +78,14 @@ if TYPE_CHECKING:
 RUNS = 3
 QUICK_RUNS = 1
 POETRY = str(BIN / "poetry")
-UV = str(BIN / "uv")
-CANDIDATES = ("poetry", "store", "uv")
+INSTALL = Path(__file__).with_name("store_install.py")  # the install each case times
+CANDIDATES = ("poetry", "store", "uv", "venv")
+LABELS = {
+    "poetry": "`poetry install`",
+    "store": "shared store",
+    "uv": "`uv pip sync`",
+    "venv": "environment alone",
+}
 PYPI = "https://pypi.org/simple/"
 NOTHING_TO_DO = "No dependencies to install or update"
 
@@ -126,7 +134,7 @@ class Case:
         """Seconds to install `project`, its environment made as `poetry install` makes it."""
         if self.name == "poetry":
             return timed([POETRY, "--no-plugins", "install"], project, self.env)[0]
-        command = [sys.executable, __file__, "--install", self.name, str(project), str(self.store)]
+        command = [sys.executable, str(INSTALL), self.name, str(project), str(self.store)]
         return timed([*command, self.index], project, self.env)[0]
 
     def later_poetry_install(self, project: Path) -> float:
@@ -232,6 +240,9 @@ def _cycle(case: Case, template: Path, *, measure_disk: bool) -> dict[str, float
     found = {"cold": case.install(a), "second": case.install(b)}
     shutil.rmtree(b / ".venv")
     found["recreate"] = case.install(b)
+    if case.name == "venv":  # nothing installed: no later install, no disk to compare
+        print(f"   {case.name}: {found}", flush=True)
+        return found
     found["later"] = case.later_poetry_install(b)
     if measure_disk:
         found["one"] = real_disk([a / ".venv"])
@@ -255,20 +266,20 @@ def _tables(
     )
     base = results.get("poetry")
     for name, found in results.items():
-        label = {"poetry": "`poetry install`", "store": "shared store", "uv": "`uv pip sync`"}[name]
-        disk.add(
-            label,
-            size(int(found["one"])),
-            size(int(found["all"])),
-            f"{found['all'] / found['one']:.2f}",
-        )
-
+        label = LABELS[name]
+        if "one" in found:
+            disk.add(
+                label,
+                size(int(found["one"])),
+                size(int(found["all"])),
+                f"{found['all'] / found['one']:.2f}",
+            )
         cells = [
             f"{found[key]:.1f} s"
             + (f" ({found[key] / base[key]:.2f}x)" if base and name != "poetry" else "")
             for key in ("cold", "second", "recreate")
         ]
-        speed.add(label, *cells, f"{found['later']:.1f} s")
+        speed.add(label, *cells, f"{found['later']:.1f} s" if "later" in found else "-")
     store = results.get("store")
     if store:
         share = store["all"] / store["one"]
@@ -295,6 +306,13 @@ def _tables(
                     share <= limit,
                 )
             )
+    floor = results.get("venv")
+    if floor and base:
+        speed.notes.append(
+            "the environment alone, as Poetry makes it: "
+            f"{floor['second'] / base['second']:.2f}x of `poetry install`'s second project, "
+            "the floor under any install into it"
+        )
     speed.notes.append(
         "each environment is made by Poetry's EnvManager, as `poetry install` makes it, and "
         f"counted; medians of {runs} run{'s' if runs > 1 else ''}, the ways in turn; "
@@ -302,37 +320,6 @@ def _tables(
     )
     disk.notes.append("counted as `du` does: allocated blocks, each hard-linked file once")
     return [disk, speed]
-
-
-def _install(kind: str, project: Path, store: Path, index: str) -> int:
-    """One install of `project` the way `poetry cuda sync` would run it: Poetry's own
-    environment made in-process where it is missing (Poetry's EnvManager, as `poetry install`
-    makes it), then the store's install, or uv's."""
-    import subprocess
-
-    from poetry.factory import Factory
-    from poetry.utils.env import EnvManager
-
-    environment = EnvManager(Factory().create_poetry(project)).create_venv().path
-    if kind == "uv":
-        python = environment / "bin" / "python"
-        command = [UV, "pip", "sync", "--require-hashes", "--link-mode", "hardlink"]
-        command += ["--index-url", index, "--python", str(python), "requirements.txt"]
-        return subprocess.run(command, cwd=project, check=False).returncode
-    from poetry_cuda.wheelstore.fetch import Fetcher
-    from poetry_cuda.wheelstore.store import Store
-    from poetry_cuda.wheelstore.sync import sync_shared
-
-    report = sync_shared(
-        project,
-        environment,
-        read_toml(project / "poetry.lock"),
-        store=Store(store),
-        fetcher=Fetcher(),
-        installer=f"Poetry {version('poetry')}",
-    )
-    print(report.installed, report.notes)
-    return 0
 
 
 def main() -> int:
@@ -343,11 +330,7 @@ def main() -> int:
     parser.add_argument("--work", default=None)
     parser.add_argument("--only", nargs="+", choices=CANDIDATES, default=list(CANDIDATES))
     parser.add_argument("--pypi", metavar="REQUIREMENT", help="the real stack from PyPI")
-    parser.add_argument("--install", nargs=4, help=argparse.SUPPRESS)
     options = parser.parse_args()
-    if options.install:
-        kind, project, store, index = options.install
-        return _install(kind, Path(project), Path(store), index)
     tables = measure(
         options.runs,
         scale=options.scale,
