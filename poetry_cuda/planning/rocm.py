@@ -15,8 +15,8 @@ says which accelerator the plan serves and, for AMD or Intel GPUs, the build:
 * Intel: the newest admitted version with ``+xpu`` wheels for the platform, for GPUs of
   Arc's device IP or newer; an older Intel GPU gets the CPU build with the reason.
 
-The source is the family's index for the variant (``…/whl/rocm6.4``, ``…/whl/xpu``), or
-the mirror template (``{variant}``) the project configured for the family.
+Where the build comes from (the family's index for the variant, or the project's mirror of
+it) is the torch family's rule, applied where the plan is assembled (`assemble.family_index`).
 """
 
 from __future__ import annotations
@@ -52,14 +52,12 @@ if TYPE_CHECKING:
 @frozen
 class AcceleratorPlan:
     """The accelerator a target's plan serves, and for ROCm and XPU the build: the torch
-    version, its variant (``rocm6.4``, ``xpu``), the index it comes from and the GPUs it
-    serves. A CUDA plan leaves the build to the CUDA planner (`torch`, `variant` and
-    `source` are None)."""
+    version, its variant (``rocm6.4``, ``xpu``) and the GPUs it serves. A CUDA plan leaves
+    the build to the CUDA planner (`torch` and `variant` are None)."""
 
     accelerator: Accelerator
     torch: str | None = None
     variant: str | None = None
-    source: str | None = None
     warnings: tuple[str, ...] = ()
     gpus: tuple[Gpu, ...] = ()
 
@@ -70,7 +68,6 @@ def plan_accelerator(
     *,
     constraint: str = "",
     prefer: Accelerator | None = None,
-    mirror: str | None = None,
     rocm_kb: RocmKnowledge,
     xpu_kb: XpuKnowledge,
 ) -> AcceleratorPlan:
@@ -78,8 +75,7 @@ def plan_accelerator(
     and the project's `constraint` (a PEP 440 specifier; empty admits all).
 
     `prefer` is the accelerator the project asks for on a machine with several vendors'
-    GPUs; `mirror` a URL template with ``{variant}`` replacing the pytorch.org index;
-    `rocm_kb` and `xpu_kb` the knowledge of the ROCm and XPU builds (`knowledge.packaged`).
+    GPUs; `rocm_kb` and `xpu_kb` the knowledge of the ROCm and XPU builds (`knowledge.packaged`).
     """
     amd = tuple(gpu for gpu in profile.gpus if gpu.vendor == "amd")
     intel = tuple(gpu for gpu in profile.gpus if gpu.vendor == "intel")
@@ -96,9 +92,9 @@ def plan_accelerator(
         chosen = discrete or amd
         warnings = [_left_out(profile, gpu, "ROCm") for gpu in amd if gpu not in chosen]
         warnings += [_left_out(profile, gpu, "ROCm") for gpu in intel]
-        return _plan_rocm(profile, chosen, admitted, constraint, mirror, rocm_kb, warnings)
+        return _plan_rocm(profile, chosen, admitted, constraint, rocm_kb, warnings)
     if intel:
-        return _plan_xpu(profile, intel, admitted, constraint, mirror, xpu_kb)
+        return _plan_xpu(profile, intel, admitted, constraint, xpu_kb)
     return AcceleratorPlan("cpu")
 
 
@@ -139,16 +135,11 @@ def _described(gpus: Iterable[Gpu]) -> str:
     return ", ".join(dict.fromkeys(gpu.describe() for gpu in gpus))
 
 
-def _source(template: str, variant: str, mirror: str | None) -> str:
-    return (mirror or template).replace("{variant}", variant).rstrip("/")
-
-
 def _plan_rocm(
     profile: HostProfile,
     gpus: tuple[Gpu, ...],
     admitted: tuple[Version, ...],
     constraint: str,
-    mirror: str | None,
     kb: RocmKnowledge,
     warnings: list[str],
 ) -> AcceleratorPlan:
@@ -184,7 +175,6 @@ def _plan_rocm(
                 "rocm",
                 torch=str(version),
                 variant=build.variant,
-                source=_source(kb.index.url, build.variant, mirror),
                 warnings=tuple(warnings),
                 gpus=gpus,
             )
@@ -282,7 +272,6 @@ def _plan_xpu(
     gpus: tuple[Gpu, ...],
     admitted: tuple[Version, ...],
     constraint: str,
-    mirror: str | None,
     kb: XpuKnowledge,
 ) -> AcceleratorPlan:
     warnings = []
@@ -321,7 +310,6 @@ def _plan_xpu(
             "xpu",
             torch=str(version),
             variant=kb.index.variant,
-            source=_source(kb.index.url.replace("/xpu", "/{variant}"), kb.index.variant, mirror),
             warnings=tuple(warnings),
             gpus=tuple(served),
         )

@@ -180,6 +180,15 @@ def test_an_intel_arc_host_gets_the_xpu_build() -> None:
     assert "Intel Arc A770 (12.55.8)" in str(torch.reason)
 
 
+def test_the_mirror_template_serves_the_xpu_variant() -> None:
+    mirrors = '[tool.poetry-cuda.mirrors]\npytorch = "https://mirror.example/torch/{variant}/"\n'
+    arc = {"name": "Intel Arc A770", "vendor": "intel", "device_ip": "12.55.8"}
+    xpu = {"driver": "1.6.32224", "source": "level-zero"}
+    torch, _, triton = plan(project("==2.10.0", mirrors), target("arc", arc, xpu=xpu)).packages
+    assert torch.source.url == "https://mirror.example/torch/xpu/"
+    assert triton.source == torch.source
+
+
 def test_the_reason_names_only_the_gpus_the_build_serves() -> None:
     # An APU's GPU beside a discrete one is left out (a warning says so): the reason, which
     # names the GPUs the build is for, names the discrete GPU alone, once for many of it.
