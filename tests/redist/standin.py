@@ -197,16 +197,22 @@ class Server:
             with contextlib.suppress(OSError):
                 handler.connection.shutdown(socket.SHUT_RDWR)
 
-        self._actions.setdefault(path, []).append(cut)
+        self._queue(path, cut)
 
     def redirect(self, path: str, location: str) -> None:
         """Every GET of `path` is answered with a 302 to `location`."""
 
         def move(handler: SimpleHTTPRequestHandler) -> None:
+            # Queued again before answering: the client's next request (a loop's, to this
+            # path) may reach another handler thread as soon as the 302 is sent.
+            self._queue(path, move)
             handler.send_response(302)
             handler.send_header("Location", location)
             handler.send_header("Content-Length", "0")
             handler.end_headers()
-            self._actions.setdefault(path, []).append(move)
 
-        self._actions.setdefault(path, []).append(move)
+        self._queue(path, move)
+
+    def _queue(self, path: str, action: Callable[[SimpleHTTPRequestHandler], None]) -> None:
+        with self._lock:
+            self._actions.setdefault(path, []).append(action)
