@@ -250,3 +250,14 @@ def test_the_wheel_ships_the_accelerator_tables(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     folder = "poetry_cuda/knowledge/data/accelerators"
     assert {f"{folder}/rocm.toml", f"{folder}/xpu.toml"} <= names
+
+
+def test_the_index_agrees_with_the_torch_family_the_plan_uses() -> None:
+    # Plans take a ROCm/XPU build's index from the torch family (assemble.family_index);
+    # the ROCm and XPU knowledge names the same index, and must not drift from it.
+    (torch,) = (family for family in packaged.load().families if family.name == "torch")
+    for release in KB.releases:
+        for build in release.builds:
+            assert torch.index_url(build.variant) == KB.index.url.format(variant=build.variant)
+    xpu = packaged.xpu()
+    assert torch.index_url(xpu.index.variant) == xpu.index.url
