@@ -128,6 +128,9 @@ MessageId = Literal[
     "stacks.mixed-what",
     "stacks.mixed-why",
     "stacks.mixed-fix",
+    "variant.no-stack-label",
+    "variant.no-stack-label-why",
+    "variant.no-stack-label-fix",
     "env.rocm-build",
     "env.xpu-build",
     "rocm.unknown-gfx",
@@ -543,6 +546,21 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "lock for the machines of one kind (--target), or offer each build as its own extra "
         "of {lead} (a multi-variant project)",
         "只为同一类机器加锁（--target），或把每个版本作为 {lead} 的单独 extra 提供（多版本项目）",
+    ),
+    "variant.no-stack-label": Texts(
+        "{what}: no variant label for {build}, the build the plan gives {target}",
+        "{what}：计划给 {target} 的 {build} 版没有对应的 wheel 变体标签",
+    ),
+    "variant.no-stack-label-why": Texts(
+        "the variant metadata lists {labels}; a ROCm or XPU build's label is its index's name",
+        "变体元数据只列出 {labels}；ROCm 或 XPU 版的标签就是其索引的名字",
+    ),
+    "variant.no-stack-label-fix": Texts(
+        "use a release whose variant metadata lists {build} (--variants FILE, or widen the "
+        "torch constraint), or install {build} from the family's own index (leave the family "
+        "out of [tool.poetry-cuda.wheel-variants])",
+        "改用变体元数据列出 {build} 的版本（--variants FILE，或放宽 torch 约束），或从该包族"
+        "自己的索引安装 {build}（不在 [tool.poetry-cuda.wheel-variants] 中列出该包族）",
     ),
     "env.rocm-build": Texts(
         "no CUDA toolkit applies: the {variant} build's wheels bring the HIP and ROCm "

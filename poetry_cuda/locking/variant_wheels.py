@@ -107,6 +107,7 @@ def _picks(
             planned.kb.nvidia,
             release=known_release(family, public_version(choice) or ""),
             policy=planned.plan.policy,
+            allow_cpu_fallback=planned.settings.allow_cpu_fallback,
         )
     return picks
 

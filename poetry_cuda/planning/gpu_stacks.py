@@ -105,8 +105,9 @@ def decide_stack(
     if family.name != FAMILY or not needing:
         return None
     offered = _offered(family, requests, python)
+    missing = [(version, variant) for name, version, variant in unavailable if name == family.name]
     plans = [
-        (t, _plan(t, offered, family, stacks, unavailable, allow_cpu_fallback)) for t in needing
+        (t, plan_target(t, list(offered), stacks, allow_cpu_fallback, missing)) for t in needing
     ]
     warnings = tuple(dict.fromkeys(w for _, plan in plans for w in plan.warnings))
     decided = tuple(t.label for t in needing)
@@ -171,16 +172,19 @@ def _offered(family: Family, requests: Requests, python: str | None) -> dict[str
     return offered
 
 
-def _plan(
+def plan_target(
     target: Target,
-    offered: dict[str, FamilyBuild],
-    family: Family,
+    versions: Sequence[str],
     stacks: GpuStacks,
-    unavailable: Collection[Unavailable],
     allow_cpu_fallback: bool,
+    unavailable: Collection[tuple[str, str]] = (),
 ) -> AcceleratorPlan:
-    """The target's plan, without the builds an index was found to lack."""
-    versions = list(offered)
+    """The plan of one target whose GPUs are AMD's or Intel's (`needs_stack`), from the
+    torch `versions` offered, never a (version, variant) `unavailable` names: no build
+    serving it is refused, or with `allow_cpu_fallback` given the CPU build. The one rule
+    for such a target's build, also where its wheel-variant label is chosen
+    (`variant_label`)."""
+    versions = list(versions)
     while True:
         try:
             plan = plan_accelerator(
@@ -191,7 +195,7 @@ def _plan(
                 raise
             fallback = f"{refused.what}; using the CPU build because allow-cpu-fallback = true"
             return AcceleratorPlan("cpu", warnings=(fallback,))
-        if plan.torch is None or (family.name, plan.torch, plan.variant) not in unavailable:
+        if plan.torch is None or (plan.torch, plan.variant) not in unavailable:
             return plan
         versions.remove(plan.torch)
 

@@ -10,6 +10,11 @@ records for that build. The published properties are read for what they say and 
 where they disagree with the knowledge base, `LabelChoice.audit` says so, and the knowledge
 base decides.
 
+A target whose GPUs are AMD's or Intel's gets the label of the ROCm or XPU build the plan
+gives it (`gpu_stacks.plan_target`): PyTorch names those labels as its indexes (``rocm7.1``,
+``xpu``), and where the metadata has no label of the planned build, that is said (exit 3),
+never a CPU label in its place.
+
 `provider_order` ranks labels as PEP 825 does for given supported properties, and
 `provider_supported` gives the properties NVIDIA's provider reports for a target: together,
 the label a variant-enabled installer picks, which the audit names when it differs.
@@ -22,10 +27,16 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from poetry_cuda.accelerators import build_accelerator
+from poetry_cuda.accelerators import stack_name
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.knowledge.model import Variant
+from poetry_cuda.knowledge.xpu import device_ip
+from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import best_fit
+from poetry_cuda.planning.compat import kernels_for
+from poetry_cuda.planning.gpu_stacks import needs_stack
 from poetry_cuda.planning.variant_metadata import is_null
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import ComputeCapability
@@ -47,6 +58,8 @@ if TYPE_CHECKING:
 NVIDIA = "nvidia"
 LOWER_BOUND = "cuda_version_lower_bound"
 SM_ARCH = "sm_arch"
+AMD, GFX_ARCH = "amd", "gfx_arch"
+INTEL, DEVICE_IP = "intel", "device_ip"
 _CUDA_LABEL = re.compile(r"cuda(\d+)\.(\d+)")  # torch 2.9+: cuda12.8
 _CU_LABEL = re.compile(r"cu(\d+)(\d)")  # torch 2.8: cu128, the index's own names
 _ARCH = re.compile(r"(\d+)(\d)_(real|virtual)")  # CMake's CUDA_ARCHITECTURES: 86_real
@@ -111,11 +124,21 @@ def choose_label(
     release: Release | None,
     policy: Policy = "newest",
     package: str = "",
+    allow_cpu_fallback: bool = False,
+    stacks: Mapping[str, str] | None = None,
 ) -> LabelChoice:
     """The label of `metadata` whose build serves every GPU of `target` best (the CPU build,
-    ``null``, without an NVIDIA driver), judged with the knowledge base's `release` where
-    it has the build; a NoVariantError (exit 3) when no label serves the target."""
+    ``null``, without an NVIDIA driver, or with `allow_cpu_fallback` where no CUDA label
+    runs), judged with the knowledge base's `release` where it has the build; a
+    NoVariantError (exit 3) when no label serves the target.
+
+    `stacks` gives, by target label, the build the plan gives each target whose GPUs are
+    AMD's or Intel's (``rocm7.1``, ``xpu``, or ``cpu``): such a target gets that build's
+    label."""
     what = package or metadata.where
+    planned = (stacks or {}).get(target.label) if needs_stack(target) else None
+    if planned is not None and planned != "cpu":
+        return _stack_choice(metadata, target, planned, what)
     builds: list[Variant] = []
     labels: list[str] = []
     audit: list[str] = []
@@ -137,7 +160,7 @@ def choose_label(
             continue
         labels.append(label)
         builds.append(replace(build, name=label))
-    fit = best_fit(builds, target, nvidia, policy=policy, allow_cpu_fallback=False)
+    fit = best_fit(builds, target, nvidia, policy=policy, allow_cpu_fallback=allow_cpu_fallback)
     verdicts = tuple(zip(labels, fit.verdicts, strict=True)) + tuple(refused)
     if fit.best is None:
         said = "; ".join(str(verdict.detail) for _, verdict in verdicts) or "it lists no label"
@@ -148,22 +171,101 @@ def choose_label(
         )
     label = labels[fit.best]
     verdict = fit.verdicts[fit.best]
-    reason = (
-        f"{label}: {verdict.detail}"
-        if fit.how == "cuda"
-        else f"{label}: {target.label} has no NVIDIA driver, so the CPU build"
-    )
+    if fit.how == "cuda":
+        reason = f"{label}: {verdict.detail}"
+    elif fit.how == "fallback":
+        reason = (
+            f"{label}: no CUDA label runs on {target.label}, so the CPU build because "
+            "allow-cpu-fallback = true"
+        )
+    elif planned == "cpu":
+        reason = f"{label}: the plan gives {target.label} the CPU build"
+    else:
+        reason = f"{label}: {target.label} has no NVIDIA driver, so the CPU build"
     for other, properties in metadata.variants.items():
         known = _known(release, other)
-        audit += _disagreements(what, other, properties, known, target, chosen=other == label)
+        chosen = verdict if other == label else None
+        audit += _disagreements(what, other, properties, known, target, chosen=chosen)
     installer = provider_pick(metadata, target)
-    if installer is not None and installer != label:
+    if planned is None and installer is not None and installer != label:
         audit.append(
             f"{what}: a variant-enabled installer picks {installer} on {target.label} (its "
             f"NVIDIA provider looks at the driver and the highest GPU only); poetry-cuda "
             f"chose {label}"
         )
     return LabelChoice(label, reason, tuple(audit), verdicts)
+
+
+def _stack_choice(metadata: VariantMetadata, target: Target, build: str, what: str) -> LabelChoice:
+    """The label of the ROCm or XPU `build` the plan gives `target` (PyTorch's labels are
+    its indexes' names); a NoVariantError (exit 3) where the metadata has none."""
+    if build not in metadata.variants:
+        raise NoVariantError(
+            message("variant.no-stack-label", what=what, build=build, target=target.label),
+            why=message("variant.no-stack-label-why", labels=", ".join(metadata.variants)),
+            fix=message("variant.no-stack-label-fix", build=build),
+        )
+    gpus = ", ".join(dict.fromkeys(gpu.describe() for gpu in target.profile.gpus))
+    stack = stack_name(build_accelerator(build, has_cuda=False))
+    verdicts = tuple(
+        (
+            label,
+            Verdict("native", f"{label}: the plan's {stack} build for {target.label}")
+            if label == build
+            else Verdict("no", f"{label}: the plan gives {target.label} {build}"),
+        )
+        for label in metadata.variants
+    )
+    audit = [
+        f"{what} {build}: publishes {namespace} :: {feature} :: {', '.join(listed)}, without "
+        f"{', '.join(missing)} of {target.label}; the knowledge base has the build serve it, "
+        "and decides"
+        for namespace, features in metadata.variants[build].items()
+        for feature, listed in features.items()
+        for missing in [_unlisted(namespace, feature, listed, [target])]
+        if missing
+    ]
+    reason = f"{build}: the plan's {stack} build for {gpus}"
+    return LabelChoice(build, reason, tuple(audit), verdicts)
+
+
+def _gpu_values(namespace: str, feature: str, targets: Sequence[Target]) -> list[str] | None:
+    """What the targets' GPUs have of an AMD ``gfx_arch`` or Intel ``device_ip`` feature
+    (None: another feature)."""
+    gpus = [gpu for target in targets for gpu in target.profile.gpus]
+    if (namespace, feature) == (AMD, GFX_ARCH):
+        return [gpu.gfx for gpu in gpus if gpu.vendor == "amd" and gpu.gfx]
+    if (namespace, feature) == (INTEL, DEVICE_IP):
+        return [gpu.device_ip for gpu in gpus if gpu.vendor == "intel" and gpu.device_ip]
+    return None
+
+
+def _same(namespace: str, value: str, other: str) -> bool:
+    """Whether two values name the same hardware (a device IP by architecture.release)."""
+    if namespace == INTEL:
+        try:
+            return device_ip(value) == device_ip(other)
+        except ValueError:
+            return value == other
+    return value == other
+
+
+def gpu_serves(namespace: str, feature: str, value: str, targets: Sequence[Target]) -> bool:
+    """Whether a published value serves some GPU of the targets: an ``sm_arch`` with
+    kernels for one, a ``gfx_arch`` or ``device_ip`` one has; any other value does."""
+    if (namespace, feature) == (NVIDIA, SM_ARCH):
+        sass, ptx = published_arches({NVIDIA: {SM_ARCH: (value,)}})
+        return any(kernels_for(sass, ptx, cc) for t in targets for cc in t.profile.capabilities)
+    has = _gpu_values(namespace, feature, targets)
+    return has is None or any(_same(namespace, value, own) for own in has)
+
+
+def _unlisted(
+    namespace: str, feature: str, listed: Sequence[str], targets: Sequence[Target]
+) -> list[str]:
+    """The targets' AMD or Intel GPU values none of `listed` names."""
+    has = _gpu_values(namespace, feature, targets) or []
+    return [own for own in has if not any(_same(namespace, value, own) for value in listed)]
 
 
 def choose_for_all(
@@ -174,11 +276,23 @@ def choose_for_all(
     release: Release | None,
     policy: Policy = "newest",
     package: str = "",
+    allow_cpu_fallback: bool = False,
+    stacks: Mapping[str, str] | None = None,
 ) -> LabelChoice:
     """One label for every target (a variant must work on each): each target's own choice
-    when they agree, else the highest-CUDA label every target's verdict admits."""
+    when they agree, else the highest-CUDA label every target's verdict admits
+    (`choose_label` says what `allow_cpu_fallback` and `stacks` do)."""
     choices = [
-        choose_label(metadata, t, nvidia, release=release, policy=policy, package=package)
+        choose_label(
+            metadata,
+            t,
+            nvidia,
+            release=release,
+            policy=policy,
+            package=package,
+            allow_cpu_fallback=allow_cpu_fallback,
+            stacks=stacks,
+        )
         for t in targets
     ]
     labels = {choice.label for choice in choices}
@@ -231,10 +345,11 @@ def _disagreements(
     known: Variant | None,
     target: Target,
     *,
-    chosen: bool,
+    chosen: Verdict | None,
 ) -> list[str]:
     """Audit lines: where a label's published architectures and the knowledge base (its
-    build for the target's platform) differ; for the chosen label, its lower bound too."""
+    build for the target's platform) differ; for the chosen label (`chosen`, its verdict on
+    the target), its lower bound too."""
     if known is None or known.cuda is None:
         return []
     lines = []
@@ -251,10 +366,17 @@ def _disagreements(
         )
     bounds = properties.get(NVIDIA, {}).get(LOWER_BOUND, ())
     if chosen and bounds and all(_version(bound) != known.cuda for bound in bounds):
+        # The SPEC's rule: a driver whose CUDA is the build's or newer runs it natively.
+        runs = (
+            f"{target.label}'s driver (CUDA {target.cuda}) runs it only through minor-version "
+            "compatibility"
+            if chosen.fit == "minor-compatible"
+            else f"{target.label}'s driver (CUDA {target.cuda}) runs it natively; an older "
+            "one would run it only through minor-version compatibility"
+        )
         lines.append(
             f"{what} {label}: publishes nvidia :: {LOWER_BOUND} :: {', '.join(bounds)} for a "
-            f"build of CUDA {known.cuda}; poetry-cuda runs it on an older driver only "
-            "through minor-version compatibility"
+            f"build of CUDA {known.cuda}; {runs}"
         )
     return lines
 

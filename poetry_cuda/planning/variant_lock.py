@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from poetry_cuda.names import canonical_name
+from poetry_cuda.planning.gpu_stacks import needs_stack
 from poetry_cuda.planning.variant_label import choose_for_all
 from poetry_cuda.planning.variant_label import variant_name
 from poetry_cuda.planning.variant_metadata import property_lines
@@ -72,11 +73,23 @@ def pick_variant(
     *,
     release: Release | None,
     policy: Policy,
+    allow_cpu_fallback: bool = False,
 ) -> VariantPick:
-    """The label of `metadata` for `choice` on every target, by poetry-cuda's rules;
-    a NoVariantError (exit 3) when none serves every target."""
+    """The label of `metadata` for `choice` on every target, by poetry-cuda's rules (a
+    target with AMD or Intel GPUs: the label of the ROCm or XPU build `choice` is); a
+    NoVariantError (exit 3) when none serves every target, or the metadata has no label
+    of the planned ROCm or XPU build."""
+    # A target whose GPUs are AMD's or Intel's gets the label of the plan's build for it.
+    planned = choice.variant if choice.accelerator in ("rocm", "xpu") else "cpu"
     chosen = choose_for_all(
-        metadata, targets, nvidia, release=release, policy=policy, package=choice.name
+        metadata,
+        targets,
+        nvidia,
+        release=release,
+        policy=policy,
+        package=choice.name,
+        allow_cpu_fallback=allow_cpu_fallback,
+        stacks={target.label: planned for target in targets if needs_stack(target)},
     )
     return VariantPick(
         choice.name,

@@ -37,11 +37,9 @@ import re
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import NoVariantError
-from poetry_cuda.planning.compat import kernels_for
 from poetry_cuda.planning.variant_label import NVIDIA
-from poetry_cuda.planning.variant_label import SM_ARCH
+from poetry_cuda.planning.variant_label import gpu_serves
 from poetry_cuda.planning.variant_label import provider_order
-from poetry_cuda.planning.variant_label import published_arches
 from poetry_cuda.planning.variant_label import with_static
 from poetry_cuda.records import frozen
 
@@ -73,7 +71,8 @@ def pinned(metadata: VariantMetadata, label: str, targets: Sequence[Target]) -> 
     """Supported values that make `label` the installer's first choice on `target`.
 
     Each feature of the label keeps its values the target supports (an ``sm_arch`` value
-    that serves at least one GPU of the targets; every other value as published), every other
+    that serves at least one GPU of the targets, a ``gfx_arch`` or ``device_ip`` one of
+    them has; every other value as published), every other
     namespace nothing; then, while another label ranks first, the values it shares with
     `label` in a feature `label` keeps others of are dropped. A NoVariantError (exit 3)
     when no such values exist.
@@ -82,9 +81,10 @@ def pinned(metadata: VariantMetadata, label: str, targets: Sequence[Target]) -> 
     supported: Supported = {namespace: {} for namespace in metadata.namespaces}
     for namespace, features in properties.items():
         for feature, values in features.items():
-            supported[namespace][feature] = [
-                value for value in values if _serves(namespace, feature, value, targets)
-            ]
+            served = [value for value in values if gpu_serves(namespace, feature, value, targets)]
+            # A ROCm or XPU label the plan chose whose published gfx or device IP leaves out
+            # the GPU (audited): its own values, so the installer still takes it.
+            supported[namespace][feature] = served or (list(values) if namespace != NVIDIA else [])
     while True:
         order = provider_order(metadata, with_static(metadata, supported))
         if order and order[0] == label:
@@ -98,13 +98,6 @@ def pinned(metadata: VariantMetadata, label: str, targets: Sequence[Target]) -> 
                 why=f"{said}, and ranks first by the metadata's own priorities",
                 fix="pin the chosen wheel by its URL and hash instead",
             )
-
-
-def _serves(namespace: str, feature: str, value: str, targets: Sequence[Target]) -> bool:
-    if namespace != NVIDIA or feature != SM_ARCH:
-        return True
-    sass, ptx = published_arches({NVIDIA: {SM_ARCH: (value,)}})
-    return any(kernels_for(sass, ptx, cc) for t in targets for cc in t.profile.capabilities)
 
 
 def _narrow(supported: Supported, rival: dict[str, dict[str, tuple[str, ...]]]) -> bool:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,7 @@ from tests.support.cli import BIN
 from tests.support.cli import Cli
 from tests.support.plans import KB
 from tests.support.plans import linux_host
+from tests.support.variant_world import TORCH_28
 from tests.support.variant_world import TORCH_29
 from tests.support.variant_world import TORCH_29_PEP850
 from tests.support.variant_world import build_world
@@ -210,3 +212,88 @@ def test_released_uv_installs_the_label_poetry_cuda_chooses(cli: Cli, tmp_path: 
                 capture_output=True, text=True, check=True,
             ).stdout.strip()  # fmt: skip
             assert label == expected, (cuda, sm, installed.stderr)
+
+
+MI300X = {"index": 0, "name": "AMD Instinct MI300X", "vendor": "amd", "gfx": "gfx942"}
+ARC_B580 = {"index": 0, "name": "Intel Arc B580", "vendor": "intel", "device_ip": "20.1.0"}
+
+
+def _stack_profile(folder: Path, name: str, gpu: dict[str, str]) -> Path:
+    """A schema-2 profile of a Linux host whose one GPU is AMD's or Intel's."""
+    document: dict[str, object] = {"schema": 2, "os": "linux", "machine": "x86_64", "gpus": [gpu]}
+    if gpu["vendor"] == "amd":
+        document["rocm"] = {"kernel_driver": "6.16.13", "source": "kfd"}
+    else:
+        document["xpu"] = {"driver": "1.6.32224", "source": "level-zero"}
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("gpu", "label", "properties"),
+    [
+        (MI300X, "rocm7.1", {"amd": {"gfx_arch": ["gfx942"], "rocm_version": ["7.1"]}}),
+        (ARC_B580, "xpu", {"intel": {"device_ip": ["20.1.0"]}}),
+    ],
+    ids=["mi300x", "arc-b580"],
+)
+def test_amd_and_intel_hosts_get_the_label_of_the_build_plan_chooses(
+    cli: Cli, tmp_path: Path, gpu: dict[str, str], label: str, properties: dict[str, Any]
+) -> None:
+    """Issue 39 item 5: the label is the ROCm or XPU build `plan` gives the same profile
+    for the metadata's release (torch 2.10.0), not the CPU label."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
+        'dependencies = ["torch==2.10.0"]\n'
+    )
+    target = _stack_profile(tmp_path, "host", gpu)
+    plan = cli.run("plan", "--target", str(target), "--json", cwd=tmp_path)
+    assert plan.code == 0, plan.stderr
+    [torch] = [p for p in json.loads(plan.stdout)["packages"] if p["name"] == "torch"]
+    assert torch["variant"] == label
+
+    result = cli.run("variant-properties", "--target", str(target), cwd=tmp_path)
+    assert result.code == 0, result.stderr
+    assert f"Variant: {label} " in result.stderr
+    lock = parse_toml(result.stdout)
+    answered = {p["namespace"]: p["properties"] for p in lock["provider"] if p["properties"]}
+    assert answered == properties  # the GPU's own values of the label, nothing of NVIDIA's
+
+
+def test_amd_and_intel_hosts_say_when_the_metadata_has_no_label_for_the_planned_build(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Issue 39 item 5: torch 2.8.0's metadata lists no xpu label; that is said (exit 3),
+    not answered with the CPU label."""
+    target = _stack_profile(tmp_path, "b580", ARC_B580)
+    metadata = tmp_path / "torch-2.8.0-variants.json"
+    metadata.write_text(json.dumps(TORCH_28))
+    result = cli.run(
+        "variant-properties", "--target", target.name, "--variants", metadata.name, cwd=tmp_path
+    )
+    assert result.code == 3, result
+    assert "no variant label for xpu, the build the plan gives b580.json" in result.stderr
+    assert "Variant:" not in result.stderr
+
+
+@pytest.mark.parametrize("fallback", [True, False])
+def test_variant_properties_honours_allow_cpu_fallback(
+    cli: Cli, tmp_path: Path, fallback: bool
+) -> None:
+    """Issue 39 item 5: a K80 (sm_37), which no label serves, gets the CPU label where the
+    project sets allow-cpu-fallback = true, as `plan` gives it the CPU build."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0.1.0"\ndependencies = ["torch>=2.9,<2.10"]\n\n'
+        f"[tool.poetry-cuda]\nallow-cpu-fallback = {str(fallback).lower()}\n"
+    )
+    target = _profile(tmp_path, "k80", "570.86.10", "3.7")
+    result = cli.run("variant-properties", "--target", target.name, cwd=tmp_path)
+    if not fallback:
+        assert result.code == 3, result
+        assert "no variant label serves k80.json" in result.stderr
+        return
+    assert result.code == 0, result.stderr
+    assert "Variant: null (k80.json: null: no CUDA label runs on k80.json" in result.stderr
+    assert "allow-cpu-fallback = true" in result.stderr
+    assert all(not p["properties"] for p in parse_toml(result.stdout)["provider"])

@@ -9,17 +9,22 @@ from typing import Any
 import pytest
 
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.host.profiles import profile_from_json
+from poetry_cuda.planning.targets import settle
 from poetry_cuda.planning.variant_label import choose_for_all
 from poetry_cuda.planning.variant_label import choose_label
 from poetry_cuda.planning.variant_label import provider_order
 from poetry_cuda.planning.variant_label import provider_pick
 from poetry_cuda.planning.variant_label import with_static
+from poetry_cuda.planning.variant_lock import pick_variant
 from poetry_cuda.planning.variant_metadata import parse_variants_json
+from poetry_cuda.planning.variant_metadata import property_lines
 from poetry_cuda.planning.variant_properties import answers
 from poetry_cuda.planning.variant_properties import pinned
 from poetry_cuda.planning.variant_properties import render
 from tests.support.plans import KB
 from tests.support.plans import linux_host
+from tests.support.plans import plan_text
 from tests.support.variant_world import TORCH_28
 from tests.support.variant_world import TORCH_29
 from tests.support.variant_world import TORCH_29_PEP850
@@ -190,3 +195,76 @@ def test_a_mixed_fleet_gets_one_label_for_every_target() -> None:
     targets = [linux_host("h100", "570.86.10", "9.0"), linux_host("1080", "570.86.10", "6.1")]
     choice = choose_for_all(metadata, targets, KB.nvidia, release=_release("2.9"))
     assert choice.label == "cuda12.6"
+
+
+@pytest.mark.parametrize(
+    ("name", "driver", "cc", "said", "unsaid"),
+    [
+        ("h100", "570.86.10", "9.0", "h100's driver (CUDA 12.8) runs it natively", "runs it only"),
+        (
+            "5090",
+            "560.35.03",
+            "12.0",
+            "5090's driver (CUDA 12.6) runs it only through minor-version compatibility",
+            "natively",
+        ),
+    ],
+)
+def test_the_lower_bound_audit_says_native_or_minor_compatible_as_the_driver_runs_it(
+    name: str, driver: str, cc: str, said: str, unsaid: str
+) -> None:
+    """Issue 39 item 5: cuda12.8 publishes a lower bound of 12.0; a 12.8 driver runs it
+    natively (SPEC, Selection rules), a 12.6 one only through minor-version compatibility."""
+    metadata = _metadata(TORCH_29)
+    target = linux_host(name, driver, cc)
+    choice = choose_label(metadata, target, KB.nvidia, release=_release("2.9"), package="torch")
+    assert choice.label == "cuda12.8"
+    [line] = [line for line in choice.audit if "cuda_version_lower_bound" in line]
+    assert said in line
+    assert unsaid not in line
+
+
+MI300X = {"name": "AMD Instinct MI300X", "vendor": "amd", "gfx": "gfx942"}
+ARC_B580 = {"name": "Intel Arc B580", "vendor": "intel", "device_ip": "20.1.0"}
+
+
+def _stack_host(label: str, gpu: dict[str, str]) -> Any:
+    document = {"schema": 2, "os": "linux", "machine": "x86_64", "gpus": [gpu]}
+    if gpu["vendor"] == "amd":
+        document["rocm"] = {"kernel_driver": "6.16.13", "source": "kfd"}
+    else:
+        document["xpu"] = {"driver": "1.6.32224", "source": "level-zero"}
+    return settle(profile_from_json(document, label), KB.nvidia)[0]
+
+
+@pytest.mark.parametrize(
+    ("gpu", "variant"), [(MI300X, "rocm7.1"), (ARC_B580, "xpu")], ids=["mi300x", "arc-b580"]
+)
+def test_lock_records_the_label_of_the_rocm_or_xpu_build_the_plan_chose(
+    gpu: dict[str, str], variant: str
+) -> None:
+    """Issue 39 item 5: `lock`'s label (`pick_variant`) of an AMD or Intel target is the
+    plan's build, so the build is kept, not passed over for want of a variant wheel."""
+    target = _stack_host("host", gpu)
+    project = (
+        '[project]\nname = "demo"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
+        'dependencies = ["torch==2.10.0"]\n'
+    )
+    choice = plan_text(project, [target]).plan.choice("torch")
+    assert choice is not None
+    assert choice.variant == variant
+    pick = pick_variant(
+        choice, _metadata(TORCH_210, "2.10.0"), [target], KB.nvidia, release=None, policy="newest"
+    )
+    assert (pick.label, pick.matches) == (variant, True)
+    assert pick.properties == property_lines(TORCH_210["variants"][variant])
+
+
+def test_a_planned_build_without_its_label_is_said_not_given_the_cpu_label() -> None:
+    """Issue 39 item 5: torch 2.9's metadata has rocm6.4 but no rocm7.1."""
+    target = _stack_host("mi300x", MI300X)
+    with pytest.raises(NoVariantError, match=r"no variant label for rocm7\.1") as raised:
+        choose_label(
+            _metadata(TORCH_29), target, KB.nvidia, release=None, stacks={"mi300x": "rocm7.1"}
+        )
+    assert raised.value.exit_code == 3

@@ -2,7 +2,9 @@
 
 For a package's wheel-variant metadata and the targets (`--target`, the project's `targets`,
 else this machine), the label is chosen by
-poetry-cuda's rules (`planning.variant_label`) and the file written that makes uv's
+poetry-cuda's rules (`planning.variant_label`; a target with AMD or Intel GPUs gets the label
+of the ROCm or XPU build the plan's rule gives it for the metadata's release, and the
+project's `allow-cpu-fallback` holds as in `plan`) and the file written that makes uv's
 wheel-variant preview pick it with no provider plugin run (`planning.variant_properties`;
 uv reads it from the path in ``UV_VARIANT_LOCK``). The file goes to `-o FILE`, written
 whole or not at all, or to stdout; the choice, its reason and any audit line go to stderr.
@@ -37,6 +39,9 @@ from poetry_cuda.errors import UsageError
 
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.planning.targets import Target
     from poetry_cuda.planning.variant_metadata import VariantMetadata
     from poetry_cuda.request.settings import Policy
 
@@ -108,8 +113,16 @@ class VariantPropertiesCommand(CudaCommand):
         policy: Policy = "native" if given_policy == "native" else "newest"
         if given_policy != policy:
             raise UsageError(f"--policy: {given_policy!r} is not newest or native")
+        stacks = self._stacks(package, version, targets, settings.allow_cpu_fallback)
         choice = choose_for_all(
-            metadata, targets, kb.nvidia, release=release, policy=policy, package=package
+            metadata,
+            targets,
+            kb.nvidia,
+            release=release,
+            policy=policy,
+            package=package,
+            allow_cpu_fallback=settings.allow_cpu_fallback,
+            stacks=stacks,
         )
         supported = pinned(metadata, choice.label, targets)
         entries = answers(metadata, supported, targets[0])
@@ -134,6 +147,37 @@ class VariantPropertiesCommand(CudaCommand):
         else:
             self.raw(text.rstrip("\n"))
         return 0
+
+    def _stacks(
+        self, package: str, version: str, targets: Sequence[Target], allow_cpu_fallback: bool
+    ) -> dict[str, str]:
+        """The build the plan gives each target whose GPUs are AMD's or Intel's, from the
+        metadata's release (`gpu_stacks.plan_target`, as `plan` does), its warnings said:
+        ``rocm7.1``, ``xpu``, or ``cpu``."""
+        from poetry_cuda.knowledge.packaged import rocm
+        from poetry_cuda.knowledge.packaged import xpu
+        from poetry_cuda.planning.gpu_stacks import FAMILY
+        from poetry_cuda.planning.gpu_stacks import GpuStacks
+        from poetry_cuda.planning.gpu_stacks import needs_stack
+        from poetry_cuda.planning.gpu_stacks import plan_target
+
+        needing = [target for target in targets if needs_stack(target)]
+        if package != FAMILY:  # ROCm and XPU builds are planned for torch alone
+            return {target.label: "cpu" for target in needing}
+        if needing and not version:
+            raise UsageError(
+                "--variants: the file name does not say the torch release "
+                "(torch-VERSION-variants.json), which the ROCm or XPU build is planned for",
+                fix="give the file its index name, e.g. torch-2.10.0-variants.json",
+            )
+        stacks = GpuStacks(rocm(), xpu())
+        planned = {}
+        for target in needing:
+            plan = plan_target(target, [version], stacks, allow_cpu_fallback)
+            for warning in plan.warnings:
+                self.warn(warning)
+            planned[target.label] = plan.variant or "cpu"
+        return planned
 
     def _published(self, pyproject: dict[str, Any] | None) -> tuple[str, str, VariantMetadata]:
         """torch's published metadata for the newest release the project admits, said on
