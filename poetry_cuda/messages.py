@@ -131,6 +131,8 @@ MessageId = Literal[
     "variant.no-stack-label",
     "variant.no-stack-label-why",
     "variant.no-stack-label-fix",
+    "variant.file-unnamed",
+    "variant.file-unnamed-fix",
     "env.rocm-build",
     "env.xpu-build",
     "rocm.unknown-gfx",
@@ -561,6 +563,15 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "out of [tool.poetry-cuda.wheel-variants])",
         "改用变体元数据列出 {build} 的版本（--variants FILE，或放宽 torch 约束），或从该包族"
         "自己的索引安装 {build}（不在 [tool.poetry-cuda.wheel-variants] 中列出该包族）",
+    ),
+    "variant.file-unnamed": Texts(
+        "--variants: the file name does not say the torch release "
+        "(torch-VERSION-variants.json) the ROCm or XPU build is planned for",
+        "--variants：文件名没有写明 ROCm 或 XPU 版所依据的 torch 版本（torch-VERSION-variants.json）",
+    ),
+    "variant.file-unnamed-fix": Texts(
+        "give the file its index name, e.g. torch-2.10.0-variants.json",
+        "按索引中的名字命名该文件，例如 torch-2.10.0-variants.json",
     ),
     "env.rocm-build": Texts(
         "no CUDA toolkit applies: the {variant} build's wheels bring the HIP and ROCm "

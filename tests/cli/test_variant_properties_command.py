@@ -32,6 +32,7 @@ from tests.support.plans import linux_host
 from tests.support.variant_world import TORCH_28
 from tests.support.variant_world import TORCH_29
 from tests.support.variant_world import TORCH_29_PEP850
+from tests.support.variant_world import TORCH_210
 from tests.support.variant_world import build_world
 from tests.support.variant_world import serve_index
 
@@ -218,7 +219,7 @@ MI300X = {"index": 0, "name": "AMD Instinct MI300X", "vendor": "amd", "gfx": "gf
 ARC_B580 = {"index": 0, "name": "Intel Arc B580", "vendor": "intel", "device_ip": "20.1.0"}
 
 
-def _stack_profile(folder: Path, name: str, gpu: dict[str, str]) -> Path:
+def _stack_profile(folder: Path, name: str, gpu: dict[str, Any]) -> Path:
     """A schema-2 profile of a Linux host whose one GPU is AMD's or Intel's."""
     document: dict[str, object] = {"schema": 2, "os": "linux", "machine": "x86_64", "gpus": [gpu]}
     if gpu["vendor"] == "amd":
@@ -239,7 +240,7 @@ def _stack_profile(folder: Path, name: str, gpu: dict[str, str]) -> Path:
     ids=["mi300x", "arc-b580"],
 )
 def test_amd_and_intel_hosts_get_the_label_of_the_build_plan_chooses(
-    cli: Cli, tmp_path: Path, gpu: dict[str, str], label: str, properties: dict[str, Any]
+    cli: Cli, tmp_path: Path, gpu: dict[str, Any], label: str, properties: dict[str, Any]
 ) -> None:
     """Issue 39 item 5: the label is the ROCm or XPU build `plan` gives the same profile
     for the metadata's release (torch 2.10.0), not the CPU label."""
@@ -297,3 +298,18 @@ def test_variant_properties_honours_allow_cpu_fallback(
     assert "Variant: null (k80.json: null: no CUDA label runs on k80.json" in result.stderr
     assert "allow-cpu-fallback = true" in result.stderr
     assert all(not p["properties"] for p in parse_toml(result.stdout)["provider"])
+
+
+def test_amd_and_intel_hosts_with_an_unnamed_variants_file_are_told_not_given_cpu(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Issue 39 item 5: the release the ROCm build is planned for comes from the file's
+    name; a file named otherwise is refused (exit 2), not answered with the CPU label."""
+    target = _stack_profile(tmp_path, "mi300x", MI300X)
+    (tmp_path / "metadata.json").write_text(json.dumps(TORCH_210))
+    result = cli.run(
+        "variant-properties", "--target", target.name, "--variants", "metadata.json", cwd=tmp_path
+    )
+    assert result.code == 2, result
+    assert "the file name does not say the torch release" in result.stderr
+    assert "torch-2.10.0-variants.json" in result.stderr

@@ -22,10 +22,14 @@ import pytest
 
 from poetry_cuda.files import read_toml
 from poetry_cuda.planning.managed import ROCM_PLATFORMS
+from poetry_cuda.planning.variant_metadata import property_lines
 from tests.support.example import snapshot
 from tests.support.index import IndexServer
 from tests.support.isolation import UV_OFFLINE
 from tests.support.rocm_world import build_rocm_world
+from tests.support.variant_world import TORCH_210
+from tests.support.variant_world import build_world
+from tests.support.variant_world import serve_index
 
 
 if TYPE_CHECKING:
@@ -221,6 +225,38 @@ def test_uv_locks_and_installs_the_xpu_build(cli: Cli, tmp_path: Path, server: I
     sync = cli.run("sync", cwd=project, program="uv", env=UV)
     assert sync.code == 0, sync.stderr
     assert installed_torch(project / ".venv" / "bin" / "python") == ["2.10.0+xpu", "None"]
+
+
+MI300X = {
+    "gpus": [{"name": "AMD Instinct MI300X", "vendor": "amd", "gfx": "gfx942"}],
+    "rocm": {"kernel_driver": "6.16.13", "source": "kfd"},
+}
+
+
+@pytest.mark.parametrize(
+    ("host", "variant"), [(MI300X, "rocm7.1"), (ARC, "xpu")], ids=["mi300x", "arc-a770"]
+)
+def test_lock_records_the_variant_label_of_the_rocm_or_xpu_build_the_plan_chose(
+    cli: Cli, tmp_path: Path, server: IndexServer, host: dict[str, Any], variant: str
+) -> None:
+    """Issue 39 item 5: with torch opted into wheel variants, cuda.lock records the label of
+    the build `plan` chose (torch 2.10.0's published rocm7.1 / xpu), with its properties."""
+    build_world(tmp_path / "variant-files", TORCH_210, version="2.10.0")
+    with serve_index(tmp_path / "variant-files", tmp_path / "variant-root") as index:
+        project = write_project(tmp_path, server, "uv", {"host.json": host}, "==2.10.0")
+        pyproject = project / "pyproject.toml"
+        pyproject.write_text(
+            pyproject.read_text() + f'\n[tool.poetry-cuda.wheel-variants]\ntorch = "{index}"\n'
+        )
+        result = cli.run("lock", cwd=project, env=UV)
+        assert result.code == 0, result.stderr
+        torch = next(
+            p for p in read_toml(project / "cuda.lock")["packages"] if p["name"] == "torch"
+        )
+        assert (torch["variant"], torch["variant-label"]) == (variant, variant)
+        assert torch["variant-properties"] == list(property_lines(TORCH_210["variants"][variant]))
+        assert "planning again" not in result.stderr
+        assert cli.run("lock", "--check", cwd=project, env=UV).code == 0
 
 
 def test_env_and_run_of_a_rocm_project_ask_for_no_cuda_toolkit(

@@ -156,20 +156,19 @@ class VariantPropertiesCommand(CudaCommand):
         ``rocm7.1``, ``xpu``, or ``cpu``."""
         from poetry_cuda.knowledge.packaged import rocm
         from poetry_cuda.knowledge.packaged import xpu
+        from poetry_cuda.messages import message
         from poetry_cuda.planning.gpu_stacks import FAMILY
         from poetry_cuda.planning.gpu_stacks import GpuStacks
         from poetry_cuda.planning.gpu_stacks import needs_stack
         from poetry_cuda.planning.gpu_stacks import plan_target
 
         needing = [target for target in targets if needs_stack(target)]
-        if package != FAMILY:  # ROCm and XPU builds are planned for torch alone
-            return {target.label: "cpu" for target in needing}
         if needing and not version:
             raise UsageError(
-                "--variants: the file name does not say the torch release "
-                "(torch-VERSION-variants.json), which the ROCm or XPU build is planned for",
-                fix="give the file its index name, e.g. torch-2.10.0-variants.json",
+                message("variant.file-unnamed"), fix=message("variant.file-unnamed-fix")
             )
+        if package != FAMILY:  # ROCm and XPU builds are planned for torch alone
+            return {target.label: "cpu" for target in needing}
         stacks = GpuStacks(rocm(), xpu())
         planned = {}
         for target in needing:
