@@ -268,3 +268,19 @@ def test_a_planned_build_without_its_label_is_said_not_given_the_cpu_label() -> 
             _metadata(TORCH_29), target, KB.nvidia, release=None, stacks={"mi300x": "rocm7.1"}
         )
     assert raised.value.exit_code == 3
+
+
+def test_a_rocm_label_whose_published_gfx_leaves_out_the_gpu_is_audited_and_still_pinned() -> None:
+    """The knowledge base decides: the plan's rocm7.1 serves gfx942; metadata that does not
+    list it is audited, and the static properties still make an installer take rocm7.1."""
+    document = json.loads(json.dumps(TORCH_210))
+    document["variants"]["rocm7.1"]["amd"]["gfx_arch"].remove("gfx942")
+    metadata = _metadata(document, "2.10.0")
+    target = _stack_host("mi300x", MI300X)
+    choice = choose_for_all(
+        metadata, [target], KB.nvidia, release=None, stacks={"mi300x": "rocm7.1"}
+    )
+    assert choice.label == "rocm7.1"
+    assert any("without gfx942 of mi300x" in line for line in choice.audit)
+    supported = pinned(metadata, "rocm7.1", [target])
+    assert provider_order(metadata, with_static(metadata, supported))[0] == "rocm7.1"
