@@ -169,11 +169,14 @@ def anchors(path: Path) -> set[str]:
 def test_both_link_the_reference_in_docs() -> None:
     for path in (ENGLISH, CHINESE):
         linked = {link.split("#", 1)[0] for link in local_links(read(path))}
+        # The Chinese README links the Chinese version of a page where there is one.
+        if path == CHINESE:
+            linked = {link.replace("docs/zh-CN/", "docs/") for link in linked}
         assert linked >= REFERENCE, (path.name, sorted(REFERENCE - linked))
 
 
 def test_every_local_link_leads_to_a_file_and_a_heading() -> None:
-    pages = [ENGLISH, CHINESE, *sorted((ROOT / "docs").glob("*.md"))]
+    pages = [ENGLISH, CHINESE, *sorted((ROOT / "docs").glob("**/*.md"))]
     for page in pages:
         for link in local_links(read(page)):
             target, _, fragment = link.partition("#")
