@@ -20,8 +20,8 @@ CHINESE = ROOT / "README.zh-CN.md"
 DOCS = ROOT / "docs"
 # The reference pages that have a Chinese version (the others say they are in English).
 TRANSLATED = ("commands", "configuration", "cuda-lock", "knowledge", "troubleshooting")
-PAIRS = [(ENGLISH, CHINESE)] + [(DOCS / f"{n}.md", DOCS / "zh-CN" / f"{n}.md") for n in TRANSLATED]
-IDS = ["README"] + list(TRANSLATED)
+PAIRS = [(ENGLISH, CHINESE), *((DOCS / f"{n}.md", DOCS / "zh-CN" / f"{n}.md") for n in TRANSLATED)]
+IDS = ["README", *TRANSLATED]
 # The lines where a page names its other language.
 TOP = 8
 
