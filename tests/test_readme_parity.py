@@ -1,8 +1,11 @@
 """README.md and README.zh-CN.md tell the same facts, and the first screen gets a user going.
 
 Both name the same environment variables, commands and durations; both have the per-user
-mirror section; the repository URL they give is the project's own; the benchmark tables and
-the code layout live in docs/; the Quick start's failed plan is what `plan` prints.
+mirror section; the repository URL they give is the project's own; the first screen says how
+poetry-cuda compares with uv's torch backend and conda's `__cuda`; the reference (commands,
+configuration, cuda.lock, host profiles, knowledge base, troubleshooting, benchmarks, code
+layout) lives in docs/, and every link between them leads to a file and a heading that exist;
+the Quick start's failed plan is what `plan` prints.
 """
 
 from __future__ import annotations
@@ -109,11 +112,78 @@ def test_benchmark_tables_and_the_code_layout_live_in_docs() -> None:
         assert "benchmarks:start" not in text
         assert "](docs/benchmarks.md)" in text
         assert "](docs/architecture.md)" in text
-        assert len(text.splitlines()) < 800
+        assert len(text.splitlines()) < 400
     benchmarks = read(ROOT / "docs" / "benchmarks.md")
     assert "<!-- benchmarks:start -->" in benchmarks
     assert "<!-- benchmarks:end -->" in benchmarks
     assert "## Code layout" in read(ROOT / "docs" / "architecture.md")
+
+
+# What a newcomer compares poetry-cuda with, named on the first screen of both READMEs.
+ALTERNATIVES = (
+    "--torch-backend=auto",
+    "UV_TORCH_BACKEND",
+    "uv lock",
+    "uv 0.13.10",
+    "__cuda",
+    "pixi",
+)
+FIRST_SCREEN = 45
+# The reference pages, linked from both READMEs.
+REFERENCE = {
+    "docs/architecture.md",
+    "docs/benchmarks.md",
+    "docs/commands.md",
+    "docs/configuration.md",
+    "docs/cuda-lock.md",
+    "docs/host-profiles.md",
+    "docs/knowledge.md",
+    "docs/troubleshooting.md",
+}
+# Markdown links to local files, outside code: `](path)` or `](path#anchor)`.
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_the_first_screen_says_how_it_compares() -> None:
+    for path in (ENGLISH, CHINESE):
+        first_screen = "\n".join(read(path).splitlines()[:FIRST_SCREEN])
+        for alternative in ALTERNATIVES:
+            assert alternative in first_screen, (path.name, alternative)
+
+
+def local_links(text: str) -> list[str]:
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    return [link for link in LINK.findall(prose) if not re.match(r"[a-z]+:", link)]
+
+
+def anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    prose = re.sub(r"```.*?```", "", read(path), flags=re.DOTALL)
+    return {anchor(line.lstrip("#")) for line in prose.splitlines() if line.startswith("#")}
+
+
+def test_both_link_the_reference_in_docs() -> None:
+    for path in (ENGLISH, CHINESE):
+        linked = {link.split("#", 1)[0] for link in local_links(read(path))}
+        # The Chinese README links the Chinese version of a page where there is one.
+        if path == CHINESE:
+            linked = {link.replace("docs/zh-CN/", "docs/") for link in linked}
+        assert linked >= REFERENCE, (path.name, sorted(REFERENCE - linked))
+
+
+def test_every_local_link_leads_to_a_file_and_a_heading() -> None:
+    pages = [ENGLISH, CHINESE, *sorted((ROOT / "docs").glob("**/*.md"))]
+    for page in pages:
+        for link in local_links(read(page)):
+            target, _, fragment = link.partition("#")
+            file = (page.parent / target).resolve() if target else page
+            assert file.exists(), (page.name, link)
+            if fragment and file.suffix == ".md":
+                assert fragment in anchors(file), (page.name, link)
 
 
 def quick_start_block(path: Path) -> list[str]:

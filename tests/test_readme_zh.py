@@ -1,18 +1,29 @@
-"""README.zh-CN.md stays a faithful Chinese version of README.md: linked both ways, with the
-same sections and the same commands in its console blocks."""
+"""The Chinese pages stay faithful Chinese versions of the English ones: README.zh-CN.md of
+README.md, and docs/zh-CN/X.md of docs/X.md; each pair linked both ways at the top, with the
+same sections and the same commands in its console blocks, in the terms the catalogue uses."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from pathlib import Path
 
 import pytest
 
+from tests.test_zh_output import AVOIDED
+
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGLISH = ROOT / "README.md"
 CHINESE = ROOT / "README.zh-CN.md"
+DOCS = ROOT / "docs"
+# The reference pages that have a Chinese version (the others say they are in English).
+TRANSLATED = ("commands", "configuration", "cuda-lock", "knowledge", "troubleshooting")
+PAIRS = [(ENGLISH, CHINESE), *((DOCS / f"{n}.md", DOCS / "zh-CN" / f"{n}.md") for n in TRANSLATED)]
+IDS = ["README", *TRANSLATED]
+# The lines where a page names its other language.
+TOP = 8
 
 
 def read(path: Path) -> str:
@@ -20,7 +31,8 @@ def read(path: Path) -> str:
 
 
 def headings(text: str, level: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith(f"{level} ")]
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    return [line for line in prose.splitlines() if line.startswith(f"{level} ")]
 
 
 def console_commands(text: str) -> list[str]:
@@ -39,18 +51,33 @@ def console_commands(text: str) -> list[str]:
     return commands
 
 
-@pytest.mark.parametrize(("path", "other"), [(ENGLISH, CHINESE), (CHINESE, ENGLISH)])
-def test_each_readme_links_to_the_other_at_the_top(path: Path, other: Path) -> None:
-    top = read(path).splitlines()[:5]
-    assert any(f"]({other.name})" in line for line in top), top
+@pytest.mark.parametrize(("english", "chinese"), PAIRS, ids=IDS)
+def test_each_page_links_to_the_other_at_the_top(english: Path, chinese: Path) -> None:
+    for path, other in ((english, chinese), (chinese, english)):
+        top = read(path).splitlines()[:TOP]
+        link = Path(os.path.relpath(other, path.parent)).as_posix()
+        assert any(f"]({link})" in line for line in top), (path.name, top)
 
 
-def test_both_have_the_same_sections() -> None:
-    for level in ("##", "###"):
-        english, chinese = headings(read(ENGLISH), level), headings(read(CHINESE), level)
-        assert len(english) == len(chinese), (english, chinese)
+@pytest.mark.parametrize(("english", "chinese"), PAIRS, ids=IDS)
+def test_both_have_the_same_sections(english: Path, chinese: Path) -> None:
+    for level in ("#", "##", "###"):
+        en, zh = headings(read(english), level), headings(read(chinese), level)
+        assert len(en) == len(zh), (english.name, en, zh)
 
 
-def test_both_show_the_same_commands() -> None:
-    assert console_commands(read(CHINESE)) == console_commands(read(ENGLISH))
+@pytest.mark.parametrize(("english", "chinese"), PAIRS, ids=IDS)
+def test_both_show_the_same_commands(english: Path, chinese: Path) -> None:
+    assert console_commands(read(chinese)) == console_commands(read(english))
     assert console_commands(read(ENGLISH))  # the parse found the blocks
+
+
+@pytest.mark.parametrize("name", TRANSLATED)
+def test_the_chinese_docs_use_the_agreed_terms(name: str) -> None:
+    text = read(DOCS / "zh-CN" / f"{name}.md")
+    for avoided in AVOIDED:
+        assert avoided not in text, avoided
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    for bracketed in re.findall(r"（[^（）\n]*）", prose):
+        words = re.sub(r"`[^`]*`|\{[^{}]*\}|https?://\S+", "", bracketed)
+        assert not re.search(r"[,;:] ", words), bracketed

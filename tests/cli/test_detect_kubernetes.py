@@ -383,7 +383,7 @@ def test_five_thousand_nodes_lock(cli: Cli, tmp_path: Path, server: WorldServer)
 
 def test_the_readme_shows_what_it_prints(cli: Cli, tmp_path: Path) -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Clusters\n", 1)[1]
+    section = readme.split("\n## A cluster\n", 1)[1]
     block = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
     assert block[:2] == [
         "$ kubectl get nodes -o json > nodes.json",

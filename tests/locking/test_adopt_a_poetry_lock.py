@@ -1,6 +1,6 @@
 """`lock --adopt` on a project its authors already locked with the plain package manager.
 
-The README's adoption example, end to end: a hand-written source for one CUDA index, pins on
+The adoption example of docs/commands.md, end to end: a hand-written source for one CUDA index, pins on
 it, a lock by plain Poetry (or uv) that records packages from that source, then
 `poetry-cuda lock --adopt --cuda <another build>`. The adoption removes the source the lock
 still names; the lock is made again without that stale reference, and plain Poetry installs it.
@@ -38,7 +38,7 @@ ASKED = ("--target", "gpu.json", "--cuda", "cu121")
 
 
 def _poetry_project(folder: Path, server: WorldServer, source: str) -> Path:
-    """The README's example: torch and torchvision pinned to a hand-written cu118 source."""
+    """docs/commands.md's example: torch and torchvision pinned to a hand-written cu118 source."""
     folder.mkdir(parents=True)
     (folder / "pyproject.toml").write_text(
         f"""\
