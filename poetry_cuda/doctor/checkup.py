@@ -111,9 +111,10 @@ def record_checks(facts: Facts, kb: KnowledgeBase, *, deep: bool) -> list[Findin
     )
 
 
-def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
+def deep_checks(facts: Facts, environ: Mapping[str, str], *, strict: bool = False) -> list[Finding]:
     """`--deep`: import the locked packages with the environment's Python, in a time limit,
-    and judge each GPU against the architectures the installed builds carry."""
+    and judge each GPU against the architectures the installed builds carry (`strict` as
+    for `run_checks`)."""
     cuda_lock = facts.locks.cuda_lock
     environment = facts.environment
     python = environment.python() if environment is not None else None
@@ -123,7 +124,8 @@ def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
     names = modules(cuda_lock.packages, rows)
     report = probe(python, names, environ=environ) if names else {}
     install = facts.install_hint
-    findings = deep_findings(report, cuda_lock.packages, install, rows)
+    spared = gpu_less(facts.target, cuda_lock, strict=strict) is not None
+    findings = deep_findings(report, cuda_lock.packages, install, rows, gpu_less=spared)
     cuda_packages = [p for p in cuda_lock.packages if p.cuda]
     read = report if isinstance(report, dict) else {}
     builds = read_builds(read, cuda_packages, environment, rows)

@@ -242,6 +242,16 @@ def test_deep_findings() -> None:
     assert timeout.status == "fail"
 
 
+def test_item4_deep_on_a_machine_without_a_gpu_warns_that_cuda_is_unavailable() -> None:
+    report = {"torch": {"version": "2.5.1+cu124", "cuda": "12.4", "available": False}}
+    spared = deep_findings(report, [torch_package()], "x", ROWS, gpu_less=True)
+    assert [(f.check, f.status) for f in spared] == [("import", "ok"), ("cuda", "warn")]
+    cpu = {"torch": {"version": "2.5.1+cpu", "cuda": None}}  # the wrong build stays a failure
+    assert deep_findings(cpu, [torch_package()], "x", ROWS, gpu_less=True)[1].status == "fail"
+    strict = deep_findings(report, [torch_package()], "x", ROWS)
+    assert strict[1].status == "fail"
+
+
 def test_json_report_and_exit_code() -> None:
     findings = check_host(target(None), lock_of(torch_package()), KB, strict=True)
     report = report_json(findings, str(Path("demo")), strict=True)

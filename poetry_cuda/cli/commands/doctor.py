@@ -88,7 +88,7 @@ class DoctorCommand(CudaCommand):
         findings = run_checks(facts, kb, strict=strict)
         findings += record_checks(facts, kb, deep=bool(self.option("deep")))
         if self.option("deep"):
-            findings += deep_checks(facts, os.environ)
+            findings += deep_checks(facts, os.environ, strict=strict)
         project = str(facts.project) if facts.project else None
         if self.option("json"):
             self.print_json(report_json(findings, project, strict=strict))
