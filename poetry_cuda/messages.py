@@ -233,6 +233,9 @@ MessageId = Literal[
     "doctor.fix-lock",
     "doctor.fix-driver",
     "doctor.driver-but-cuda-locked",
+    "doctor.gpu-less",
+    "doctor.gpu-less-target",
+    "doctor.gpu-less-fix",
     "doctor.no-gpu",
     "doctor.no-gpu-fix",
     "doctor.variant-cannot-run",
@@ -882,6 +885,23 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "doctor.driver-but-cuda-locked": Texts(
         "{problem}; cuda.lock locks CUDA builds", "{problem}；而 cuda.lock 锁定的是 CUDA 构建"
+    ),
+    "doctor.gpu-less": Texts(
+        "this machine has no GPU and is not among cuda.lock's targets: the locked GPU builds "
+        "install here and run on the CPU",
+        "本机没有 GPU，也不在 cuda.lock 的目标主机之中：锁定的 GPU 构建在本机安装后只能用 CPU 运行",
+    ),
+    "doctor.gpu-less-target": Texts(
+        "this machine has no GPU; cuda.lock's targets include it, so the GPU builds chosen "
+        "for the other targets install here and run on the CPU",
+        "本机没有 GPU；cuda.lock 的目标主机包括本机，为其他目标主机选的 GPU 构建在本机安装后只能用 CPU 运行",
+    ),
+    "doctor.gpu-less-fix": Texts(
+        "nothing to do where no GPU is wanted (a CPU-only CI job); on a machine meant to "
+        "run the GPU builds, install its GPU driver, and run `doctor --strict` there, which "
+        "fails where the driver or GPU is missing",
+        "不需要 GPU 的机器（例如只有 CPU 的 CI 任务）无需处理；在要运行 GPU 构建的机器上，"
+        "请安装 GPU 驱动，并在那里运行 `doctor --strict`：缺少驱动或 GPU 时它会报告失败",
     ),
     "doctor.no-gpu": Texts("the driver reports no GPU", "驱动没有报告任何 GPU"),
     "doctor.no-gpu-fix": Texts(

@@ -99,17 +99,13 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[Localized]:
 
 
 def use_user_mirrors(
-    poetry: Poetry, environ: Mapping[str, str], kb: KnowledgeBase
+    poetry: Poetry, mirrors: Mapping[str, str], kb: KnowledgeBase
 ) -> list[Redirect]:
-    """Fetch poetry-cuda's sources in `poetry`'s pool from this user's mirrors, if any.
-
-    Raises ConfigError for a malformed POETRY_CUDA_MIRROR_* variable.
-    """
+    """Fetch poetry-cuda's sources in `poetry`'s pool from this user's `mirrors`
+    (`request.user_mirrors.user_mirrors`: each family key's URL template), if any."""
     from poetry_cuda.backends.poetry.mirror import redirect_pool
     from poetry_cuda.request.user_mirrors import redirects
-    from poetry_cuda.request.user_mirrors import user_mirrors
 
-    mirrors = user_mirrors(environ)
     if not mirrors:
         return []
     sources = [

@@ -70,6 +70,8 @@ class CudaApplicationPlugin(ApplicationPlugin):
             # Above Poetry's own listeners (priority 0): act before the installer runs.
             dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
             dispatcher.add_listener(COMMAND, adds.before, priority=10)
+            # After `add`'s pins are written: the Poetry it makes (and redirects) reads them.
+            dispatcher.add_listener(COMMAND, mirrors.redirect, priority=5)
             dispatcher.add_listener(TERMINATE, adds.after)
             dispatcher.add_listener(COMMAND, partial(_before_run, application))
 
@@ -141,42 +143,52 @@ def _before_run(
 
 
 class _MirrorHooks:
-    """This user's mirrors (`POETRY_CUDA_MIRROR_<FAMILY>`) for every command that fetches."""
+    """This user's mirrors (`POETRY_CUDA_MIRROR_<FAMILY>`) for every command that fetches:
+    read (`before`) ahead of every other hook, applied to the command's Poetry (`redirect`)
+    only after `poetry add`'s pins are in pyproject.toml, since that Poetry reads the
+    project once, when first asked for: made earlier, it would resolve without them."""
 
     def __init__(self) -> None:
         self.failed: int | None = None  # the exit code of a command stopped by a bad value
+        self.mirrors: dict[str, str] = {}  # this command's, by family key (`user_mirrors`)
 
     def before(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
-        command = command_event.command
-        if command.name not in FETCHING or not any(
+        self.mirrors = {}
+        if command_event.command.name not in FETCHING or not any(
             name.startswith(MIRROR_VARIABLES) for name in os.environ
         ):
             return
-        from poetry.console.commands.command import Command
-
         from poetry_cuda.cli.commands.base import error_lines
         from poetry_cuda.cli.commands.base import user_language
+        from poetry_cuda.errors import PoetryCudaError
+        from poetry_cuda.request.user_mirrors import user_mirrors
+
+        try:
+            self.mirrors = user_mirrors(os.environ)
+        except PoetryCudaError as error:
+            for line in error_lines(error, user_language()):
+                command_event.io.write_error_line(line)
+            self.failed = error.exit_code
+            command_event.disable_command()
+            event.stop_propagation()
+
+    def redirect(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
+        command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+        command = command_event.command
+        if not self.mirrors:
+            return
+        from poetry.console.commands.command import Command
+
         from poetry_cuda.cli.hooks import use_user_mirrors
         from poetry_cuda.display import redact_url
-        from poetry_cuda.errors import PoetryCudaError
         from poetry_cuda.knowledge.packaged import load
 
         if not isinstance(command, Command):
             return
-        io = command_event.io
-        try:
-            redirected = use_user_mirrors(command.poetry, os.environ, load())
-        except PoetryCudaError as error:
-            for line in error_lines(error, user_language()):
-                io.write_error_line(line)
-            self.failed = error.exit_code
-            command_event.disable_command()
-            event.stop_propagation()
-            return
-        for redirect in redirected:
+        for redirect in use_user_mirrors(command.poetry, self.mirrors, load()):
             _say(
-                io,
+                command_event.io,
                 f"poetry-cuda: {redirect.name} is fetched from {redact_url(redirect.mirror)} "
                 f"({redirect.variable}); the lock records {redirect.upstream}",
             )

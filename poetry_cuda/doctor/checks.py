@@ -14,6 +14,7 @@ from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.locking.lockfile import FILENAME
+from poetry_cuda.locking.lockfile import TargetFacts
 from poetry_cuda.locking.state import lock_command
 from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import judge
@@ -122,12 +123,34 @@ def _fixed_verdict(cuda: CudaVersion, target: Target, nvidia: Nvidia) -> tuple[b
     return False, f"it needs a driver for CUDA {cuda}; the driver supports CUDA <= {target.cuda}"
 
 
+def gpu_less(target: Target, cuda_lock: CudaLock | None, *, strict: bool) -> Message | None:
+    """Why a machine without any GPU or NVIDIA driver is spared the failures of the GPU
+    builds it cannot run (a CPU-only CI job checking a team's lock); None where it is not:
+    it has a GPU or a driver, nothing is locked, or `strict` (a GPU runner, where a missing
+    driver is the failure to catch). Whether it is among cuda.lock's targets is judged by
+    the targets' facts, as `lock` judges them."""
+    profile = target.profile
+    if strict or cuda_lock is None or profile.gpus or profile.driver is not None:
+        return None
+    facts = TargetFacts.of(target).facts
+    if any(recorded.facts == facts for recorded in cuda_lock.targets):
+        return message("doctor.gpu-less-target")
+    return message("doctor.gpu-less")
+
+
 def check_host(
-    target: Target, cuda_lock: CudaLock | None, kb: KnowledgeBase, *, backend: str | None = None
+    target: Target,
+    cuda_lock: CudaLock | None,
+    kb: KnowledgeBase,
+    *,
+    backend: str | None = None,
+    strict: bool = False,
 ) -> list[Finding]:
     """The driver, the probes' problems, and whether each locked variant runs here.
 
     In a uv project (`backend`) the fixes name the script, the one way to lock there.
+    Without `strict`, a machine without a GPU gets one warning for the GPU builds it
+    cannot run (`gpu_less`) instead of a failure for each.
     """
     uv = backend == "uv"
     driver_fix = message("doctor.fix-driver-uv") if uv else DRIVER_FIX
@@ -135,6 +158,8 @@ def check_host(
     profile = target.profile
     packages = leads(cuda_lock, kb) if cuda_lock else []
     wants_cuda = any(p.cuda for p in packages)
+    wants_stack = any(p.accelerator in ("rocm", "xpu") for p in packages)
+    spared = gpu_less(target, cuda_lock, strict=strict) if wants_cuda or wants_stack else None
     driver = profile.driver
     if target.os == "macos":
         found.append(ok("host", "driver", message("doctor.macos")))
@@ -143,7 +168,9 @@ def check_host(
         no_driver = message("driver.none")
         if driver is not None:
             no_driver = message("driver.too-old", version=driver.version)
-        if wants_cuda:
+        if spared is not None:
+            found.append(warn("host", "driver", spared, message("doctor.gpu-less-fix")))
+        elif wants_cuda:
             found.append(
                 fail(
                     "host",
@@ -200,14 +227,17 @@ def check_host(
         found.append(make("host", "probe", f"{problem.probe}: {problem.message}", problem.fix))
     if cuda_lock is not None:
         for package in packages:
-            found.extend(_variant_findings(package, target, kb, cuda_lock))
+            if spared is not None and package.cuda:
+                continue  # the warning above says why a CUDA build cannot run here
+            found.extend(_variant_findings(package, target, kb, cuda_lock, strict=strict))
     return found
 
 
 def _variant_findings(
-    package: LockedPackage, target: Target, kb: KnowledgeBase, cuda_lock: CudaLock
+    package: LockedPackage, target: Target, kb: KnowledgeBase, cuda_lock: CudaLock, *, strict: bool
 ) -> list[Finding]:
-    """Whether `package`'s build, as `cuda_lock` records it, runs here."""
+    """Whether `package`'s build, as `cuda_lock` records it, runs here; with `strict`, a
+    ROCm or XPU build without its GPU fails."""
     requested = cuda_lock.cuda
     lock = "uv run poetry-cuda lock" if cuda_lock.backend == "uv" else "poetry cuda lock"
     name, variant_name = package.name, package.variant
@@ -215,7 +245,7 @@ def _variant_findings(
     if package.cuda and not target.runs_cuda:
         rerun = message("doctor.fix-driver-uv") if cuda_lock.backend == "uv" else DRIVER_FIX
     if package.accelerator in ("rocm", "xpu") and not target.runs_cuda:
-        return _stack_findings(package, target, rerun)
+        return _stack_findings(package, target, rerun, strict=strict)
     if package.cuda is None:
         if target.runs_cuda and requested != "cpu":  # a GPU the lock's targets leave unused
             said = message("doctor.lock-unserved", package=name, variant=variant_name)
@@ -354,7 +384,9 @@ def _stack_serves(packages: Sequence[LockedPackage], target: Target) -> bool:
     return any(gpu.vendor in wanted for gpu in target.profile.gpus)
 
 
-def _stack_findings(package: LockedPackage, target: Target, rerun: Localized) -> list[Finding]:
+def _stack_findings(
+    package: LockedPackage, target: Target, rerun: Localized, *, strict: bool
+) -> list[Finding]:
     """A ROCm or XPU build on a machine without an NVIDIA driver: which GPUs it serves, and
     for ROCm whether each AMD GPU's gfx is among those cuda.lock records for the build."""
     name, variant = package.name, package.variant
@@ -363,7 +395,7 @@ def _stack_findings(package: LockedPackage, target: Target, rerun: Localized) ->
     stack = stack_name(package.accelerator)
     if not gpus:
         said = message("doctor.stack-no-gpu", package=name, variant=variant, stack=stack)
-        return [warn("host", "variant", said, rerun, subject=name)]
+        return [(fail if strict else warn)("host", "variant", said, rerun, subject=name)]
     listed = ", ".join(gpu.describe() for gpu in gpus)
     said = message("doctor.stack-build", package=name, variant=variant, stack=stack, gpus=listed)
     found = [ok("host", "variant", said, subject=name)]

@@ -11,6 +11,7 @@ from poetry_cuda.doctor.builds import check_builds
 from poetry_cuda.doctor.builds import read_builds
 from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks
+from poetry_cuda.doctor.checks import gpu_less
 from poetry_cuda.doctor.container import check_image
 from poetry_cuda.doctor.deep import deep_findings
 from poetry_cuda.doctor.deep import modules
@@ -39,8 +40,9 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import KnowledgeBase
 
 
-def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
-    """Every finding, in the order host, locks, installed environment, system."""
+def run_checks(facts: Facts, kb: KnowledgeBase, *, strict: bool = False) -> list[Finding]:
+    """Every finding, in the order host, locks, installed environment, system; `strict`
+    fails a machine without a GPU where GPU builds are locked (`checks.gpu_less`)."""
     cuda_lock = facts.locks.cuda_lock
     extras = cuda_lock.extras if cuda_lock else ()
     picks = pick_extras(
@@ -54,7 +56,7 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
     per_package = without_extras_families(cuda_lock, kb) if cuda_lock else None
     # The package manager the fixes name: a uv project locks with the script only.
     backend = facts.locks.backend or (facts.backend[0] if facts.backend else None)
-    findings = check_host(facts.target, per_package, kb, backend=backend)
+    findings = check_host(facts.target, per_package, kb, backend=backend, strict=strict)
     if facts.project is None:
         findings.append(
             warn(
@@ -77,7 +79,11 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
         findings += check_toolkit(facts.toolkit)
     if cuda_lock is not None:
         findings += check_system(
-            cuda_lock.system_requirements, facts.target, facts.libraries, facts.environment
+            cuda_lock.system_requirements,
+            facts.target,
+            facts.libraries,
+            facts.environment,
+            gpu_less=gpu_less(facts.target, cuda_lock, strict=strict) is not None,
         )
         # Inside a container: does its image meet the base image the lock records?
         findings += check_image(facts.image, cuda_lock.base_image)
@@ -105,9 +111,10 @@ def record_checks(facts: Facts, kb: KnowledgeBase, *, deep: bool) -> list[Findin
     )
 
 
-def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
+def deep_checks(facts: Facts, environ: Mapping[str, str], *, strict: bool = False) -> list[Finding]:
     """`--deep`: import the locked packages with the environment's Python, in a time limit,
-    and judge each GPU against the architectures the installed builds carry."""
+    and judge each GPU against the architectures the installed builds carry (`strict` as
+    for `run_checks`)."""
     cuda_lock = facts.locks.cuda_lock
     environment = facts.environment
     python = environment.python() if environment is not None else None
@@ -117,7 +124,8 @@ def deep_checks(facts: Facts, environ: Mapping[str, str]) -> list[Finding]:
     names = modules(cuda_lock.packages, rows)
     report = probe(python, names, environ=environ) if names else {}
     install = facts.install_hint
-    findings = deep_findings(report, cuda_lock.packages, install, rows)
+    spared = gpu_less(facts.target, cuda_lock, strict=strict) is not None
+    findings = deep_findings(report, cuda_lock.packages, install, rows, gpu_less=spared)
     cuda_packages = [p for p in cuda_lock.packages if p.cuda]
     read = report if isinstance(report, dict) else {}
     builds = read_builds(read, cuda_packages, environment, rows)

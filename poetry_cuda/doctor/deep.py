@@ -18,6 +18,7 @@ from typing import Any
 
 from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
+from poetry_cuda.doctor.findings import warn
 from poetry_cuda.host.run import run
 from poetry_cuda.knowledge.model import installed_of
 
@@ -114,7 +115,11 @@ def deep_findings(
     packages: Sequence[LockedPackage],
     install: str,
     rows: Sequence[Installed],
+    *,
+    gpu_less: bool = False,
 ) -> list[Finding]:
+    """What the environment's Python said of each locked CUDA build; on a machine without a
+    GPU that doctor spares (`checks.gpu_less`), a CUDA build that sees no GPU is a warning."""
     if isinstance(report, str):
         return [
             fail(
@@ -132,12 +137,19 @@ def deep_findings(
         row = report.get(module)
         if not isinstance(row, dict):
             continue
-        found.extend(_package(package, module, row, install, probe_of(module, rows)))
+        check = probe_of(module, rows)
+        found.extend(_package(package, module, row, install, check, gpu_less=gpu_less))
     return found
 
 
 def _package(
-    package: LockedPackage, module: str, row: dict[str, Any], install: str, check: Probe | None
+    package: LockedPackage,
+    module: str,
+    row: dict[str, Any],
+    install: str,
+    check: Probe | None,
+    *,
+    gpu_less: bool,
 ) -> list[Finding]:
     name = package.name
     if "error" in row:
@@ -151,9 +163,9 @@ def _package(
             )
         ]
     found = [ok("deep", "import", f"import {module} works ({row.get('version')})", subject=name)]
-    if "check_error" in row:
+    if "check_error" in row:  # a GPU build's own check needs the GPU
         found.append(
-            fail(
+            (warn if gpu_less else fail)(
                 "deep",
                 "framework",
                 f"{module}'s own check fails: {row['check_error']}",
@@ -162,13 +174,15 @@ def _package(
             )
         )
     if check == "torch":
-        found.extend(_torch(package, row, install))
+        found.extend(_torch(package, row, install, gpu_less=gpu_less))
     if check == "paddle" and "run_check" in row:
         found.append(ok("deep", "framework", f"paddle.utils.run_check(): {row['run_check']}"))
     return found
 
 
-def _torch(package: LockedPackage, row: dict[str, Any], install: str) -> list[Finding]:
+def _torch(
+    package: LockedPackage, row: dict[str, Any], install: str, *, gpu_less: bool
+) -> list[Finding]:
     if row.get("cuda") is None:
         return [
             fail(
@@ -182,7 +196,7 @@ def _torch(package: LockedPackage, row: dict[str, Any], install: str) -> list[Fi
         ]
     if not row.get("available"):
         return [
-            fail(
+            (warn if gpu_less else fail)(
                 "deep",
                 "cuda",
                 f"torch {row.get('version')} (CUDA {row['cuda']}): torch.cuda.is_available() is "

@@ -115,11 +115,14 @@ def exit_code(findings: Iterable[Finding]) -> int:
     return 1 if any(f.status == "fail" for f in findings) else 0
 
 
-def report_json(findings: list[Finding], project: str | None) -> dict[str, Any]:
+def report_json(
+    findings: list[Finding], project: str | None, *, strict: bool = False
+) -> dict[str, Any]:
     counts = summary(findings)
     return {
         "schema": SCHEMA,
         "project": project,
+        "strict": strict,
         "status": "fail" if counts["fail"] else "warn" if counts["warn"] else "ok",
         "summary": counts,
         "findings": [f.to_json() for f in findings],

@@ -7,6 +7,8 @@ satisfy ``>=8.6,<9``: that is a warning, not a failure.
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import TYPE_CHECKING
 from typing import Literal
 
@@ -111,8 +113,15 @@ def check_system(
     target: Target,
     libraries: Sequence[Library],
     environment: Environment | None,
+    *,
+    gpu_less: bool = False,
 ) -> list[Finding]:
-    """Each recorded requirement, found with its version, or the fix from cuda.lock."""
+    """Each recorded requirement, found with its version, or the fix from cuda.lock.
+
+    On a machine without a GPU that doctor spares (`checks.gpu_less`) a missing library is a
+    warning: only a GPU build running on a GPU loads it. nvcc stays a failure: a source
+    build compiles with it on any machine.
+    """
     if not requirements:
         return [ok("system", "requirements", "cuda.lock records no system requirement")]
     if target.os == "macos":
@@ -123,7 +132,10 @@ def check_system(
             met = message("doctor.system-met-by", needs=_needs(req), by=req.satisfied_by)
             found.append(ok("system", req.kind, met, subject=req.package))
         else:
-            found.append(_check(req, candidates(req.kind, target, libraries, environment)))
+            finding = _check(req, candidates(req.kind, target, libraries, environment))
+            if gpu_less and finding.status == "fail" and req.kind != "nvcc":
+                finding = dataclasses.replace(finding, status="warn")
+            found.append(finding)
     return found
 
 

@@ -45,6 +45,21 @@ def test_plan_json_on_the_example(cli: Cli, torch_project: Path) -> None:
     assert document["packages"][1]["name"] == "torchvision"
 
 
+@pytest.mark.parametrize("targets", [(), ("--target", "hosts/workstation-rtx4090.json")])
+def test_item6_lock_dry_run_json_prints_what_plan_json_prints(
+    cli: Cli, torch_project: Path, targets: tuple[str, ...]
+) -> None:
+    plan = cli.run("plan", "--json", *targets, cwd=torch_project)
+    assert plan.code == 0, plan.stderr
+    document = json.loads(plan.stdout)
+    assert "base_image" in document
+    for program, args in (("poetry-cuda", ["lock"]), ("poetry", ["cuda", "lock"])):
+        dry = cli.run(*args, "--dry-run", "--json", *targets, cwd=torch_project, program=program)
+        assert dry.code == 0, dry.stderr
+        assert json.loads(dry.stdout) == document
+    assert not (torch_project / "cuda.lock").exists()  # a dry run writes nothing
+
+
 def test_plan_readable_output(cli: Cli, torch_project: Path) -> None:
     result = cli.run("plan", "--target", "hosts/workstation-rtx4090.json", cwd=torch_project)
     assert result.code == 0

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 
 from poetry_cuda.backends.base import LockedEntry
 from poetry_cuda.doctor.checks import LockState
 from poetry_cuda.doctor.checks import check_host
 from poetry_cuda.doctor.checks import check_locks
+from poetry_cuda.doctor.checks import gpu_less
 from poetry_cuda.doctor.checks import locked_variant
 from poetry_cuda.doctor.deep import deep_findings
 from poetry_cuda.doctor.findings import exit_code
 from poetry_cuda.doctor.findings import report_json
+from poetry_cuda.doctor.system import check_system
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.host.profiles import Driver
 from poetry_cuda.host.profiles import Gpu
@@ -21,6 +25,8 @@ from poetry_cuda.host.profiles import Toolkit
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.targets import Target
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.versions import ComputeCapability
@@ -28,6 +34,7 @@ from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
 from tests.support import knowledge as lookup
 from tests.support.doctor_projects import torch_package
+from tests.support.projects import THIS_MACHINE
 
 
 KB = load()
@@ -64,7 +71,7 @@ def test_driver_and_gpu_served() -> None:
 
 
 def test_no_driver_fails_when_cuda_is_locked_and_says_how_to_fix() -> None:
-    found = check_host(target(None), lock_of(torch_package()), KB)
+    found = check_host(target(None), lock_of(torch_package()), KB, strict=True)
     (driver,) = by(found, "driver")
     assert driver.status == "fail"
     assert "install the NVIDIA driver" in driver.fix
@@ -76,6 +83,40 @@ def test_no_driver_fails_when_cuda_is_locked_and_says_how_to_fix() -> None:
 def test_no_driver_without_a_lock_is_a_warning() -> None:
     (driver,) = by(check_host(target(None), None, KB), "driver")
     assert driver.status == "warn"
+
+
+def test_item4_a_machine_without_a_gpu_outside_the_targets_is_a_warning() -> None:
+    team = dataclasses.replace(lock_of(torch_package()), targets=(THIS_MACHINE,))
+    found = check_host(target(None), team, KB)
+    (driver,) = by(found, "driver")
+    assert driver.status == "warn"
+    assert driver.message == (
+        "this machine has no GPU and is not among cuda.lock's targets: the locked GPU builds "
+        "install here and run on the CPU"
+    )
+    assert "doctor --strict" in driver.fix
+    assert not by(found, "variant")  # the one warning stands for the builds it cannot run
+    assert exit_code(found) == 0
+    # Among the targets by its facts (whatever the profile was called): the plan chose so.
+    cpu_box = TargetFacts.of(target(None))
+    listed = dataclasses.replace(cpu_box, label="ci/cpu-runner.json")
+    found = check_host(target(None), dataclasses.replace(team, targets=(THIS_MACHINE, listed)), KB)
+    (driver,) = by(found, "driver")
+    assert driver.status == "warn"
+    assert "cuda.lock's targets include it" in driver.message
+    # A GPU runner asks for today's failures; a driver without a GPU is no such machine.
+    strict = check_host(target(None), team, KB, strict=True)
+    assert [f.status for f in by(strict, "driver") + by(strict, "variant")] == ["fail", "fail"]
+    assert gpu_less(target("550.54.14"), team, strict=False) is None
+
+
+def test_item4_system_libraries_of_gpu_builds_warn_on_a_machine_without_a_gpu() -> None:
+    cudnn = SystemRequirement("paddlepaddle-gpu", "cudnn", ">=8.6,<9", "loads cuDNN", "install")
+    nvcc = SystemRequirement("flash-attn", "nvcc", ">=12.1", "builds from source", "install")
+    spared = check_system((cudnn, nvcc), target(None), (), None, gpu_less=True)
+    assert [(f.check, f.status) for f in spared] == [("cudnn", "warn"), ("nvcc", "fail")]
+    strict = check_system((cudnn, nvcc), target(None), (), None)
+    assert [f.status for f in strict] == ["fail", "fail"]
 
 
 def test_variant_too_new_for_the_driver() -> None:
@@ -201,10 +242,21 @@ def test_deep_findings() -> None:
     assert timeout.status == "fail"
 
 
+def test_item4_deep_on_a_machine_without_a_gpu_warns_that_cuda_is_unavailable() -> None:
+    report = {"torch": {"version": "2.5.1+cu124", "cuda": "12.4", "available": False}}
+    spared = deep_findings(report, [torch_package()], "x", ROWS, gpu_less=True)
+    assert [(f.check, f.status) for f in spared] == [("import", "ok"), ("cuda", "warn")]
+    cpu = {"torch": {"version": "2.5.1+cpu", "cuda": None}}  # the wrong build stays a failure
+    assert deep_findings(cpu, [torch_package()], "x", ROWS, gpu_less=True)[1].status == "fail"
+    strict = deep_findings(report, [torch_package()], "x", ROWS)
+    assert strict[1].status == "fail"
+
+
 def test_json_report_and_exit_code() -> None:
-    findings = check_host(target(None), lock_of(torch_package()), KB)
-    report = report_json(findings, str(Path("demo")))
+    findings = check_host(target(None), lock_of(torch_package()), KB, strict=True)
+    report = report_json(findings, str(Path("demo")), strict=True)
     assert report["schema"] == 1
+    assert report["strict"] is True
     assert report["status"] == "fail"
     assert report["summary"]["fail"] == 2
     assert set(report["findings"][0]) == {"area", "status", "check", "subject", "message", "fix"}

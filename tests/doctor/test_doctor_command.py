@@ -136,12 +136,50 @@ def test_without_cuda_lock_the_report_names_the_backend_its_files_point_to(
     assert result.stdout.splitlines()[0] == "Backend: uv (uv.lock exists)", result.stdout
 
 
-def test_no_driver_fails_when_cuda_is_locked(cli: Cli, fake_nvml: FakeNvml, tmp_path: Path) -> None:
-    project = cpu_torch_project(tmp_path)
-    result = cli.run("doctor", "--json", cwd=project, env=fake_nvml.scenario(library=False))
-    driver = find(findings(result.stdout), "host", "driver")
+def test_item4_doctor_passes_a_cpu_only_ci_machine_and_fails_it_with_strict(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    # A team lock for an RTX 4090 machine, installed as locked, checked where no GPU is.
+    project = fresh_project(
+        tmp_path / "demo",
+        packages=[torch_package()],
+        poetry_lock=[locked_torch("2.5.1+cu124", "pytorch-cu124")],
+    )
+    make_venv(project / ".venv", [torch_dist("2.5.1+cu124", "12.4")])
+    no_gpu = fake_nvml.scenario(library=False)
+    result = cli.run("doctor", "--json", cwd=project, env=no_gpu)
+    assert result.code == 0, result.stdout
+    report = json.loads(result.stdout)
+    assert (report["status"], report["strict"]) == ("warn", False)
+    rows = findings(result.stdout)
+    driver = find(rows, "host", "driver")
+    assert driver["status"] == "warn"
+    assert "no GPU and is not among cuda.lock's targets" in driver["message"]
+    assert "doctor --strict" in driver["fix"]
+    # What needs no GPU is still checked: the locks, and the build installed as locked.
+    assert find(rows, "locks", "fresh")["status"] == "ok"
+    assert find(rows, "environment", "installed")["status"] == "ok"
+
+    strict = cli.run("doctor", "--json", "--strict", cwd=project, env=no_gpu)
+    assert strict.code == 1, strict.stdout
+    assert json.loads(strict.stdout)["strict"] is True
+    driver = find(findings(strict.stdout), "host", "driver")
     assert driver["status"] == "fail"
     assert "install the NVIDIA driver" in driver["fix"]
+    plugin = cli.run("cuda", "doctor", "--strict", cwd=project, env=no_gpu, program="poetry")
+    assert plugin.code == 1, plugin.stderr
+    assert "no NVIDIA driver found; cuda.lock locks CUDA builds" in plugin.stdout
+
+
+def test_item4_without_a_gpu_a_wrong_installed_build_still_fails(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    project = cpu_torch_project(tmp_path)
+    result = cli.run("doctor", "--json", cwd=project, env=fake_nvml.scenario(library=False))
+    assert result.code == 1
+    rows = findings(result.stdout)
+    assert find(rows, "host", "driver")["status"] == "warn"
+    assert find(rows, "environment", "installed")["status"] == "fail"
 
 
 def test_bad_driver_override_is_bad_input(cli: Cli, tmp_path: Path) -> None:

@@ -77,3 +77,15 @@ def test_a_rocm_build_on_a_machine_without_an_amd_gpu_runs_on_the_cpu() -> None:
     (variant,) = [f for f in found if f.check == "variant"]
     assert variant.status == "warn"
     assert "runs on the CPU here" in variant.message
+
+
+def test_item4_a_rocm_build_without_an_amd_gpu_fails_only_when_strict() -> None:
+    found = check_host(host(), rocm_lock(), KB, backend="uv")
+    (driver,) = [f for f in found if f.check == "driver"]
+    assert driver.status == "warn"
+    assert "not among cuda.lock's targets" in driver.message  # no NVIDIA driver asked for
+    assert exit_code(found) == 0
+    strict = check_host(host(), rocm_lock(), KB, backend="uv", strict=True)
+    (variant,) = [f for f in strict if f.check == "variant"]
+    assert variant.status == "fail"
+    assert exit_code(strict) == 1

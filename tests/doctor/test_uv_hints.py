@@ -32,7 +32,7 @@ def test_doctor_in_a_uv_project_names_the_script(
 ) -> None:
     project = uv_project(tmp_path / "app")
     no_driver = fake_nvml.scenario(library=False)
-    result = cli.run("doctor", "--json", cwd=project, env=no_driver)
+    result = cli.run("doctor", "--json", "--strict", cwd=project, env=no_driver)
     findings = json.loads(result.stdout)["findings"]
     host = [f for f in findings if f["area"] == "host" and f["fix"]]
     assert {f["check"] for f in host} >= {"driver", "variant"}, findings
@@ -48,6 +48,6 @@ def test_doctor_in_a_poetry_project_keeps_the_plugin(
     lock = project / "cuda.lock"
     lock.write_text(lock.read_text().replace('backend = "uv"', 'backend = "poetry"'))
     no_driver = fake_nvml.scenario(library=False)
-    result = cli.run("doctor", "--json", cwd=project, env=no_driver)
+    result = cli.run("doctor", "--json", "--strict", cwd=project, env=no_driver)
     driver = next(f for f in json.loads(result.stdout)["findings"] if f["check"] == "driver")
     assert "`poetry cuda lock --cuda cpu`" in driver["fix"]

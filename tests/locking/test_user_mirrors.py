@@ -150,3 +150,26 @@ def test_uv_projects_refuse_a_per_user_mirror(
     assert result.code == 2, result
     assert "uv.lock" in result.stderr and "[tool.poetry-cuda.mirrors]" in result.stderr
     assert snapshot(project, names) == before
+
+
+def test_item2_poetry_add_behind_a_per_user_mirror_installs_the_locked_variant(
+    tmp_path: Path, world: World, server: WorldServer
+) -> None:
+    alice, bob = Cli(tmp_path / "alice-home"), Cli(tmp_path / "bob-home")
+    ours = torch_example(tmp_path / "alice", server)
+    theirs = torch_example(tmp_path / "bob", server)
+    _ok(alice.run("lock", cwd=ours))
+    _ok(bob.run("lock", cwd=theirs))
+    with WorldServer(world) as mirror:
+        behind = {VARIABLE: mirror.pytorch_mirror}
+        server.reset_counters()
+        added = _ok(bob.run("add", "torchaudio==2.5.1", cwd=theirs, env=behind, program="poetry"))
+        # Installed from the CUDA index at once (its mirror), as without the variable.
+        assert "torchaudio (2.5.1+cu124)" in added.stdout, added.stdout
+        assert "torchaudio (2.5.1)" not in added.stdout
+        assert server.request_count("/whl/") == 0  # the managed source only from the mirror
+        assert mirror.request_count("/whl/cu124/torchaudio/") > 0
+    _ok(alice.run("add", "torchaudio==2.5.1", cwd=ours, program="poetry"))
+    assert snapshot(theirs) == snapshot(ours)  # the variable changed no committed byte
+    doctor = bob.run("doctor", "--json", cwd=theirs)
+    assert doctor.code == 0, doctor.stdout

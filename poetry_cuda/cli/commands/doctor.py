@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 JSON_HELP = """
 With --json, doctor prints one object:
 
-  {"schema": 1, "project": "<folder or null>", "status": "ok" | "warn" | "fail",
+  {"schema": 1, "project": "<folder or null>", "strict": true | false,
+   "status": "ok" | "warn" | "fail",
    "summary": {"ok": N, "warn": N, "fail": N},
    "findings": [{"area": "host" | "locks" | "environment" | "system" | "deep",
                  "status": "ok" | "warn" | "fail", "check": "<what was checked>",
@@ -34,6 +35,9 @@ With --json, doctor prints one object:
 
 Doctor is read-only and offline. --deep also runs the environment's Python for a short
 check (imports, torch.cuda.is_available(), paddle.utils.run_check()), with a time limit.
+A machine with no GPU and no NVIDIA driver (a CPU-only CI job) where cuda.lock locks GPU
+builds gets one warning saying so, and everything else is still checked; --strict (for a
+GPU runner) makes it a failure, and "strict" in the JSON says which was asked.
 Exit 0 when nothing failed (warnings allowed), 1 on any failure, 2 on bad input.
 """
 
@@ -55,6 +59,11 @@ class DoctorCommand(CudaCommand):
             "Also import the locked packages inside the environment, and hash every "
             "installed CUDA file against its RECORD.",
         ),
+        Option(
+            "strict",
+            "Fail where GPU builds are locked and this machine has no GPU or driver (a GPU "
+            "runner); without it, a machine with neither gets a warning.",
+        ),
     )
 
     def run_command(self) -> int:
@@ -75,13 +84,14 @@ class DoctorCommand(CudaCommand):
             early=self.prefetched.early,
             load_manager=package_manager,
         )
-        findings = run_checks(facts, kb)
+        strict = bool(self.option("strict"))
+        findings = run_checks(facts, kb, strict=strict)
         findings += record_checks(facts, kb, deep=bool(self.option("deep")))
         if self.option("deep"):
-            findings += deep_checks(facts, os.environ)
+            findings += deep_checks(facts, os.environ, strict=strict)
         project = str(facts.project) if facts.project else None
         if self.option("json"):
-            self.print_json(report_json(findings, project))
+            self.print_json(report_json(findings, project, strict=strict))
         else:
             if facts.backend is not None:
                 self.line(backend_line(*facts.backend, user_language()))

@@ -15,6 +15,7 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import base_image_line
+from poetry_cuda.cli.commands.plan import plan_json
 from poetry_cuda.cli.commands.plan import render
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import localize
@@ -93,7 +94,7 @@ class LockCommand(PlanCommand):
             return 0
         planned = outcome.planned
         if self.option("json"):
-            self.print_json(planned.plan.to_json())
+            self.print_json(plan_json(planned))
             return 0
         language = user_language()
         for line in render(planned.plan, language, targets_from=planned.targets_from):

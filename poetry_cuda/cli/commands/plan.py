@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from typing import TYPE_CHECKING
+from typing import Any
 from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import CUDA_OPTION
@@ -91,9 +92,7 @@ class PlanCommand(CudaCommand):
         redirected = self.user_redirects(planned, backend)
         reports = self.check_index(planned, redirected) if self.option("check-index") else None
         if self.option("json"):
-            document = planned.plan.to_json()
-            image = base_image(planned)
-            document["base_image"] = None if image is None else image.image
+            document = plan_json(planned)
             if reports is not None:
                 document["index_check"] = [report.to_json() for report in reports]
             self.print_json(document)
@@ -196,6 +195,14 @@ def user_mirror_lines(redirected: list[Redirect], backend: str, language: Langua
         )
         for r in redirected
     ]
+
+
+def plan_json(planned: Planned) -> dict[str, Any]:
+    """The plan as `plan --json` prints it, and `lock --json` (with --dry-run) the same."""
+    document = planned.plan.to_json()
+    image = base_image(planned)
+    document["base_image"] = None if image is None else image.image
+    return document
 
 
 def base_image(planned: Planned) -> BaseImageChoice | None:
