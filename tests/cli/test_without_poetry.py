@@ -1,8 +1,11 @@
-"""The standalone script installed without Poetry (no `poetry` extra): uv projects plan and
-lock as ever; a Poetry project gets one message naming the extra, and nothing is written.
+"""The standalone script installed without Poetry (no `poetry` extra): uv projects plan,
+lock, sync and run every other command as ever; a Poetry project gets one message naming the
+extra, and nothing is written.
 
-Poetry is made unimportable in the child process by a `sitecustomize` on PYTHONPATH that
-refuses every `poetry.*` module but poetry-core's `poetry.core`, which stays installed.
+Poetry is made unimportable in the child process by a `sitecustomize` on PYTHONPATH
+(`tests.support.without_poetry`) that refuses every module only Poetry's dependencies bring
+(installer, virtualenv, dulwich, requests, ...) and every `poetry.*` module but poetry-core's
+`poetry.core`, which stays installed.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.example import ROOT
 from tests.support.example import torch_example
 from tests.support.isolation import UV_OFFLINE
+from tests.support.without_poetry import blocker
 
 
 if TYPE_CHECKING:
@@ -24,21 +29,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 
-SITECUSTOMIZE = '''
-import sys
-
-
-class NoPoetry:
-    """Poetry is not installed: only poetry-core's `poetry.core` (and the namespace) imports."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name.startswith("poetry.") and not (name == "poetry.core" or name.startswith("poetry.core.")):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, NoPoetry())
-'''
+KUBERNETES = ROOT / "tests" / "fixtures" / "kubernetes"
 
 MESSAGE = "and Poetry is not installed beside poetry-cuda"
 
@@ -51,23 +42,29 @@ def every_file(project: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def no_poetry(tmp_path: Path) -> dict[str, str]:
-    """The child's environment in which `import poetry.factory` fails."""
-    folder = tmp_path / "no-poetry"
-    folder.mkdir()
-    (folder / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    return {"PYTHONPATH": str(folder)}
+    """The child's environment in which `import poetry.factory` (and `import installer`) fails."""
+    return blocker(tmp_path / "no-poetry")
 
 
 def test_the_blocker_hides_poetry_but_not_poetry_core(
     cli: Cli, tmp_path: Path, no_poetry: dict[str, str]
 ) -> None:
     probe = (
-        "import importlib.util, poetry.core.constraints.version\n"
-        "try:\n    import poetry.factory\nexcept ModuleNotFoundError:\n    print('no poetry')\n"
+        "import importlib, cleo, tomlkit, packaging, poetry.core.constraints.version\n"
+        "for name in ('poetry.factory', 'installer', 'virtualenv', 'dulwich', 'requests'):\n"
+        "    try:\n        importlib.import_module(name)\n"
+        "    except ModuleNotFoundError:\n        print('no', name)\n"
     )
     result = cli.run("-c", probe, cwd=tmp_path, program="python", env=no_poetry)
     assert result.code == 0, result.stderr
-    assert result.stdout == "no poetry\n"
+    assert result.stdout.split("\n") == [
+        "no poetry.factory",
+        "no installer",
+        "no virtualenv",
+        "no dulwich",
+        "no requests",
+        "",
+    ]
 
 
 def test_a_uv_project_plans_and_locks_without_poetry(
@@ -118,3 +115,43 @@ def test_sync_of_a_poetry_lock_is_the_same_message(
     assert result.code == 2, result.stdout + result.stderr
     assert f'(cuda.lock records backend "poetry"), {MESSAGE}' in result.stderr
     assert every_file(locked_example) == before
+
+
+# Each command a user of a uv project runs, with the exit codes SPEC allows it here: a machine
+# without a GPU, the example's two host profiles as its targets.
+EVERY_COMMAND: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...] = (
+    (("detect",), (0,)),
+    (("detect", "--json"), (0,)),
+    (("plan",), (0,)),
+    (("plan", "--json"), (0,)),
+    (("lock", "--dry-run"), (0,)),
+    (("lock",), (0,)),
+    (("lock", "--check"), (0,)),
+    (("doctor",), (0, 1)),  # 1: the lock's GPU target is not this machine
+    (("doctor", "--json"), (0, 1)),
+    (("env",), (0,)),
+    (("env", "--shell", "json"), (0,)),
+    (("run", "--", "python", "-c", "print('ran')"), (0,)),
+    (("sync", "--dry-run"), (0,)),
+    (("sync",), (0,)),
+    (("store",), (0,)),
+    (("store", "--json"), (0,)),
+    (("variant-properties", "--target", "hosts/workstation-rtx4090.json"), (0,)),
+    (("detect", "--kubernetes", str(KUBERNETES / "mixed-x86_64.json")), (0,)),
+)
+
+
+def test_item_1_every_command_runs_on_a_locked_uv_project_without_poetry(
+    cli: Cli, tmp_path: Path, server: WorldServer, no_poetry: dict[str, str]
+) -> None:
+    # The base install (no `poetry` extra) crashed on `sync` of any uv project: the shared
+    # store's installer module imported pypa/installer, which only Poetry brings.
+    project = torch_example(tmp_path, server, "uv")
+    env = {**no_poetry, **UV_OFFLINE}
+    assert cli.run("lock", cwd=project, env=env).code == 0
+    for args, codes in EVERY_COMMAND:
+        result = cli.run(*args, cwd=project, env=env)
+        said = result.stdout + result.stderr
+        assert result.code in codes, (args, said)
+        assert "bug in poetry-cuda" not in said, (args, said)
+        assert "ModuleNotFoundError" not in said, (args, said)
