@@ -26,6 +26,7 @@ from poetry_cuda.request.user_mirrors import user_mirrors
 from poetry_cuda.wheelstore.fetch import Fetcher
 from poetry_cuda.wheelstore.locked import MAIN
 from poetry_cuda.wheelstore.store import Store
+from poetry_cuda.wheelstore.sync import sync_shared
 
 
 if TYPE_CHECKING:
@@ -102,10 +103,6 @@ def install_shared(
     from poetry.utils.env import EnvError
     from poetry.utils.env import EnvManager
     from poetry.utils.env.python.exceptions import PythonVersionError
-
-    # pypa/installer comes with Poetry, as the imports above: `sync` of a uv project (and
-    # the base install, which has no Poetry) never reaches it.
-    from poetry_cuda.wheelstore.sync import sync_shared
 
     poetry = poetry or Factory().create_poetry(project)
     try:

@@ -4,7 +4,7 @@ extra, and nothing is written.
 
 Poetry is made unimportable in the child process by a `sitecustomize` on PYTHONPATH
 (`tests.support.without_poetry`) that refuses every module only Poetry's dependencies bring
-(installer, virtualenv, dulwich, requests, ...) and every `poetry.*` module but poetry-core's
+(virtualenv, dulwich, requests, ...) and every `poetry.*` module but poetry-core's
 `poetry.core`, which stays installed.
 """
 
@@ -42,7 +42,7 @@ def every_file(project: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def no_poetry(tmp_path: Path) -> dict[str, str]:
-    """The child's environment in which `import poetry.factory` (and `import installer`) fails."""
+    """The child's environment in which `import poetry.factory` (and `import virtualenv`) fails."""
     return blocker(tmp_path / "no-poetry")
 
 
@@ -51,7 +51,7 @@ def test_the_blocker_hides_poetry_but_not_poetry_core(
 ) -> None:
     probe = (
         "import importlib, cleo, tomlkit, packaging, poetry.core.constraints.version\n"
-        "for name in ('poetry.factory', 'installer', 'virtualenv', 'dulwich', 'requests'):\n"
+        "for name in ('poetry.factory', 'virtualenv', 'dulwich', 'requests'):\n"
         "    try:\n        importlib.import_module(name)\n"
         "    except ModuleNotFoundError:\n        print('no', name)\n"
     )
@@ -59,7 +59,6 @@ def test_the_blocker_hides_poetry_but_not_poetry_core(
     assert result.code == 0, result.stderr
     assert result.stdout.split("\n") == [
         "no poetry.factory",
-        "no installer",
         "no virtualenv",
         "no dulwich",
         "no requests",
@@ -145,7 +144,7 @@ def test_item_1_every_command_runs_on_a_locked_uv_project_without_poetry(
     cli: Cli, tmp_path: Path, server: WorldServer, no_poetry: dict[str, str]
 ) -> None:
     # The base install (no `poetry` extra) crashed on `sync` of any uv project: the shared
-    # store's installer module imported pypa/installer, which only Poetry brings.
+    # store's installer module imported pypa/installer, which only Poetry brought.
     project = torch_example(tmp_path, server, "uv")
     env = {**no_poetry, **UV_OFFLINE}
     assert cli.run("lock", cwd=project, env=env).code == 0

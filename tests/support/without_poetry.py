@@ -1,6 +1,6 @@
 """An interpreter that has what the base install of poetry-cuda brings, and nothing Poetry does.
 
-The test environment has Poetry (and with it installer, virtualenv, dulwich, requests, ...);
+The test environment has Poetry (and with it virtualenv, dulwich, requests, ...);
 a user who installed poetry-cuda without its `poetry` extra has none of them. `blocker`
 writes a `sitecustomize` that makes every module only Poetry's dependencies bring
 unimportable in a child process (poetry-core's `poetry.core` stays: the base install has it),
