@@ -407,8 +407,8 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "backend.recorded": Texts("cuda.lock records it", "cuda.lock 里记录的"),
     "lock.first": Texts(
-        "The project has no {file} yet: this first lock creates it with {name}",
-        "项目还没有 {file}：这次首次锁定将用 {name} 创建它",
+        "The project has no {file} yet: this lock creates it with {name}",
+        "项目还没有 {file}：这次锁定将用 {name} 创建它",
     ),
     "plan.base-image": Texts(
         "Base image for containers: {image} ({reason})", "容器基础镜像：{image}（{reason}）"

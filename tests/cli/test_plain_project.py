@@ -44,7 +44,7 @@ def test_item_3_a_plain_project_locks_with_uv_where_only_uv_is_installed(
     env = {**blocker(tmp_path / "no-poetry"), **UV_OFFLINE}
     locked = cli.run("lock", cwd=project, env=env)
     assert locked.code == 0, locked.stdout + locked.stderr
-    assert "The project has no uv.lock yet: this first lock creates it with uv" in locked.stderr
+    assert "The project has no uv.lock yet: this lock creates it with uv" in locked.stderr
     assert f"Backend: uv ({NAMES_NONE}, and only uv is installed)" in locked.stdout
     assert (project / "uv.lock").is_file()
     assert not (project / "poetry.lock").exists()
@@ -66,7 +66,7 @@ def test_item_3_a_plain_project_says_which_manager_of_two_locks_it(
     assert both in planned.stdout
     locked = cli.run("lock", cwd=project, env=UV_OFFLINE)
     assert locked.code == 0, locked.stdout + locked.stderr
-    said = "The project has no poetry.lock yet: this first lock creates it with poetry"
+    said = "The project has no poetry.lock yet: this lock creates it with poetry"
     assert said in locked.stderr
     # said as chosen, before the lock wrote poetry.lock
     assert both in locked.stdout
