@@ -76,8 +76,11 @@ MessageId = Literal[
     "backend.tool-poetry",
     "backend.build-backend",
     "backend.dependency-groups",
-    "backend.no-sign",
+    "backend.none-installed",
+    "backend.only-installed",
+    "backend.first-installed",
     "backend.recorded",
+    "lock.first",
     "plan.base-image",
     "plan.base-image-none",
     "image.needs",
@@ -394,11 +397,27 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "backend.dependency-groups": Texts(
         "pyproject.toml has [dependency-groups]", "pyproject.toml 里有 [dependency-groups]"
     ),
-    "backend.no-sign": Texts(
-        "no uv.lock, [tool.uv] or other sign of uv",
-        "没有 uv.lock、[tool.uv] 或其他表明使用 uv 的迹象",
+    # A plain PEP 621 project: no lock file and no table of one manager names it.
+    "backend.none-installed": Texts(
+        "nothing in the project names a package manager, and neither poetry nor uv is installed",
+        "项目里没有任何迹象指明包管理器，且 poetry 和 uv 都没有安装",
+    ),
+    "backend.only-installed": Texts(
+        "nothing in the project names a package manager, and only {name} is installed",
+        "项目里没有任何迹象指明包管理器，且只安装了 {name}",
+    ),
+    "backend.first-installed": Texts(
+        "nothing in the project names a package manager; {name} and {other} are both "
+        'installed and {name} comes first: backend = "{other}" in [tool.poetry-cuda] '
+        "chooses {other}",
+        "项目里没有任何迹象指明包管理器；{name} 和 {other} 都已安装，优先使用 {name}："
+        '在 [tool.poetry-cuda] 里设置 backend = "{other}" 即改用 {other}',
     ),
     "backend.recorded": Texts("cuda.lock records it", "cuda.lock 里记录的"),
+    "lock.first": Texts(
+        "The project has no {file} yet: this lock creates it with {name}",
+        "项目还没有 {file}：这次锁定将用 {name} 创建它",
+    ),
     "plan.base-image": Texts(
         "Base image for containers: {image} ({reason})", "容器基础镜像：{image}（{reason}）"
     ),

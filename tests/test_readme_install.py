@@ -4,9 +4,12 @@ The clone's wheel is installed each way the README shows (into a fresh Poetry wi
 `poetry self add`, into a pipx-installed Poetry with `pipx inject`, with pip, as a uv
 tool, the last two without and with the `poetry` extra), and `detect` must then work. The
 standalone script without the extra has no Poetry installed, plans a uv project and refuses
-a Poetry project with the message naming the extra; with it, Poetry is there. A test without
-network checks that the README's install block holds exactly these commands, so the two
-cannot drift apart.
+a Poetry project with the message naming the extra; with it, Poetry is there. Then every
+command (`tests.support.every_command`) runs from each install, on the example as a uv
+project (the standalone script) and as a Poetry project (where the install has Poetry),
+against the test world's local indexes: none crashes, each exits as SPEC says. A test
+without network checks that the README's install block holds exactly these commands, so
+the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -24,12 +27,17 @@ from typing import TYPE_CHECKING
 import pytest
 import tomlkit
 
+from tests.support.every_command import run_every_command
+from tests.support.example import torch_example
 from tests.support.isolation import UV_OFFLINE
 from tests.support.isolation import hermetic_env
 
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from collections.abc import Sequence
+
+    from tests.support.catalog import WorldServer
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,13 +160,17 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 @pytest.mark.timeout(3 * INSTALL_TIMEOUT)
 @pytest.mark.parametrize("route", sorted(ROUTES))
-def test_each_install_command_of_the_readme_works(clone: Path, route: str, tmp_path: Path) -> None:
+def test_each_install_command_of_the_readme_works(
+    clone: Path, route: str, tmp_path: Path, server: WorldServer
+) -> None:
     env = hermetic_env(
         tmp_path / "home",
         PIPX_HOME=str(tmp_path / "pipx"),
         PIPX_BIN_DIR=str(tmp_path / "pipx-bin"),
         UV_TOOL_DIR=str(tmp_path / "uv-tools"),
         UV_TOOL_BIN_DIR=str(tmp_path / "uv-bin"),
+        # The uv a standalone install runs for uv projects (neither install brings one).
+        POETRY_CUDA_UV=str(Path(sys.executable).parent / "uv"),
         **UV_OFFLINE,
     )
     scripts = fresh_venv(tmp_path / "venv")
@@ -188,6 +200,26 @@ def test_each_install_command_of_the_readme_works(clone: Path, route: str, tmp_p
     assert "NVIDIA driver:" in result.stdout
     if route in STANDALONE:
         check_standalone(clone, route, detect, tmp_path, env)
+    check_every_command(route, detect, tmp_path / "every", server, env)
+
+
+def check_every_command(
+    route: str, script: Path, folder: Path, server: WorldServer, env: Mapping[str, str]
+) -> None:
+    """Every command, from this install, on the example as a uv project (the standalone
+    script) and as a Poetry project (where the install has Poetry)."""
+    prefix: Sequence[str] = ("cuda",) if script.name == "poetry" else ()
+    backends = ["uv"] if route in STANDALONE else []
+    if STANDALONE.get(route, True):
+        backends.append("poetry")
+
+    def run(*args: str, cwd: Path) -> tuple[int, str]:
+        completed = run_script(script, *prefix, *args, cwd=cwd, env=env)
+        return completed.returncode, completed.stdout + completed.stderr
+
+    for backend in backends:
+        project = torch_example(folder / backend, server, "uv" if backend == "uv" else "poetry")
+        run_every_command(run, project)
 
 
 def check_standalone(

@@ -1,7 +1,7 @@
 """What every package manager offers (`PackageManager`), how a backend registers
 (`Registered`: its reader, its editor and where its manager is), and what the backends share:
-the entries of a lock file, the install command and its run, the choice of backend for a
-project, the message of a failed lock."""
+the entries of a lock file, the install command and its run, the message of a failed lock
+(the choice of backend for a project is `backends.choice`'s)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,7 @@ from poetry_cuda.errors import ResolutionError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import read_toml_once
-from poetry_cuda.messages import Message
 from poetry_cuda.messages import Phrase
-from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
@@ -43,9 +41,6 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.plan import Source
     from poetry_cuda.request.handwritten import HandIndex
     from poetry_cuda.request.handwritten import HandPin
-
-
-POETRY_BUILD = "poetry.core.masonry.api"
 
 
 @frozen
@@ -250,73 +245,7 @@ class Registered:
     reader: str  # the module that is its `TableReader`
     editor: str  # the module that is its `AdoptingEditor`
     manager: str  # its `PackageManager` class
-
-
-def choose(setting: str, project: Path, pyproject: Mapping[str, Any]) -> str:
-    """The backend `setting` ("auto" | "poetry" | "uv") means for `project`."""
-    return choose_with_reason(setting, project, pyproject)[0]
-
-
-def choose_with_reason(
-    setting: str, project: Path, pyproject: Mapping[str, Any]
-) -> tuple[str, Message]:
-    """The backend `setting` means for `project`, and why: `("uv", "uv.lock exists")`.
-
-    For `auto`, the first sign that names a manager decides, strongest first:
-
-    1. uv.lock exists, then a `[tool.uv]` table: uv (what uv itself writes);
-    2. poetry.lock exists, then a `[tool.poetry]` table: Poetry;
-    3. the build backend: `uv_build` picks uv, Poetry's `poetry.core.masonry.api` Poetry;
-    4. a `[dependency-groups]` table (and, by 2, no `[tool.poetry]`): uv;
-    5. none of these: Poetry.
-
-    A lock file is what the manager last wrote and outranks configuration; a table
-    that only one manager reads outranks what both accept (PEP 735 groups, a build
-    backend that any frontend runs).
-    """
-    if setting != "auto":
-        return setting, message("backend.setting", setting=setting)
-    tool = pyproject.get("tool")
-    tool = tool if isinstance(tool, dict) else {}
-    build = pyproject.get("build-system")
-    build_backend = build.get("build-backend") if isinstance(build, dict) else None
-    signs = [
-        ((project / "uv.lock").exists(), "uv", message("backend.uv-lock")),
-        ("uv" in tool, "uv", message("backend.tool-uv")),
-        ((project / "poetry.lock").exists(), "poetry", message("backend.poetry-lock")),
-        ("poetry" in tool, "poetry", message("backend.tool-poetry")),
-        (build_backend == "uv_build", "uv", message("backend.build-backend", name="uv_build")),
-        (
-            build_backend == POETRY_BUILD,
-            "poetry",
-            message("backend.build-backend", name=POETRY_BUILD),
-        ),
-        ("dependency-groups" in pyproject, "uv", message("backend.dependency-groups")),
-    ]
-    return next(
-        ((name, reason) for found, name, reason in signs if found),
-        ("poetry", message("backend.no-sign")),
-    )
-
-
-def choose_for_lock(
-    setting: str, project: Path, pyproject: Mapping[str, Any], *, inside_poetry: str | None
-) -> str:
-    """The backend that locks `project` (`choose`), chosen once per run.
-
-    `inside_poetry` names the Poetry command that runs poetry-cuda (``poetry cuda lock``,
-    ``poetry add``), if one does: there, `backend = "auto"` does not pick uv on its own.
-    """
-    name, reason = choose_with_reason(setting, project, pyproject)
-    if name == "uv" and setting == "auto" and inside_poetry is not None:
-        raise UsageError(
-            f"`{inside_poetry}` found a uv project ({reason}) and will not "
-            "guess which package manager to lock with",
-            why='backend = "auto" picks uv here, but this command runs inside Poetry',
-            fix='run `poetry-cuda lock` to lock with uv, or set backend = "uv" or '
-            'backend = "poetry" in [tool.poetry-cuda]',
-        )
-    return name
+    installed: str  # its function () -> bool: whether its tool can run here
 
 
 def unknown(name: str) -> UsageError:

@@ -43,6 +43,11 @@ def loaded(entry: str) -> Any:
     return getattr(found, attribute) if attribute else found
 
 
+def installed_managers() -> list[str]:
+    """The backends whose tool can run here, in the registry's order (imported on the call)."""
+    return [backend.name for backend in BACKENDS if loaded(backend.installed)()]
+
+
 @cache
 def editors() -> tuple[AdoptingEditor, ...]:
     """Every backend's editor, for `lock --adopt` (imported on the first call)."""

@@ -72,14 +72,15 @@ def _start_uv_lock(environ: Mapping[str, str], start: Path) -> Ahead | None:
 
 
 def _is_uv_project(project: Path) -> bool:
-    """A uv.lock, or [tool.uv] and no [tool.poetry] (the backend's own choice decides later)."""
-    if (project / "uv.lock").is_file():
-        return True
+    """Whether the lock's own choice of backend (`backends.choice.choose`) is going to be uv."""
+    from poetry_cuda.backends.choice import choose
+    from poetry_cuda.request.settings import parse_settings
+
     try:
-        tool = read_toml(project / "pyproject.toml").get("tool", {})
+        pyproject = read_toml(project / "pyproject.toml")
+        return choose(parse_settings(pyproject).backend, project, pyproject) == "uv"
     except PoetryCudaError:
-        return False
-    return isinstance(tool, dict) and "uv" in tool and "poetry" not in tool
+        return False  # the lock says what is wrong with pyproject.toml
 
 
 def _start_detection(

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.backends.base import choose
+from poetry_cuda.backends.choice import choose
 from poetry_cuda.cudaenv.decide import ProjectEnv
 from poetry_cuda.cudaenv.decide import Tree
 from poetry_cuda.cudaenv.decide import changes

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poetry_cuda.backends.base import choose_with_reason
+from poetry_cuda.backends.choice import choose_with_reason
 from poetry_cuda.cudaenv.decide import apply
 from poetry_cuda.cudaenv.decide import contradictions
 from poetry_cuda.cudaenv.path_nvcc import check as check_nvcc

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from poetry_cuda.backends.base import Ahead
     from poetry_cuda.backends.base import PackageManager
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.plan import SystemRequirement
     from poetry_cuda.planning.planner import Planned
     from poetry_cuda.planning.variant_lock import VariantPick
@@ -77,6 +78,9 @@ class Outcome:
     cuda_lock: CudaLock
     diff: str  # unified diff of pyproject.toml (empty when unchanged)
     adopted: tuple[str, ...] = ()  # the hand-written entries `--adopt` changed, one line each
+    # Why its backend locks the project, as chosen before the lock ran (`locking.service`):
+    # afterwards its lock file exists, whether or not it did before.
+    backend_reason: Message | None = None
 
 
 def build_lock(
@@ -418,6 +422,8 @@ def lock(
     previous = current.managed_sources if current else ()
     managed_entries = managed(planned)
     names = ("pyproject.toml", backend.lockfile, lockfile.FILENAME)
+    if not (project / backend.lockfile).exists():
+        notify(message("lock.first", file=backend.lockfile, name=backend.name))
     with transaction.transaction(project, names, notify) as edits:
         if new_text != text:
             edits.write("pyproject.toml", new_text)

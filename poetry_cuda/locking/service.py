@@ -12,10 +12,12 @@ The callers render the outcome.
 
 from __future__ import annotations
 
+import dataclasses
+
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from poetry_cuda.backends.base import choose_for_lock
+from poetry_cuda.backends.choice import choose_for_lock
 from poetry_cuda.locking import lock
 from poetry_cuda.locking import transaction
 from poetry_cuda.locking.recorded import COMMAND
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
 
@@ -59,14 +62,15 @@ class Checked:
 
 def _backend(
     planned: Planned, ask: Ask, load_manager: Callable[[str], PackageManager]
-) -> PackageManager:
-    name = choose_for_lock(
+) -> tuple[PackageManager, Message]:
+    """The package manager that locks the project, and why."""
+    name, reason = choose_for_lock(
         planned.settings.backend,
         planned.project,
         planned.pyproject,
         inside_poetry=ask.inside_poetry,
     )
-    return load_manager(name)
+    return load_manager(name), reason
 
 
 def check_project(
@@ -86,7 +90,7 @@ def check_project(
     planned = plan_for_lock(
         start, ask.options, kb, environ, detect=detect, judge_here=False, offline=True
     )
-    backend = _backend(planned, ask, load_manager)
+    backend, _ = _backend(planned, ask, load_manager)
     return Checked(planned, lock.stale_reasons(planned, backend))
 
 
@@ -103,8 +107,9 @@ def preview_project(
     planned = plan_for_lock(
         start, ask.options, kb, environ, detect=detect, command=ask.command, offline=True
     )
-    backend = _backend(planned, ask, load_manager)
-    return lock.preview(planned, backend, adopt=ask.adopt, command=ask.command)
+    backend, reason = _backend(planned, ask, load_manager)
+    outcome = lock.preview(planned, backend, adopt=ask.adopt, command=ask.command)
+    return dataclasses.replace(outcome, backend_reason=reason)
 
 
 def lock_project(
@@ -130,11 +135,11 @@ def lock_project(
         planned = plan_for_lock(
             project, ask.options, kb, environ, detect=detect, command=ask.command
         )
-        backend = _backend(planned, ask, load_manager)
+        backend, reason = _backend(planned, ask, load_manager)
         # The one place for what must hold of the plan before the package manager runs
         # (whether the chosen builds are served by their indexes): here, between the plan
         # and `lock.lock`, inside the project's hold.
-        return lock.lock(
+        outcome = lock.lock(
             planned,
             backend,
             regenerate=ask.regenerate,
@@ -144,3 +149,4 @@ def lock_project(
             command=ask.command,
             ahead=ahead,
         )
+    return dataclasses.replace(outcome, backend_reason=reason)

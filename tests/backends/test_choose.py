@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from poetry_cuda.backends.base import choose
-from poetry_cuda.backends.base import choose_for_lock
-from poetry_cuda.backends.base import choose_with_reason
+from poetry_cuda.backends.choice import choose
+from poetry_cuda.backends.choice import choose_for_lock
+from poetry_cuda.backends.choice import choose_with_reason
+from poetry_cuda.backends.registry import installed_managers
 from poetry_cuda.errors import UsageError
 
 
@@ -27,7 +28,6 @@ TOOL_POETRY = {"tool": {"poetry": {"package-mode": False}}}
 @pytest.mark.parametrize(
     ("files", "pyproject", "expected"),
     [
-        ((), {}, ("poetry", "no uv.lock, [tool.uv] or other sign of uv")),
         (("uv.lock",), {}, ("uv", "uv.lock exists")),
         ((), TOOL_UV, ("uv", "pyproject.toml has [tool.uv]")),
         (("poetry.lock",), {}, ("poetry", "poetry.lock exists")),
@@ -71,5 +71,44 @@ def test_a_set_backend_wins_and_says_so(setting: str, tmp_path: Path) -> None:
 def test_inside_poetry_auto_never_guesses_uv_and_says_why(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"found a uv project \(the build backend is uv_build\)"):
         choose_for_lock("auto", tmp_path, UV_BUILD, inside_poetry="poetry cuda lock")
-    assert choose_for_lock("uv", tmp_path, UV_BUILD, inside_poetry="poetry cuda lock") == "uv"
-    assert choose_for_lock("auto", tmp_path, UV_BUILD, inside_poetry=None) == "uv"
+    assert choose_for_lock("uv", tmp_path, UV_BUILD, inside_poetry="poetry cuda lock")[0] == "uv"
+    assert choose_for_lock("auto", tmp_path, UV_BUILD, inside_poetry=None)[0] == "uv"
+
+
+NAMES_NONE = "nothing in the project names a package manager"
+
+
+@pytest.mark.parametrize(
+    ("installed", "expected"),
+    [
+        (["uv"], ("uv", f"{NAMES_NONE}, and only uv is installed")),
+        (["poetry"], ("poetry", f"{NAMES_NONE}, and only poetry is installed")),
+        (
+            ["poetry", "uv"],
+            (
+                "poetry",
+                (
+                    f"{NAMES_NONE}; poetry and uv are both installed and poetry comes first: "
+                    'backend = "uv" in [tool.poetry-cuda] chooses uv'
+                ),
+            ),
+        ),
+        ([], ("poetry", f"{NAMES_NONE}, and neither poetry nor uv is installed")),
+    ],
+)
+def test_item_3_a_plain_pep621_project_goes_to_the_manager_installed(
+    installed: list[str], expected: tuple[str, str], tmp_path: Path
+) -> None:
+    # `uv init --bare` writes [project] alone: no lock, no table of either manager.
+    plain = {"project": {"name": "plain", "version": "0.1.0", "dependencies": []}}
+    name, reason = choose_with_reason("auto", tmp_path, plain, lambda: installed)
+    assert (name, str(reason)) == expected
+    # a sign in the project still outranks what is installed
+    assert choose_with_reason("auto", tmp_path, {**plain, **TOOL_POETRY}, lambda: installed)[0] == (
+        "poetry"
+    )
+
+
+def test_the_registry_knows_what_is_installed_here() -> None:
+    # The test environment has Poetry and uv, in the registry's order.
+    assert installed_managers() == ["poetry", "uv"]

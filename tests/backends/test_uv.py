@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.backends.base import LockedEntry
-from poetry_cuda.backends.base import choose
+from poetry_cuda.backends.choice import choose
 from poetry_cuda.backends.uv import editor as uv_editor
 from poetry_cuda.backends.uv.manager import UvManager
 from poetry_cuda.backends.uv.runner import UV_ENV

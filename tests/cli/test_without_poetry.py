@@ -1,8 +1,11 @@
-"""The standalone script installed without Poetry (no `poetry` extra): uv projects plan and
-lock as ever; a Poetry project gets one message naming the extra, and nothing is written.
+"""The standalone script installed without Poetry (no `poetry` extra): uv projects plan,
+lock, sync and run every other command as ever; a Poetry project gets one message naming the
+extra, and nothing is written.
 
-Poetry is made unimportable in the child process by a `sitecustomize` on PYTHONPATH that
-refuses every `poetry.*` module but poetry-core's `poetry.core`, which stays installed.
+Poetry is made unimportable in the child process by a `sitecustomize` on PYTHONPATH
+(`tests.support.without_poetry`) that refuses every module only Poetry's dependencies bring
+(virtualenv, dulwich, requests, ...) and every `poetry.*` module but poetry-core's
+`poetry.core`, which stays installed.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.every_command import run_every_command
 from tests.support.example import torch_example
 from tests.support.isolation import UV_OFFLINE
+from tests.support.without_poetry import blocker
 
 
 if TYPE_CHECKING:
@@ -24,21 +29,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 
-SITECUSTOMIZE = '''
-import sys
-
-
-class NoPoetry:
-    """Poetry is not installed: only poetry-core's `poetry.core` (and the namespace) imports."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name.startswith("poetry.") and not (name == "poetry.core" or name.startswith("poetry.core.")):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, NoPoetry())
-'''
 
 MESSAGE = "and Poetry is not installed beside poetry-cuda"
 
@@ -51,23 +41,28 @@ def every_file(project: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def no_poetry(tmp_path: Path) -> dict[str, str]:
-    """The child's environment in which `import poetry.factory` fails."""
-    folder = tmp_path / "no-poetry"
-    folder.mkdir()
-    (folder / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    return {"PYTHONPATH": str(folder)}
+    """The child's environment in which `import poetry.factory` (and `import virtualenv`) fails."""
+    return blocker(tmp_path / "no-poetry")
 
 
 def test_the_blocker_hides_poetry_but_not_poetry_core(
     cli: Cli, tmp_path: Path, no_poetry: dict[str, str]
 ) -> None:
     probe = (
-        "import importlib.util, poetry.core.constraints.version\n"
-        "try:\n    import poetry.factory\nexcept ModuleNotFoundError:\n    print('no poetry')\n"
+        "import importlib, cleo, tomlkit, packaging, poetry.core.constraints.version\n"
+        "for name in ('poetry.factory', 'virtualenv', 'dulwich', 'requests'):\n"
+        "    try:\n        importlib.import_module(name)\n"
+        "    except ModuleNotFoundError:\n        print('no', name)\n"
     )
     result = cli.run("-c", probe, cwd=tmp_path, program="python", env=no_poetry)
     assert result.code == 0, result.stderr
-    assert result.stdout == "no poetry\n"
+    assert result.stdout.split("\n") == [
+        "no poetry.factory",
+        "no virtualenv",
+        "no dulwich",
+        "no requests",
+        "",
+    ]
 
 
 def test_a_uv_project_plans_and_locks_without_poetry(
@@ -118,3 +113,21 @@ def test_sync_of_a_poetry_lock_is_the_same_message(
     assert result.code == 2, result.stdout + result.stderr
     assert f'(cuda.lock records backend "poetry"), {MESSAGE}' in result.stderr
     assert every_file(locked_example) == before
+
+
+def test_item_1_every_command_runs_on_a_locked_uv_project_without_poetry(
+    cli: Cli, tmp_path: Path, server: WorldServer, no_poetry: dict[str, str]
+) -> None:
+    # The base install (no `poetry` extra) crashed on `sync` of any uv project: the shared
+    # store's installer module imported pypa/installer, which only Poetry brought.
+    project = torch_example(tmp_path, server, "uv")
+    env = {**no_poetry, **UV_OFFLINE}
+    assert cli.run("lock", cwd=project, env=env).code == 0
+
+    def run(*args: str, cwd: Path) -> tuple[int, str]:
+        result = cli.run(*args, cwd=cwd, env=env)
+        return result.code, result.stdout + result.stderr
+
+    run_every_command(run, project)
+    synced = cli.run("sync", cwd=project, env=env)  # the crash the issue met, installing
+    assert synced.code == 0, synced.stdout + synced.stderr

@@ -13,4 +13,5 @@ BACKEND = Registered(
     reader="poetry_cuda.backends.poetry.reader",
     editor="poetry_cuda.backends.poetry.editor",
     manager="poetry_cuda.backends.poetry.manager:PoetryManager",
+    installed="poetry_cuda.backends.poetry.runner:has_poetry",
 )

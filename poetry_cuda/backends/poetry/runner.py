@@ -26,10 +26,10 @@ from poetry_cuda import lazy
 from poetry_cuda.backends.base import InstallCommand
 from poetry_cuda.backends.base import LockedEntry
 from poetry_cuda.backends.base import Unreachable
-from poetry_cuda.backends.base import choose_with_reason
 from poetry_cuda.backends.base import lock_failed
 from poetry_cuda.backends.base import packages
 from poetry_cuda.backends.base import run_install
+from poetry_cuda.backends.choice import choose_with_reason
 from poetry_cuda.backends.poetry import rules
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import UsageError

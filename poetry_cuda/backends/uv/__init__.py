@@ -12,4 +12,5 @@ BACKEND = Registered(
     reader="poetry_cuda.backends.uv.reader",
     editor="poetry_cuda.backends.uv.editor",
     manager="poetry_cuda.backends.uv.manager:UvManager",
+    installed="poetry_cuda.backends.uv.runner:has_uv",
 )

@@ -129,6 +129,15 @@ def refuse_user_mirrors(environ: Mapping[str, str]) -> None:
         )
 
 
+def has_uv() -> bool:
+    """Whether a uv can be run here (`find_uv` finds one)."""
+    try:
+        find_uv(os.environ)
+    except UsageError:
+        return False
+    return True
+
+
 def find_uv(environ: Mapping[str, str]) -> str:
     """The uv to run: `POETRY_CUDA_UV`, else the `uv` Python package's, else uv on PATH."""
     configured = environ.get(UV_ENV)

@@ -12,6 +12,7 @@ from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import POLICY_OPTION
 from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import Option
+from poetry_cuda.cli.commands.base import backend_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.commands.plan import PlanCommand
 from poetry_cuda.cli.commands.plan import base_image_line
@@ -102,7 +103,8 @@ class LockCommand(PlanCommand):
         image_line = base_image_line(planned, language)
         if image_line is not None:
             self.line(image_line)
-        self.line(self.backend_line(planned, language))
+        why = outcome.backend_reason or self.backend(planned)[1]
+        self.line(backend_line(outcome.cuda_lock.backend, why, language))
         adopted = "Would adopt" if dry_run else "Adopted"  # a dry run changes nothing
         for change in outcome.adopted:
             self.line(f"<info>{adopted}</info> {escape(change)}")

@@ -132,12 +132,11 @@ class PlanCommand(CudaCommand):
 
     def backend(self, planned: Planned) -> tuple[str, Message]:
         """Which package manager this project is for, and why (`backend = "auto"` guesses)."""
-        from poetry_cuda.backends import base
+        from poetry_cuda.backends import choice
 
-        return base.choose_with_reason(planned.settings.backend, planned.project, planned.pyproject)
-
-    def backend_line(self, planned: Planned, language: Language) -> str:
-        return backend_line(*self.backend(planned), language)
+        return choice.choose_with_reason(
+            planned.settings.backend, planned.project, planned.pyproject
+        )
 
 
 def index_check_said() -> str:
