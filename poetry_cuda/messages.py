@@ -267,6 +267,11 @@ MessageId = Literal[
     "doctor.image-meets-cudnn",
     "doctor.image-end-of-life",
     "doctor.image-end-of-life-fix",
+    "files.not-replaced",
+    "files.not-replaced-why",
+    "files.not-replaced-fix",
+    "files.stream-failed",
+    "files.stream-failed-fix",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -1001,6 +1006,29 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "its profile (`detect --json`) to `targets`",
         "把本机加入目标主机后重新锁定：运行 `{lock} --target this`，或把本机的描述文件"
         "（`detect --json`）加入 `targets`",
+    ),
+    # A file a command writes (`-o FILE`, cuda.lock, the profiles of --write-targets).
+    "files.not-replaced": Texts(
+        "{path}: not a regular file but {kind}; nothing was written",
+        "{path}：不是普通文件，而是 {kind}；没有写入任何内容",
+    ),
+    "files.not-replaced-why": Texts(
+        "poetry-cuda replaces only a regular file, whole; it writes a command's output to a "
+        "named pipe or a character device as a stream, and never replaces a device, a "
+        "folder or a socket",
+        "poetry-cuda 只整体替换普通文件；命令的输出写到命名管道或字符设备时按流写入，"
+        "绝不替换设备、文件夹或套接字",
+    ),
+    "files.not-replaced-fix": Texts(
+        "move it away, or give the path of a regular file (or of a new one)",
+        "把它移走，或给出一个普通文件（或新文件）的路径",
+    ),
+    "files.stream-failed": Texts(
+        "{path}: cannot write to it ({error})", "{path}：无法写入（{error}）"
+    ),
+    "files.stream-failed-fix": Texts(
+        "check that {path} takes what is written to it (a pipe needs its reader)",
+        "检查 {path} 能否接收写入的内容（管道需要有读取方）",
     ),
 }
 
