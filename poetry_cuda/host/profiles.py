@@ -32,6 +32,7 @@ from poetry_cuda.accelerators import VENDORS
 from poetry_cuda.accelerators import Accelerator
 from poetry_cuda.accelerators import Vendor
 from poetry_cuda.display import ECHO_CONTROL
+from poetry_cuda.display import echoed
 from poetry_cuda.display import quoted
 from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import InputFileError
@@ -569,7 +570,7 @@ def _nodes(top: Table) -> Nodes | None:
 
 def load_target(path: Path, *, label: str | None = None) -> HostProfile:
     """Read and validate a target profile file."""
-    name = label or str(path)
+    name = echoed(label or str(path))  # how messages and plans call it: a path is input too
     if not path.exists():
         raise InputFileError(
             f"{name}: target file not found",

@@ -135,3 +135,14 @@ def test_item6_a_long_value_is_not_echoed_whole(cli: Cli, tmp_path: Path) -> Non
     result = _plan(cli, tmp_path, gpus=[{"compute_capability": ["8.9"] * 20_000}])
     assert result.code == 2, result
     assert len(result.stderr) < 2_000, len(result.stderr)
+
+
+def test_item6_a_line_break_in_a_target_s_file_name_is_escaped(cli: Cli, tmp_path: Path) -> None:
+    _plan(cli, tmp_path)
+    project = tmp_path / "torch_project"
+    name = "host\nFix: run rm -rf ~.json"
+    (project / "host.json").rename(project / name)
+    result = cli.run("plan", "--target", name, cwd=project)
+    assert result.code == 0, result
+    assert "Plan for host\\x0aFix: run rm -rf ~.json" in result.stdout
+    assert_no_forged_line(result)
