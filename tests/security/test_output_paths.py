@@ -19,6 +19,9 @@ import pytest
 
 from tests.support.cli import BIN
 from tests.support.cli import Cli
+from tests.support.kubernetes_nodes import L4
+from tests.support.kubernetes_nodes import gpu_node
+from tests.support.kubernetes_nodes import node_list
 
 
 def _target(folder: Path) -> Path:
@@ -139,3 +142,24 @@ def test_item1_a_link_to_a_regular_file_is_written_through(cli: Cli, tmp_path: P
     assert code == 0, stderr
     assert (tmp_path / "link.toml").is_symlink()
     assert _is_properties((tmp_path / "real.toml").read_text())
+
+
+def test_item1_write_targets_never_replaces_a_pipe_or_a_device(cli: Cli, tmp_path: Path) -> None:
+    document = node_list([gpu_node("gpu-1", L4)])
+    (tmp_path / "nodes.json").write_text(json.dumps(document))
+    hosts = tmp_path / "hosts"
+    hosts.mkdir()
+    os.mkfifo(hosts / "k8s-l4-570.json")
+    result = cli.run(
+        "detect", "--kubernetes", "nodes.json", "--write-targets", "hosts", cwd=tmp_path
+    )
+    assert result.code == 2, result
+    assert stat.S_ISFIFO(os.lstat(hosts / "k8s-l4-570.json").st_mode)
+    before = Path("/dev/null").stat()
+    result = cli.run(
+        "detect", "--kubernetes", "nodes.json", "--write-targets", "/dev/null", cwd=tmp_path
+    )
+    assert result.code == 2, result
+    after = Path("/dev/null").stat()
+    assert stat.S_ISCHR(after.st_mode)
+    assert (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
