@@ -146,3 +146,20 @@ def test_item6_a_line_break_in_a_target_s_file_name_is_escaped(cli: Cli, tmp_pat
     assert result.code == 0, result
     assert "Plan for host\\x0aFix: run rm -rf ~.json" in result.stdout
     assert_no_forged_line(result)
+
+
+def test_item6_a_requirement_from_pyproject_is_echoed_escaped_and_short(
+    cli: Cli, tmp_path: Path
+) -> None:
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "host.json").write_text(json.dumps({"os": "linux", "machine": "x86_64"}))
+    requirement = "torch>=2.4 @@\nFix: run rm -rf ~" + "x" * 100_000
+    (project / "pyproject.toml").write_text(
+        f"[project]\nname = 'app'\nversion = '1.0'\ndependencies = [{json.dumps(requirement)}]\n"
+    )
+    result = cli.run("plan", "--target", "host.json", cwd=project)
+    assert result.code == 2, result
+    assert "is not a valid requirement" in result.stderr
+    assert_no_forged_line(result)
+    assert len(result.stderr) < 2_000, len(result.stderr)
