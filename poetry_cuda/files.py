@@ -333,7 +333,8 @@ def _standard(info: os.stat_result) -> int | None:
             own = os.fstat(descriptor)
         except OSError:  # closed
             continue
-        if (own.st_dev, own.st_ino) == (info.st_dev, info.st_ino):
+        # An inode number of 0 is none (a Windows console): it names no file to compare.
+        if info.st_ino and (own.st_dev, own.st_ino) == (info.st_dev, info.st_ino):
             return descriptor
     return None
 
