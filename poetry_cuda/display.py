@@ -21,6 +21,14 @@ import re
 CONTROL = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
 )
+# What a value echoed from input may not hold inside a line: every control character,
+# the tab and the line breaks included (a newline in a node name would print a line of its
+# own: "Fix: run ..."). Carriage return, NEL and the line and paragraph separators are
+# in CONTROL.
+ECHO_CONTROL = re.compile(f"[\t\n{CONTROL.pattern[1:-1]}]")
+# An echoed value longer than this shows its head and tail: a 100 kB value in a file is
+# named, not printed whole.
+ECHO_LIMIT = 200
 REDACTED = "***"
 
 # The pieces of the two shapes `shown` redacts, each a single character class: a URL,
@@ -131,14 +139,33 @@ def _redact_parameter(item: str) -> str:
     return f"{name}={REDACTED}" if equals else REDACTED if item else item
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def echoed(value: str, limit: int = ECHO_LIMIT) -> str:
+    """`value`, read from input, as a message shows it within one line.
+
+    The one way values from files, the environment and the command line are quoted into
+    messages: every control character escaped (``\\x0a``, ``\\x1b``, ``\\u2028``), so a value
+    cannot print a line of its own or move the cursor, and a value over `limit` characters
+    cut to its head and tail with its length (``abc...xyz (100000 characters)``).
+    """
+    if len(value) > limit:
+        half = limit // 2
+        value = f"{value[:half]}...{value[-half:]} ({len(value)} characters)"
+    return ECHO_CONTROL.sub(_escape, value)
 
 
-def quoted(value: str, limit: int = 120) -> str:
-    """`value` as a message quotes it: credentials and query values redacted, cut short."""
+def quoted(value: object, limit: int = 120) -> str:
+    """`value` as a message quotes it: a text's repr (which escapes every control
+    character), credentials and query values redacted, cut to its head and tail with its
+    length where it is longer than `limit`; another value's repr, cut short."""
+    if not isinstance(value, str):
+        return echoed(repr(value), limit)
     text = redact_url(value) if "://" in value else value
     if len(text) <= limit:
         return repr(text)
-    return f"{text[:limit]!r}... ({len(value)} characters)"
+    half = limit // 2
+    return f"{text[:half]!r}...{text[-half:]!r} ({len(value)} characters)"
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

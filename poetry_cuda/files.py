@@ -17,6 +17,7 @@ from typing import Any
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -298,8 +299,85 @@ def adopt_owner(path: Path) -> None:
         os.close(descriptor)
 
 
+def write_output(path: Path, content: str) -> None:
+    """Write `content`, a command's output, to `path`, which the user named (`-o FILE`).
+
+    Written as a shell's redirection would: a named pipe or a character device (a terminal,
+    /dev/null) is written to as a stream, never replaced; so is the file standard output or
+    error is open on (`-o /dev/stdout` redirected to a file), after what was printed there.
+    Anything else is `write_atomic`'s: a regular file (or a link to one) is replaced whole,
+    a new file created, and a folder, socket or block device refused.
+    """
+    try:
+        info: os.stat_result | None = path.stat()
+    except OSError:  # a new file, or one `write_atomic` says what is wrong with
+        info = None
+    if info is None or not (
+        stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode) or _standard(info) is not None
+    ):
+        write_atomic(path, content)
+        return
+    try:
+        _stream(path, info, content.encode("utf-8"))
+    except OSError as error:
+        raise InputFileError(
+            message("files.stream-failed", path=path, error=error.strerror or error),
+            fix=message("files.stream-failed-fix", path=path),
+        ) from None
+
+
+def _standard(info: os.stat_result) -> int | None:
+    """Standard output or error (the descriptor) where it is open on the file of `info`."""
+    for descriptor in (1, 2):
+        try:
+            own = os.fstat(descriptor)
+        except OSError:  # closed
+            continue
+        # An inode number of 0 is none (a Windows console): it names no file to compare.
+        if info.st_ino and (own.st_dev, own.st_ino) == (info.st_dev, info.st_ino):
+            return descriptor
+    return None
+
+
+def _stream(path: Path, info: os.stat_result, data: bytes) -> None:
+    """Write `data` to the pipe, device or standard stream `path` (of `info`) as it comes."""
+    standard = _standard(info)
+    if standard is not None:
+        sys.stdout.flush()  # what the command printed there before comes first
+        sys.stderr.flush()
+        _write_all(standard, data)
+        return
+    # Opening a pipe waits for its reader, as `echo > PIPE` does.
+    descriptor = os.open(path, os.O_WRONLY | _BINARY | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):  # swapped since the check
+            raise _not_replaced(path, mode)
+        _write_all(descriptor, data)
+    finally:
+        os.close(descriptor)
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
+
+
+def _not_replaced(path: Path, mode: int) -> InputFileError:
+    return InputFileError(
+        message("files.not-replaced", path=path, kind=file_kind(mode)),
+        why=message("files.not-replaced-why"),
+        fix=message("files.not-replaced-fix"),
+    )
+
+
 def _replace(path: Path, render: Callable[[Path], bytes], *, follow_links: bool = True) -> None:
-    """The one way poetry-cuda replaces a file: `render` gives the bytes for the target."""
+    """The one way poetry-cuda replaces a file: `render` gives the bytes for the target.
+
+    Only a regular file is replaced (or a link to one, or a link itself without
+    `follow_links`): a folder, device, pipe or socket stays as it is, and the write fails.
+    """
     folder = path.parent
     temporary: Path | None = None
     try:
@@ -311,6 +389,8 @@ def _replace(path: Path, render: Callable[[Path], bytes], *, follow_links: bool 
             existing = None
         if not follow_links and existing is not None and stat.S_ISLNK(existing.st_mode):
             existing = None  # a link replaced, not followed: the new file's mode is its own
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            raise _not_replaced(path, existing.st_mode)
         # A new file is created with 0o666 and the kernel applies the umask (and a default
         # ACL) as for any new file. Reading the umask would mean setting it (os.umask),
         # racing every thread that creates a file meanwhile.

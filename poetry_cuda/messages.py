@@ -278,6 +278,17 @@ MessageId = Literal[
     "doctor.image-meets-cudnn",
     "doctor.image-end-of-life",
     "doctor.image-end-of-life-fix",
+    "files.not-replaced",
+    "files.not-replaced-why",
+    "files.not-replaced-fix",
+    "files.stream-failed",
+    "files.stream-failed-fix",
+    "store.no-space",
+    "store.no-space-why",
+    "store.no-space-fix",
+    "store.invalid-wheel",
+    "store.invalid-wheel-why",
+    "store.invalid-wheel-fix",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -1069,6 +1080,59 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "its profile (`detect --json`) to `targets`",
         "把本机加入目标主机后重新锁定：运行 `{lock} --target this`，或把本机的描述文件"
         "（`detect --json`）加入 `targets`",
+    ),
+    # A file a command writes (`-o FILE`, cuda.lock, the profiles of --write-targets).
+    "files.not-replaced": Texts(
+        "{path}: not a regular file but {kind}; nothing was written",
+        "{path}：不是普通文件，而是 {kind}；没有写入任何内容",
+    ),
+    "files.not-replaced-why": Texts(
+        "poetry-cuda replaces only a regular file, whole; it writes a command's output to a "
+        "named pipe or a character device as a stream, and never replaces a device, a "
+        "folder or a socket",
+        "poetry-cuda 只整体替换普通文件；命令的输出写到命名管道或字符设备时按流写入，"
+        "绝不替换设备、文件夹或套接字",
+    ),
+    "files.not-replaced-fix": Texts(
+        "move it away, or give the path of a regular file (or of a new one)",
+        "把它移走，或给出一个普通文件（或新文件）的路径",
+    ),
+    "files.stream-failed": Texts(
+        "{path}: cannot write to it ({error})", "{path}：无法写入（{error}）"
+    ),
+    "files.stream-failed-fix": Texts(
+        "check that {path} takes what is written to it (a pipe needs its reader)",
+        "检查 {path} 能否接收写入的内容（管道需要有读取方）",
+    ),
+    # The shared wheel store (`install = "shared"`).
+    "store.no-space": Texts(
+        "{wheel}: no space left to add it to the shared wheel store at {root} ({error})",
+        "{wheel}：共享 wheel 存储 {root} 所在的磁盘空间不足，无法加入（{error}）",
+    ),
+    "store.no-space-why": Texts(
+        "a wheel is downloaded and unpacked into the store before its files are linked into "
+        "the environment; nothing of it was kept, and nothing was installed",
+        "wheel 先下载并解压到存储中，再把文件链接进环境；它的任何部分都没有保留，也没有安装任何东西",
+    ),
+    "store.no-space-fix": Texts(
+        "free space at {root} (`poetry-cuda store --prune` removes what no project uses), or "
+        "set {variable} to a folder on a disk with room, then run again",
+        "释放 {root} 所在磁盘的空间（`poetry-cuda store --prune` 会删除没有项目使用的内容），"
+        "或把 {variable} 设为空间充足的磁盘上的文件夹，然后重新运行",
+    ),
+    "store.invalid-wheel": Texts(
+        "{wheel} (from {origin}): not an installable wheel: {problem}",
+        "{wheel}（来自 {origin}）：不是可安装的 wheel：{problem}",
+    ),
+    "store.invalid-wheel-why": Texts(
+        "its sha256 is the one poetry.lock records, so the file as published is malformed; "
+        "pip and Poetry's installer refuse it too, and nothing of it was left installed",
+        "它的 sha256 与 poetry.lock 记录的一致，说明发布的文件本身有问题；pip 和 Poetry 的"
+        "安装器同样会拒绝它，它的任何部分都没有留在环境中",
+    ),
+    "store.invalid-wheel-fix": Texts(
+        "report it to the publisher of {name}, and lock a version of it whose wheel installs",
+        "向 {name} 的发布者报告这个问题，并锁定一个 wheel 能正常安装的版本",
     ),
 }
 

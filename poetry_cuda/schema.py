@@ -15,6 +15,8 @@ from typing import Any
 from typing import TypeVar
 from typing import overload
 
+from poetry_cuda.display import echoed
+from poetry_cuda.display import quoted
 from poetry_cuda.records import frozen
 
 
@@ -58,7 +60,7 @@ class Voice:
         where = where or "(top level)"
         if fix is None:
             fix = self.fix if isinstance(self.fix, str) else self.fix(where)
-        return self.error(f"{self.prefix}{where}: {problem}", why=self.why, fix=fix)
+        return self.error(f"{self.prefix}{echoed(where)}: {problem}", why=self.why, fix=fix)
 
 
 class Table:
@@ -113,7 +115,7 @@ class Table:
         value = self.data[key]
         # bool is an int: never accept one where a number is meant.
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.error(key, f"expected {what}, got {value!r}", fix=fix)
+            raise self.error(key, f"expected {what}, got {quoted(value)}", fix=fix)
         return value
 
     @overload
@@ -143,7 +145,7 @@ class Table:
         values = self._get(key, list, what, default, fix)
         for i, value in enumerate(values):
             if not isinstance(value, str):
-                raise self.error(f"{key}[{i}]", f"expected {item}, got {value!r}", fix=fix)
+                raise self.error(f"{key}[{i}]", f"expected {item}, got {quoted(value)}", fix=fix)
         return tuple(values)
 
     def parse(self, key: str, text: str, parser: Callable[[str], T]) -> T:
@@ -151,7 +153,7 @@ class Table:
         try:
             return parser(text)
         except ValueError as error:
-            raise self.error(key, str(error)) from None
+            raise self.error(key, echoed(str(error))) from None
 
     def parsed(self, key: str, parser: Callable[[str], T], default: str | _Absent = ABSENT) -> T:
         """`text` of `key` as `parser` reads it; `default` is a text to parse."""
@@ -184,7 +186,7 @@ class Table:
         for option in options:
             if value == option:
                 return option
-        raise self.error(key, f"{value!r} is not one of {', '.join(options)}", fix=fix)
+        raise self.error(key, f"{quoted(value)} is not one of {', '.join(options)}", fix=fix)
 
     @overload
     def table(self, key: str, *, what: str = ..., fix: str | None = None) -> Table: ...
@@ -224,7 +226,7 @@ class Table:
         out = []
         for i, row in enumerate(rows):
             if not isinstance(row, dict):
-                raise self.error(f"{key}[{i}]", f"expected {item}, got {row!r}")
+                raise self.error(f"{key}[{i}]", f"expected {item}, got {quoted(row)}")
             name = f"{key}[{label(row, i) if label else i}]"
             out.append(Table(row, self.voice, self.where(name)))
         return out

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
 
+from poetry_cuda.display import quoted
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import PROFILE_LIMIT
@@ -49,6 +50,8 @@ from poetry_cuda.files import MiB
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import refused
 from poetry_cuda.files import replace_bytes
+from poetry_cuda.host.profiles import MACHINE
+from poetry_cuda.host.profiles import NODE_NAME
 from poetry_cuda.host.profiles import NODE_NAME_LIMIT
 from poetry_cuda.host.profiles import NODE_NAMES_RECORDED
 from poetry_cuda.host.profiles import Driver
@@ -124,10 +127,11 @@ GPU_ACCELERATOR_LABELS = ("cloud.google.com/gke-accelerator", "gpu.nvidia.com/mo
 NFD_PCI = re.compile(r"feature\.node\.kubernetes\.io/pci-(?:[0-9a-f]{4}_)?10de\.present")
 # GFD writes `unknown` for versions it cannot read (the Tegra CUDA library path).
 UNKNOWN = "unknown"
+# How much of a value an error quotes.
+BRIEF = 80
 # Kubernetes caps a label value at 63 characters.
 LABEL_VALUE_LIMIT = 63
 _DIGITS = re.compile(r"[0-9]{1,9}")
-_MACHINE = re.compile(r"[a-z0-9_]{1,32}")
 # A product name's vendor and brand words, and the words after the model that name a form
 # factor or memory (SXM4, PCIe, 80GB, HBM3, NVL), which a group's name leaves out.
 _VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla", "quadro"})
@@ -373,10 +377,13 @@ class _Reader:
         if kind is not None and kind != "Node":
             raise self.fail(f"{where}.kind", f"{_brief(kind)}: not a Node")
         name = self.mapping(item, "metadata", f"{where}.metadata").get("name")
-        if not isinstance(name, str) or not 0 < len(name) <= NODE_NAME_LIMIT:
+        if not (
+            isinstance(name, str) and len(name) <= NODE_NAME_LIMIT and NODE_NAME.fullmatch(name)
+        ):
             raise self.fail(
                 f"{where}.metadata.name",
-                f"expected a node name (1 to {NODE_NAME_LIMIT} characters), got {_brief(name)}",
+                f"expected a node name (1 to {NODE_NAME_LIMIT} lower-case letters, digits, '-' "
+                f"and '.'), got {_brief(name)}",
             )
         return name
 
@@ -406,6 +413,14 @@ class _Labels:
             raise self.fail(key, value, "expected a string")
         if len(value) > LABEL_VALUE_LIMIT:
             raise self.fail(key, value, f"longer than a label value may be ({LABEL_VALUE_LIMIT})")
+        return value
+
+    def text(self, key: str) -> str | None:
+        """A label shown as it is (the product), which Kubernetes' label syntax keeps to
+        one line of letters, digits, '-', '_' and '.'."""
+        value = self.get(key)
+        if value is not None and not _LABEL_VALUE.fullmatch(value):
+            raise self.fail(key, value, "not a label value (letters, digits, '-', '_' and '.')")
         return value
 
     def first(self, keys: Sequence[str]) -> tuple[str, str] | None:
@@ -512,7 +527,7 @@ def _machine(labels: _Labels, info: Mapping[str, Any]) -> str:
             fix="give the whole output of `kubectl get nodes -o json`",
         )
     machine = canonical_machine(found)
-    if not _MACHINE.fullmatch(machine):
+    if not MACHINE.fullmatch(machine):
         raise labels.fail(ARCH[0], found, "not a machine architecture (amd64, arm64)")
     return machine
 
@@ -630,7 +645,7 @@ def _read_facts(labels: _Labels, info: Mapping[str, Any]) -> NodeFacts:
             why=LABEL_WHY,
             fix="restart gpu-feature-discovery on the node to write its labels again",
         )
-    product, partition = _product(labels.get(PRODUCT))
+    product, partition = _product(labels.text(PRODUCT))
     return NodeFacts(
         os=_os(labels, info),
         machine=_machine(labels, info),
@@ -832,7 +847,4 @@ def _brief(value: object) -> str:
         return "an object"
     if isinstance(value, list):
         return "a list"
-    if isinstance(value, str):
-        shown = repr(value[:60])
-        return shown[:-1] + "...'" if len(value) > 60 else shown
-    return repr(value)[:60]
+    return quoted(value, BRIEF)

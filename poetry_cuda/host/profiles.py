@@ -31,6 +31,9 @@ from poetry_cuda.accelerators import VENDOR_NAMES
 from poetry_cuda.accelerators import VENDORS
 from poetry_cuda.accelerators import Accelerator
 from poetry_cuda.accelerators import Vendor
+from poetry_cuda.display import ECHO_CONTROL
+from poetry_cuda.display import echoed
+from poetry_cuda.display import quoted
 from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import PROFILE_LIMIT
@@ -55,6 +58,11 @@ OperatingSystem = Literal["linux", "windows", "macos"]
 OPERATING_SYSTEMS: tuple[OperatingSystem, ...] = ("linux", "windows", "macos")
 # Other spellings of the machines: Windows' AMD64, x64 in target files, arm64 on Linux.
 MACHINE_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
+
+
+# A machine as platform.machine() names it, lower case (x86_64, aarch64, ppc64le).
+MACHINE = re.compile(r"[a-z0-9_]{1,32}")
+MACHINE_EXAMPLES = "x86_64, aarch64"
 
 
 def canonical_machine(machine: str) -> str:
@@ -192,6 +200,8 @@ class ProbeReport:
 # records the names of up to 10,000 nodes (about 2.5 MiB, under PROFILE_LIMIT) and the
 # count of them all; no cluster comes near a million nodes.
 NODE_NAME_LIMIT = 253
+# Its shape, as the API server checks it (lower-case letters, digits, '-' and '.').
+NODE_NAME = re.compile(rf"[a-z0-9](?:[a-z0-9.-]{{0,{NODE_NAME_LIMIT - 2}}}[a-z0-9])?")
 NODE_NAMES_RECORDED = 10_000
 NODE_COUNT_LIMIT = 1_000_000
 
@@ -322,6 +332,7 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
     voice = dataclasses.replace(VOICE, prefix=f"{origin}: ")
     if not isinstance(data, dict):
         raise voice.fail("", "expected a JSON object")
+    _refuse_control_characters(data, voice)
     top = Table(data, voice)
     schema = top.value("schema", int, "an integer", None)
     if schema is not None and schema not in SCHEMAS:
@@ -330,7 +341,12 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
         )
     nvidia_only = schema == 1
     os_name = top.choice("os", OPERATING_SYSTEMS)
-    machine = top.value("machine", str, "a string", None) or "x86_64"
+    machine = (top.value("machine", str, "a string", None) or "x86_64").lower()
+    if not MACHINE.fullmatch(machine):
+        raise top.error(
+            "machine",
+            f"{quoted(machine)} is not a machine architecture ({MACHINE_EXAMPLES})",
+        )
     driver = _driver(top)
     gpus = tuple(
         _gpu(raw, i, nvidia_only)
@@ -365,7 +381,7 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
     nodes = _nodes(top)
     return HostProfile(
         os=os_name,
-        machine=machine.lower(),
+        machine=machine,
         driver=driver,
         gpus=gpus,
         toolkits=tuple(toolkits),
@@ -375,6 +391,28 @@ def profile_from_json(data: object, origin: str) -> HostProfile:
         rocm=rocm,
         xpu=xpu,
     )
+
+
+def _refuse_control_characters(data: dict[str, Any], voice: Voice) -> None:
+    """Refuse a document with a control character (a line break, a tab, an escape) in any
+    key or string: no field of a profile holds one, and a GPU name or path with a line
+    break would print lines of its own wherever the profile is shown."""
+    pending: list[tuple[str, object]] = [("", data)]
+    while pending:
+        where, value = pending.pop()
+        if isinstance(value, str):
+            if ECHO_CONTROL.search(value):
+                raise voice.fail(
+                    where, f"{quoted(value)} holds a control character (a line break?)"
+                )
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                inner = f"{where}.{key}" if where else key
+                if ECHO_CONTROL.search(key):
+                    raise voice.fail(inner, "a key with a control character (a line break?)")
+                pending.append((inner, item))
+        elif isinstance(value, list):
+            pending += ((f"{where}[{index}]", item) for index, item in enumerate(value))
 
 
 def _driver(top: Table) -> Driver | None:
@@ -521,16 +559,18 @@ def _nodes(top: Table) -> Nodes | None:
             f"{len(names)} names for {count} nodes (at most {NODE_NAMES_RECORDED:,} are recorded)",
         )
     for index, name in enumerate(names):
-        if not 0 < len(name) <= NODE_NAME_LIMIT:
+        if not (len(name) <= NODE_NAME_LIMIT and NODE_NAME.fullmatch(name)):
             raise raw.error(
-                f"names[{index}]", f"not a node name (1 to {NODE_NAME_LIMIT} characters)"
+                f"names[{index}]",
+                f"not a node name ({quoted(name)}: a node name is 1 to "
+                f"{NODE_NAME_LIMIT} lower-case letters, digits, '-' and '.')",
             )
     return Nodes(count, names)
 
 
 def load_target(path: Path, *, label: str | None = None) -> HostProfile:
     """Read and validate a target profile file."""
-    name = label or str(path)
+    name = echoed(label or str(path))  # how messages and plans call it: a path is input too
     if not path.exists():
         raise InputFileError(
             f"{name}: target file not found",

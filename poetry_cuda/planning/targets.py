@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.accelerators import PLANNED
 from poetry_cuda.accelerators import stack_name
+from poetry_cuda.display import quoted
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.host.profiles import load_target
@@ -194,7 +195,7 @@ def _configured(project: Path, patterns: Sequence[str]) -> list[HostProfile]:
         matches = sorted(project.glob(_checked_pattern(pattern)))
         if not matches:
             raise ConfigError(
-                f"{TARGETS_KEY}: {pattern!r} matches no file",
+                f"{TARGETS_KEY}: {quoted(pattern)} matches no file",
                 fix="create the profile with `poetry-cuda detect --json > FILE` or fix the pattern",
             )
         for match in matches:
@@ -208,17 +209,17 @@ def _checked_pattern(pattern: str) -> str:
     parts = Path(pattern).parts
     if Path(pattern).is_absolute() or ".." in parts:
         raise ConfigError(
-            f"{TARGETS_KEY}: {pattern!r} leaves the project",
+            f"{TARGETS_KEY}: {quoted(pattern)} leaves the project",
             fix="use a pattern relative to the project, such as 'hosts/*.json'",
         )
     if not parts:  # '', '.', './': pathlib's glob fails on them
         raise ConfigError(
-            f"{TARGETS_KEY}: {pattern!r} is not a file pattern",
+            f"{TARGETS_KEY}: {quoted(pattern)} is not a file pattern",
             fix="name profile files, such as 'hosts/*.json'",
         )
     if "\0" in pattern or any("**" in part and part != "**" for part in parts):
         raise ConfigError(
-            f"{TARGETS_KEY}: {pattern!r} is not a valid pattern",
+            f"{TARGETS_KEY}: {quoted(pattern)} is not a valid pattern",
             why="'**' (any folders, recursively) must be a whole part of the path, and a "
             "pattern holds no NUL character",
             fix="write 'hosts/**/*.json' for profiles in hosts/ and its subfolders, or "

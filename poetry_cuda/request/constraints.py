@@ -18,6 +18,7 @@ from poetry.core.constraints.version import parse_constraint
 from poetry.core.constraints.version.exceptions import ParseConstraintError
 from poetry.core.version.exceptions import InvalidVersionError
 
+from poetry_cuda.display import quoted
 from poetry_cuda.errors import ConfigError
 
 
@@ -39,7 +40,7 @@ def check(text: str, origin: str) -> None:
         _parse(text)
     except (ParseConstraintError, InvalidVersionError, ValueError):
         raise ConfigError(
-            f"{origin}: {text!r} is not a version constraint",
+            f"{origin}: {quoted(text)} is not a version constraint",
             fix="write a PEP 440 or Poetry constraint such as '>=2.4', '^2.5' or '==2.5.1'",
         ) from None
 

@@ -16,6 +16,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
+from poetry_cuda.display import echoed
+from poetry_cuda.display import quoted
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.names import canonical_name
 from poetry_cuda.names import wheel_version
@@ -58,12 +60,12 @@ class Dependency:
 
 def _pep508(text: object, origin: str, *, optional: bool = False) -> Dependency:
     if not isinstance(text, str):
-        raise ConfigError(f"{origin}: {text!r} is not a requirement string")
+        raise ConfigError(f"{origin}: {quoted(text)} is not a requirement string")
     try:
         requirement = Requirement(text)
     except InvalidRequirement as error:
         raise ConfigError(
-            f"{origin}: {text!r} is not a valid requirement ({error})",
+            f"{origin}: {quoted(text)} is not a valid requirement ({echoed(str(error))})",
             fix="write it as PEP 508, e.g. 'torch>=2.4'",
         ) from None
     return Dependency(
@@ -88,7 +90,7 @@ def _requirements(value: object, origin: str) -> list[object]:
         return []
     if not isinstance(value, list):
         raise ConfigError(
-            f"{origin}: expected a list of requirement strings, got {value!r}",
+            f"{origin}: expected a list of requirement strings, got {quoted(value)}",
             fix='write it as a list, e.g. dependencies = ["torch==2.5.1"]',
         )
     return value

@@ -47,13 +47,16 @@ from typing import cast
 
 from installer import install as install_wheel
 from installer.destinations import SchemeDictionaryDestination
+from installer.exceptions import InvalidWheelSource
 from installer.records import Hash
 from installer.records import RecordEntry
 from installer.sources import WheelSource
+from installer.utils import SCHEME_NAMES
 from installer.utils import parse_wheel_filename
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.messages import message
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.wheelstore.link import Linker
@@ -128,6 +131,7 @@ class Wanted:
 
     entry: Entry
     direct_url: str | None = None
+    origin: str = ""  # where the wheel came from (its index, URL or file), for messages
 
 
 @frozen
@@ -196,6 +200,8 @@ def install(
 ) -> Installed:
     """Bring `where` to `wanted`, and uninstall the distributions named in `remove` that
     `wanted` does not list. `installer` is what INSTALLER holds (``Poetry 2.5.1``)."""
+    for item in wanted:  # before anything is read or uninstalled
+        _StoredWheel(item.entry).check(item)
     linker = linker or Linker()
     present = _present(where)
     listed = {canonical_name(item.entry.name) for item in wanted}
@@ -322,6 +328,9 @@ def _install_one(item: Wanted, where: Interpreter, installer: str, linker: Linke
             _write_direct_url(Path(dist_info), item.direct_url)
     except BaseException as error:
         destination.undo()
+        if isinstance(error, InvalidWheelSource):
+            problem = error.args[-1] if error.args else error
+            raise invalid_wheel(item, str(problem)) from None
         if isinstance(error, OSError):
             raise UnmetRequirementError(
                 f"{item.entry.filename}: cannot install into {where.root} "
@@ -331,6 +340,20 @@ def _install_one(item: Wanted, where: Interpreter, installer: str, linker: Linke
             ) from None
         raise
     return f"{item.entry.name} {item.entry.version}"
+
+
+def invalid_wheel(item: Wanted, problem: str) -> InputFileError:
+    """A stored wheel that pypa/installer (and so pip and Poetry) refuses to install."""
+    return InputFileError(
+        message(
+            "store.invalid-wheel",
+            wheel=item.entry.filename,
+            origin=item.origin or "its source",
+            problem=problem,
+        ),
+        why=message("store.invalid-wheel-why"),
+        fix=message("store.invalid-wheel-fix", name=item.entry.name),
+    )
 
 
 def _write_direct_url(dist_info: Path, text: str) -> None:
@@ -434,6 +457,17 @@ class _StoredWheel(WheelSource):
         wheel = self.read_dist_info("WHEEL")
         purelib = re.search(r"^Root-Is-Purelib:\s*true\s*$", wheel, re.MULTILINE | re.IGNORECASE)
         return cast("Scheme", "purelib" if purelib else "platlib")
+
+    def check(self, item: Wanted) -> None:
+        """Refuse, before the environment is touched, a wheel whose ``.data`` folder holds
+        a folder that is no installation scheme (pypa/installer would stop halfway)."""
+        for path, scheme, _ in self.placed():
+            if scheme not in SCHEME_NAMES:
+                raise invalid_wheel(
+                    item,
+                    f"{path} is not in a .data folder an installer knows "
+                    f"({', '.join(SCHEME_NAMES)})",
+                )
 
     def placed(self) -> Iterator[tuple[str, Scheme, str]]:
         """(stored path, scheme, path in the scheme) of each file linked, not written."""

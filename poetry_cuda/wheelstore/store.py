@@ -37,6 +37,7 @@ entries it holds; a wheel it lacks is refused with a message, since nothing can 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -63,6 +64,7 @@ from poetry_cuda.files import open_lock_file
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import try_lock
 from poetry_cuda.files import user_cache
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.store import ENVIRONMENT
 from poetry_cuda.redist.store import default_root as redist_root
@@ -88,6 +90,8 @@ LOCK_WAIT = 1800.0  # seconds: another run may be downloading a large wheel
 _POLL = 0.1
 _CHUNK = 1024 * 1024
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# A write refused for want of room: the disk is full, or the user's quota is spent.
+NO_SPACE = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
 _FIELDS = {"layout", "sha256", "filename", "name", "version", "size", "files"}
 
 
@@ -193,6 +197,10 @@ class Store:
                 if got != wheel.sha256:
                     raise refused_download(wheel, got)
                 return self._add(wheel, downloaded)
+            except OSError as error:
+                if error.errno not in NO_SPACE:
+                    raise
+                raise self._no_space(wheel, error) from None
             finally:
                 downloaded.unlink(missing_ok=True)
 
@@ -308,6 +316,15 @@ class Store:
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
+
+    def _no_space(self, wheel: Wheel, error: OSError) -> UnmetRequirementError:
+        """The disk of the store filled up while `wheel` was downloaded or unpacked (what
+        was written of it is removed by then)."""
+        return UnmetRequirementError(
+            message("store.no-space", wheel=wheel.filename, root=self.root, error=error.strerror),
+            why=message("store.no-space-why"),
+            fix=message("store.no-space-fix", root=self.root, variable=ENVIRONMENT),
+        )
 
     def _own(self, *parts: str) -> Path:
         return own_folder(self.root, *parts)
@@ -623,6 +640,8 @@ def unpack(archive: Path, destination: Path, name: str) -> dict[str, StoredFile]
                 total += written
                 files[path] = StoredFile(written, digest, executable, 0)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as error:
+        if isinstance(error, OSError) and error.errno in NO_SPACE:
+            raise  # the disk is full, the wheel may be fine: `Store.ensure` says so
         raise InputFileError(
             f"{name}: cannot unpack the wheel ({error.__class__.__name__}: {error})",
             why="its sha256 is the locked one, so the file itself is not a readable wheel",

@@ -102,7 +102,8 @@ def sync_shared(
             )
         entries = [entry or made[w] for w, entry in zip(selection.wheels, stored, strict=True)]
         wanted = [
-            Wanted(entry, w.direct_url) for entry, w in zip(entries, selection.wheels, strict=True)
+            Wanted(entry, w.direct_url, w.origin.url)
+            for entry, w in zip(entries, selection.wheels, strict=True)
         ]
         forgotten = (before.distributions if before is not None else frozenset()) - names
         done = install(where, wanted, installer=installer, remove=forgotten, linker=linker)

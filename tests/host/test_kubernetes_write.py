@@ -12,6 +12,7 @@ import pytest
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.host.kubernetes import NodeGroup
 from poetry_cuda.host.kubernetes import read_cluster
+from poetry_cuda.host.kubernetes import slug
 from poetry_cuda.host.kubernetes import write_profiles
 from poetry_cuda.host.profiles import load_target
 
@@ -115,6 +116,15 @@ def test_names_stay_inside_the_folder(tmp_path: Path) -> None:
         labels = item["metadata"]["labels"]
         if "nvidia.com/gpu.product" in labels:
             labels["nvidia.com/gpu.product"] = "../../../etc/NVIDIA-A100"
+    # No label value Kubernetes admits holds a '/': such a product is refused, and a
+    # group's name is made of its products' words alone.
+    with pytest.raises(InputFileError, match="not a label value"):
+        read_cluster(document, "nodes.json")
+    assert slug("../../../etc/NVIDIA-A100") == "etc-nvidia-a100"
+    for item in document["items"]:
+        labels = item["metadata"]["labels"]
+        if "nvidia.com/gpu.product" in labels:
+            labels["nvidia.com/gpu.product"] = "x..-..-..-etc-NVIDIA-A100"
     groups = read_cluster(document, "nodes.json").groups
     folder = tmp_path / "hosts"
     written, _ = write_profiles(groups, folder)

@@ -79,7 +79,10 @@ def test_an_error_message_shows_them_escaped(cli: Cli, tmp_path: Path) -> None:
     assert "\\x1b]52" in result.stderr
 
 
-def test_a_host_profile_shows_them_escaped(cli: Cli, tmp_path: Path) -> None:
+def test_a_host_profile_with_them_is_refused_and_quotes_them_escaped(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """No field of a profile holds a control character (issue 40, item 6)."""
     profile = tmp_path / "host.json"
     profile.write_text(
         json.dumps(
@@ -92,9 +95,10 @@ def test_a_host_profile_shows_them_escaped(cli: Cli, tmp_path: Path) -> None:
         )
     )
     result = cli.run("detect", "--target", str(profile), cwd=tmp_path)
-    assert result.code == 0, result
+    assert result.code == 2, result
     assert_clean(result.stdout + result.stderr)
-    assert result.stdout.count("\\x1b]52") == 5
+    assert "holds a control character" in result.stderr
+    assert "\\x1b]52" in result.stderr
 
 
 def test_a_warning_shows_them_escaped(cli: Cli, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ of the ROCm or XPU build the plan's rule gives it for the metadata's release, an
 project's `allow-cpu-fallback` holds as in `plan`) and the file written that makes uv's
 wheel-variant preview pick it with no provider plugin run (`planning.variant_properties`;
 uv reads it from the path in ``UV_VARIANT_LOCK``). The file goes to `-o FILE`, written
-whole or not at all, or to stdout; the choice, its reason and any audit line go to stderr.
+whole or not at all (a pipe or device as a stream: `files.write_output`), or to stdout; the choice, its reason and any audit line go to stderr.
 
 The metadata is torch's as its variant releases published it (the knowledge base's
 ``variants/releases.toml``): the newest release the project's torch constraint admits, or the
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 
 PACKAGE = "torch"  # the package whose published variant metadata the knowledge base holds
+STDOUT = "-"  # `-o -`: standard output, as without -o
 
 
 class VariantPropertiesCommand(CudaCommand):
@@ -66,7 +67,13 @@ class VariantPropertiesCommand(CudaCommand):
             value="FILE",
         ),
         POLICY_OPTION,
-        Option("output", "Write the file here instead of stdout.", flag=False, short="o"),
+        Option(
+            "output",
+            "Write the file here instead of stdout (- for stdout; a pipe or device is "
+            "written to as a stream).",
+            flag=False,
+            short="o",
+        ),
     )
 
     def run_command(self) -> int:
@@ -139,10 +146,10 @@ class VariantPropertiesCommand(CudaCommand):
         for line in choice.audit:
             self.line_error(f"<comment>Audit</comment>: {escape(line)}")
         output = self.option("output")
-        if output:
-            from poetry_cuda.files import write_atomic
+        if output and output != STDOUT:
+            from poetry_cuda.files import write_output
 
-            write_atomic(Path(output), text)
+            write_output(Path(output), text)
             self.line_error(f"Wrote {escape(output)}")
         else:
             self.raw(text.rstrip("\n"))
