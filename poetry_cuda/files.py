@@ -22,6 +22,7 @@ from poetry_cuda.messages import message
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Iterator
     from collections.abc import Mapping
 
 
@@ -394,7 +395,17 @@ def _replace(path: Path, render: Callable[[Path], bytes], *, follow_links: bool 
         # A new file is created with 0o666 and the kernel applies the umask (and a default
         # ACL) as for any new file. Reading the umask would mean setting it (os.umask),
         # racing every thread that creates a file meanwhile.
-        descriptor, temporary = _create_beside(target, 0o666 if existing is None else 0o600)
+        mode = 0o666 if existing is None else 0o600
+        for temporary in _temporary_names(target):
+            # Named before it exists: a signal's exception raised the moment `open` returns
+            # still finds the name to remove (the exclusive create makes the file ours).
+            try:
+                descriptor = os.open(temporary, _CREATE, mode)
+                break
+            except FileExistsError:  # another writer's temporary file: draw another name
+                temporary = None
+        else:
+            raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(folder))
         with os.fdopen(descriptor, "wb") as handle:
             _take_owner_and_mode(handle.fileno(), temporary, existing, folder)
             handle.write(render(target))
@@ -452,16 +463,13 @@ def _styled(content: str, first_line: bytes) -> bytes:
     return data
 
 
-def _create_beside(target: Path, mode: int) -> tuple[int, Path]:
-    """A new temporary file in the folder of `target`, opened for writing, and its path."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY
+
+
+def _temporary_names(target: Path) -> Iterator[Path]:
+    """Names for a new temporary file beside `target`, drawn at random, 100 at most."""
     for _ in range(100):
-        temporary = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
-        try:
-            return os.open(temporary, flags, mode), temporary
-        except FileExistsError:  # another writer's temporary file: draw another name
-            continue
-    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(target.parent))
+        yield target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
 
 
 def _take_owner_and_mode(

@@ -458,3 +458,29 @@ def test_a_folder_that_refuses_to_sync_is_no_error(
     write_atomic(tmp_path / "cuda.lock", "a = 1\n")
     assert (tmp_path / "cuda.lock").read_text() == "a = 1\n"
     assert names(tmp_path) == ["cuda.lock"]
+
+
+def test_a_signal_as_the_temporary_file_is_created_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stress test's leftover `.poetry.lock.<hex>.tmp`: a signal's exception raised the
+    moment `open` has created the temporary file (Python runs a signal handler right after
+    the call returns) must still find the file to remove."""
+    from poetry_cuda.locking.interrupts import Interrupted
+
+    real_open = os.open
+
+    def open_then_interrupted(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -> int:
+        descriptor = real_open(path, flags, mode)
+        if flags & os.O_EXCL:
+            os.close(descriptor)
+            raise Interrupted
+        return descriptor
+
+    path = tmp_path / "poetry.lock"
+    path.write_text("kept")
+    monkeypatch.setattr(os, "open", open_then_interrupted)
+    with pytest.raises(Interrupted):
+        write_atomic(path, "new")
+    assert path.read_text() == "kept"
+    assert [p.name for p in tmp_path.iterdir()] == ["poetry.lock"]
