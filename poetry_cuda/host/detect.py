@@ -87,7 +87,7 @@ def detect_host(
     env = os.environ if environ is None else environ
     os_name = host_os(sys.platform if platform_name is None else platform_name)
     arch = host_machine(platform.machine() if machine is None else machine, os_name)
-    where = HostPaths() if paths is None else paths
+    where = HostPaths.of(env) if paths is None else paths
     if os_name == "macos":
         skipped = tuple(
             ProbeReport(probe, "skipped", "macOS has no NVIDIA CUDA driver")
