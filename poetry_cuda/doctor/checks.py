@@ -396,7 +396,7 @@ def _stack_findings(
     if not gpus:
         said = message("doctor.stack-no-gpu", package=name, variant=variant, stack=stack)
         return [(fail if strict else warn)("host", "variant", said, rerun, subject=name)]
-    listed = ", ".join(gpu.describe() for gpu in gpus)
+    listed = ", ".join(dict.fromkeys(gpu.describe() for gpu in gpus))
     said = message("doctor.stack-build", package=name, variant=variant, stack=stack, gpus=listed)
     found = [ok("host", "variant", said, subject=name)]
     if package.accelerator != "rocm" or not package.arches:

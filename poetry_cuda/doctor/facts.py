@@ -189,7 +189,7 @@ def gather(
     `load_manager` loads a package manager by its name (the project's, cuda.lock's).
     """
     env = os.environ if environ is None else environ
-    where = with_library_path(HostPaths() if paths is None else paths, env)
+    where = with_library_path(HostPaths.of(env) if paths is None else paths, env)
     profile = detect_host(
         driver_override=env.get(DRIVER_ENV) or None,
         environ=env,

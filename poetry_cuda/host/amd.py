@@ -43,6 +43,7 @@ from poetry_cuda.host.pci import read_pci_devices
 from poetry_cuda.host.profiles import INTEGRATED_GFX
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.run import run
+from poetry_cuda.host.system_files import read_small
 from poetry_cuda.records import frozen
 
 
@@ -62,6 +63,9 @@ _GFX = re.compile(r"gfx([0-9]{1,2})([0-9a-f])([0-9a-f])(?![0-9a-z])")
 _GFX_NAME = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 _ROCM_VERSION = re.compile(r"^([0-9]{1,4}\.[0-9]{1,4}(?:\.[0-9]{1,6})?)(?:[-.+][0-9A-Za-z.]*)?$")
 _MODULE_VERSION = re.compile(r"^[0-9]{1,6}(?:\.[0-9]{1,9}){1,3}$")
+# KFD writes unsigned 64-bit values (at most 20 digits) and numbers its node folders.
+_KFD_VALUE = re.compile(r"[0-9]{1,20}")
+_KFD_NODE = re.compile(r"[0-9]{1,9}")
 
 # Names by PCI device id, for reports only (the architecture comes from KFD). Sources: KFD
 # device_id 29857/29856 in captured MI300X/MI300A nodes and the rocminfo capture of
@@ -153,7 +157,8 @@ class KfdNode:
 
 
 def parse_kfd_properties(text: str) -> dict[str, int]:
-    """A node's ``properties``: ``name value`` lines with unsigned decimal values.
+    """A node's ``properties``: ``name value`` lines with unsigned decimal values (of at
+    most 20 digits, as a 64-bit value has).
 
     Lines of any other shape are skipped; field order and unknown fields do not matter
     (they differ between kernels).
@@ -161,7 +166,7 @@ def parse_kfd_properties(text: str) -> dict[str, int]:
     values: dict[str, int] = {}
     for line in text.split("\n"):
         parts = line.split()
-        if len(parts) == 2 and parts[1].isascii() and parts[1].isdigit():
+        if len(parts) == 2 and _KFD_VALUE.fullmatch(parts[1]):
             values.setdefault(parts[0], int(parts[1]))
     return values
 
@@ -350,31 +355,37 @@ def rocm_targets(
 # Readers (I/O at the edges).
 
 
-def read_kfd_nodes(root: Path) -> tuple[tuple[KfdNode, ...], str | None]:
-    """The KFD topology's nodes under `root`, and the topology directory read (None when
-    there is none). An unreadable node is skipped (schedulers may hide some)."""
+def read_kfd_nodes(root: Path) -> tuple[tuple[KfdNode, ...], str | None, tuple[str, ...]]:
+    """The KFD topology's nodes under `root`, the topology directory read (None when there
+    is none), and a note for each entry skipped: an unreadable node is skipped (schedulers
+    may hide some), as is anything else the kernel does not write there."""
     for relative in KFD_TOPOLOGY:
         base = root / relative
         try:
-            entries = list(base.iterdir())
+            entries = sorted(base.iterdir(), key=lambda entry: entry.name)
         except OSError:
             continue
         nodes = []
+        notes = []
         for entry in entries:
-            if not entry.name.isdigit():
+            if not _KFD_NODE.fullmatch(entry.name):
+                notes.append(f"{entry.name!a}: not a node number, skipped")
                 continue
+            properties = entry / "properties"
             try:
-                text = (entry / "properties").read_text(encoding="ascii", errors="replace")
-            except OSError:
+                text = read_small(properties)
+            except OSError as error:
+                notes.append(f"{properties}: {error.strerror or error}, skipped")
                 continue
             nodes.append(kfd_node(int(entry.name), parse_kfd_properties(text)))
-        return tuple(sorted(nodes, key=lambda node: node.node)), str(base)
-    return (), None
+        ordered = tuple(sorted(nodes, key=lambda node: node.node))
+        return ordered, str(base), tuple(notes)
+    return (), None, ()
 
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_small(path)
     except OSError:
         return None
 
@@ -486,14 +497,15 @@ def detect_amd(
     `programs` allows the ROCm tools as fallbacks; `timeout` bounds each of them.
     """
     reports = []
-    nodes, topology = read_kfd_nodes(root)
+    nodes, topology, notes = read_kfd_nodes(root)
     gpus = gpus_of_nodes(nodes)
     source: AmdSource = "kfd"
     module_from_tool = None
+    skipped = "".join(f"; {note}" for note in notes)
     if gpus:
-        reports.append(ProbeReport("kfd", "found", f"{topology}: {_gfx_list(gpus)}"))
+        reports.append(ProbeReport("kfd", "found", f"{topology}: {_gfx_list(gpus)}{skipped}"))
     elif topology is not None:
-        reports.append(ProbeReport("kfd", "absent", f"{topology}: no GPU node"))
+        reports.append(ProbeReport("kfd", "absent", f"{topology}: no GPU node{skipped}"))
     else:
         reports.append(ProbeReport("kfd", "absent", "no KFD topology: amdgpu is not loaded"))
     for name in PROGRAMS:

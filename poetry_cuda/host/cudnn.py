@@ -18,6 +18,7 @@ from poetry_cuda.host.paths import ldconfig_libraries
 from poetry_cuda.host.profiles import Cudnn
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.run import run
+from poetry_cuda.host.system_files import read_small
 
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def _from_headers(folders: Iterable[Path]) -> list[Cudnn]:
         for pattern in HEADERS:
             for header in sorted(folder.glob(pattern)) if folder.is_dir() else []:
                 try:
-                    version = parse_header(header.read_text(encoding="utf-8", errors="replace"))
+                    version = parse_header(read_small(header))
                 except OSError:
                     continue
                 if version:

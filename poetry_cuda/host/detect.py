@@ -52,6 +52,7 @@ from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from collections.abc import Mapping
 
     from poetry_cuda.host.nvml import EarlyWorker
@@ -86,7 +87,7 @@ def detect_host(
     env = os.environ if environ is None else environ
     os_name = host_os(sys.platform if platform_name is None else platform_name)
     arch = host_machine(platform.machine() if machine is None else machine, os_name)
-    where = HostPaths() if paths is None else paths
+    where = HostPaths.of(env) if paths is None else paths
     if os_name == "macos":
         skipped = tuple(
             ProbeReport(probe, "skipped", "macOS has no NVIDIA CUDA driver")
@@ -175,18 +176,29 @@ class _MergedGpu:
     sources: list[str]
 
 
-def _match(known_gpus: list[_MergedGpu], gpu: GpuFacts) -> _MergedGpu | None:
-    """The GPU another probe already reported: same UUID, else same index."""
-    if gpu.uuid:
-        for known in known_gpus:
-            if known.facts.uuid == gpu.uuid:
+class _Known:
+    """The GPUs merged so far, by UUID and by index: a GPU a probe reports is matched in
+    constant time, however many the probes list."""
+
+    def __init__(self, gpus: Iterable[_MergedGpu]) -> None:
+        self.by_uuid: dict[str, _MergedGpu] = {}
+        self.by_index: dict[int, list[_MergedGpu]] = {}
+        for merged in gpus:
+            self.add(merged)
+
+    def add(self, merged: _MergedGpu) -> None:
+        if merged.facts.uuid:
+            self.by_uuid.setdefault(merged.facts.uuid, merged)
+        self.by_index.setdefault(merged.facts.index, []).append(merged)
+
+    def match(self, gpu: GpuFacts) -> _MergedGpu | None:
+        """The GPU another probe already reported: same UUID, else same index."""
+        if gpu.uuid and gpu.uuid in self.by_uuid:
+            return self.by_uuid[gpu.uuid]
+        for known in self.by_index.get(gpu.index, ()):
+            if not (gpu.uuid and known.facts.uuid and gpu.uuid != known.facts.uuid):
                 return known
-    for known in known_gpus:
-        if known.facts.index == gpu.index and not (
-            gpu.uuid and known.facts.uuid and gpu.uuid != known.facts.uuid
-        ):
-            return known
-    return None
+        return None
 
 
 @dataclass
@@ -225,10 +237,12 @@ class _Merged:
         if self.gpus is None:
             self.gpus = [_MergedGpu(gpu, [source]) for gpu in gpus]
             return
+        merged = _Known(self.gpus)
         for gpu in gpus:
-            known = _match(self.gpus, gpu)
+            known = merged.match(gpu)
             if known is None:
                 self.gpus.append(_MergedGpu(gpu, [source]))
+                merged.add(self.gpus[-1])
                 continue
             filled = {
                 name: getattr(gpu, name)
@@ -238,6 +252,8 @@ class _Merged:
             if filled:
                 known.facts = replace(known.facts, **filled)
                 known.sources.append(source)
+                if "uuid" in filled:
+                    merged.by_uuid.setdefault(known.facts.uuid or "", known)
 
     def needs_more(self) -> bool:
         return (

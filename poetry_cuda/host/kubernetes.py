@@ -25,7 +25,12 @@ is listed, never guessed at. A label poetry-cuda reads that holds no valid value
 reading (exit 2) with the node and the label named.
 
 Reading is bounded (`KUBERNETES_LIMIT`), parsing total (any JSON document gives a result
-or one error naming where) and linear in the number of nodes.
+or one error naming where) and linear in the number of nodes. Memory is bounded by the
+document's size: a parsed JSON value costs at most `VALUE_COST` bytes beyond its text, and
+a document is refused before parsing where its values (counted by the characters that open
+or separate them) would cost more than `PARSE_BUDGET` allows; while parsing, each node keeps
+only the fields read here (`_kept`), so a real node list needs little more than its text.
+Together: peak memory <= 10 x the document + 64 MiB (+ the interpreter).
 """
 
 from __future__ import annotations
@@ -91,6 +96,13 @@ __all__ = [
 # holds, and managedFields in older kubectl); 5,000 nodes, Kubernetes' largest supported
 # cluster, stay under this.
 KUBERNETES_LIMIT = 256 * MiB
+# What parsing may cost beyond the text (read once, then decoded): the values' objects, at
+# most `VALUE_COST` bytes each (measured: 74 for a two-character string with its slot in a
+# list, 40 for an empty list per opening character), their text counted in the document's.
+# kubectl's output has one `{`, `[`, `,` or `:` in 14 bytes (compact) to 40 (indented).
+VALUE_COST = 80
+PARSE_BUDGET = (8, 64 * MiB)  # x the document's bytes, + this
+_VALUE_MARKS = (b"{", b"[", b",", b":")
 SOURCE = "gpu-feature-discovery"
 STDIN = "-"
 
@@ -257,8 +269,11 @@ def read_document(source: str, stdin: BinaryIO | None) -> tuple[object, str]:
             if Path(source).stat().st_size > KUBERNETES_LIMIT:
                 raise _too_large(name)
         data = read_bounded(Path(source), limit=KUBERNETES_LIMIT, name=name)
+    _check_cost(data, name)
     try:
-        return json.loads(data), name
+        text = data.decode(json.detect_encoding(data), "surrogatepass")
+        del data  # the text alone is kept while parsing
+        return json.loads(text, object_hook=_kept), name
     except json.JSONDecodeError as error:
         raise InputFileError(
             f"{name}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})",
@@ -275,6 +290,52 @@ def read_document(source: str, stdin: BinaryIO | None) -> tuple[object, str]:
         raise refused(
             InputFileError, f"{name}: not a readable document", error, why=WHY, fix=FIX
         ) from None
+
+
+def _check_cost(data: bytes, name: str) -> None:
+    """Refuse a document whose values would cost more memory to parse than `PARSE_BUDGET`.
+
+    Each value but the first of a list or an object follows a `,`, each object's value a
+    `:`, and each first one its `[` or `{`: counting those characters (inside strings too)
+    bounds the number of values from above, at the speed of a byte count.
+    """
+    values = sum(data.count(mark) for mark in _VALUE_MARKS)
+    factor, allowance = PARSE_BUDGET
+    if values * VALUE_COST > factor * len(data) + allowance:
+        raise InputFileError(
+            f"{name}: {values:,} JSON values in {len(data):,} bytes, more than a node list "
+            "holds for its size",
+            why=f"parsing them would take about {values * VALUE_COST // MiB:,} MiB of memory; "
+            "`kubectl get nodes -o json` has one value in 10 bytes or more",
+            fix="give it the output of `kubectl get nodes -o json`, or keep only what "
+            "poetry-cuda reads: kubectl get nodes -o json | jq '{items: [.items[] | "
+            "{metadata: {name: .metadata.name, labels: .metadata.labels}, status: {nodeInfo: "
+            ".status.nodeInfo, capacity: .status.capacity}}]}'",
+        )
+
+
+# The fields of a node read here, by the key that holds them: a node's `metadata`, its
+# `status` and the status's `nodeInfo` keep only these while the document is parsed.
+_READ_FIELDS = {
+    "metadata": frozenset({"name", "labels"}),
+    "status": frozenset({"nodeInfo", "capacity"}),
+    "nodeInfo": frozenset({"architecture", "operatingSystem"}),
+}
+
+
+def _kept(value: dict[str, Any]) -> dict[str, Any]:
+    """An object of the document, once parsed: an object under `metadata`, `status` or
+    `nodeInfo` keeps only the fields read from a node's (its images, managed fields and
+    conditions, most of kubectl's output, are dropped as soon as they are parsed).
+
+    Nothing read changes: the reader takes those keys of a node only, and elsewhere only
+    tells an object from a string.
+    """
+    for key, fields in _READ_FIELDS.items():
+        inner = value.get(key)
+        if isinstance(inner, dict) and not inner.keys() <= fields:
+            value[key] = {name: inner[name] for name in fields if name in inner}
+    return value
 
 
 def _read_stream(stream: BinaryIO | None, name: str) -> bytes:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from poetry_cuda.host.system_files import SYSFS_ROOT_ENV
 from poetry_cuda.records import frozen
+
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 # One library of ``ldconfig -p``: "\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/.../libcudnn.so.8".
@@ -45,6 +52,16 @@ class HostPaths:
         Path("/usr/lib"),
     )
     ldconfig: tuple[Path, ...] = (Path("/sbin/ldconfig"), Path("/usr/sbin/ldconfig"))
+
+    @classmethod
+    def of(cls, environ: Mapping[str, str]) -> HostPaths:
+        """This machine's locations, or where `SYSFS_ROOT_ENV` names a folder, the kernel's
+        files (``sys``, ``proc``, ``dev``) and those the AMD and Intel probes read below it."""
+        root = environ.get(SYSFS_ROOT_ENV, "")
+        if not root:
+            return cls()
+        moved = cls.under(Path(root))
+        return dataclasses.replace(cls(), root=moved.root, sys=moved.sys, proc=moved.proc)
 
     @classmethod
     def under(cls, root: Path) -> HostPaths:

@@ -13,6 +13,7 @@ import re
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.host.system_files import read_small
 from poetry_cuda.records import frozen
 
 
@@ -54,7 +55,7 @@ def parse_hex(text: str) -> int | None:
 
 def _attribute(directory: Path, name: str) -> int | None:
     try:
-        return parse_hex((directory / name).read_text(encoding="ascii", errors="replace"))
+        return parse_hex(read_small(directory / name))
     except OSError:
         return None
 

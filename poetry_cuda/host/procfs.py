@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
+from poetry_cuda.host.system_files import read_small
 from poetry_cuda.versions import DriverVersion
 
 
@@ -58,7 +59,7 @@ def probe_procfs(*, sys_root: Path, proc_root: Path) -> ProbeResult:
     notes = []
     for path, parse in sources:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_small(path)
         except FileNotFoundError:
             continue
         except OSError as error:

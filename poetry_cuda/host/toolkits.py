@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Toolkit
 from poetry_cuda.host.run import run
+from poetry_cuda.host.system_files import read_small
 from poetry_cuda.records import frozen
 
 
@@ -127,7 +128,7 @@ def toolkit_version(
     """The toolkit's version and where it was read; ``nvcc --version`` is the last resort."""
     for name, parse in (("version.json", parse_version_json), ("version.txt", parse_version_txt)):
         try:
-            version = parse((root / name).read_text(encoding="utf-8", errors="replace"))
+            version = parse(read_small(root / name))
         except OSError:
             continue
         if version:

@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 
     from collections.abc import Callable
     from collections.abc import Collection
+    from collections.abc import Iterable
     from pathlib import Path
 
     from poetry_cuda.accelerators import Accelerator
@@ -88,6 +89,10 @@ HEADER = (
 )
 
 
+def _distinct(values: Iterable[str | None]) -> tuple[str, ...]:
+    return tuple(sorted({value for value in values if value}))
+
+
 @frozen
 class TargetFacts:
     label: str
@@ -98,7 +103,9 @@ class TargetFacts:
     compute_capabilities: tuple[ComputeCapability, ...]
     # What the torch family's ROCm and XPU builds are chosen by (`planning.gpu_stacks`):
     # the AMD GPUs' gfx targets and the amdgpu kernel driver's version, the Intel GPUs'
-    # device IPs and the Level Zero driver's version. Written only where present.
+    # device IPs and the Level Zero driver's version. Written only where present, each
+    # distinct value once (sorted), as the compute capabilities: a plan depends on which
+    # architectures a host has, not on how many GPUs of each.
     amd_gfx: tuple[str, ...] = ()
     amdgpu: str | None = None
     intel_device_ips: tuple[str, ...] = ()
@@ -114,9 +121,9 @@ class TargetFacts:
             driver=target.driver,
             cuda=target.cuda,
             compute_capabilities=profile.capabilities,
-            amd_gfx=tuple(gpu.gfx for gpu in profile.gpus if gpu.gfx),
+            amd_gfx=_distinct(gpu.gfx for gpu in profile.gpus),
             amdgpu=profile.rocm.kernel_driver if profile.rocm else None,
-            intel_device_ips=tuple(gpu.device_ip for gpu in profile.gpus if gpu.device_ip),
+            intel_device_ips=_distinct(gpu.device_ip for gpu in profile.gpus),
             level_zero=profile.xpu.driver if profile.xpu else None,
         )
 
@@ -124,7 +131,9 @@ class TargetFacts:
     def facts(self) -> tuple[object, ...]:
         """What makes two targets the same host: everything but the label (a path's spelling)."""
         machine = canonical_machine(self.machine)
-        stacks = (self.amd_gfx, self.amdgpu, self.intel_device_ips, self.level_zero)
+        # A lock written before the values were kept distinct lists one per GPU.
+        amd, intel = _distinct(self.amd_gfx), _distinct(self.intel_device_ips)
+        stacks = (amd, self.amdgpu, intel, self.level_zero)
         return (self.os, machine, self.driver, self.cuda, self.compute_capabilities, *stacks)
 
     def profile(self) -> HostProfile:

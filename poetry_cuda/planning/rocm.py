@@ -89,10 +89,9 @@ def plan_accelerator(
     if amd and prefer != "xpu":
         # An APU's GPU beside a discrete AMD GPU is the display's, as beside an NVIDIA one.
         discrete = tuple(gpu for gpu in amd if gpu.gfx not in INTEGRATED_GFX)
-        chosen = discrete or amd
-        warnings = [_left_out(profile, gpu, "ROCm") for gpu in amd if gpu not in chosen]
-        warnings += [_left_out(profile, gpu, "ROCm") for gpu in intel]
-        return _plan_rocm(profile, chosen, admitted, constraint, rocm_kb, warnings)
+        integrated = tuple(gpu for gpu in amd if gpu.gfx in INTEGRATED_GFX) if discrete else ()
+        warnings = _left_out(profile, (*integrated, *intel), "ROCm")
+        return _plan_rocm(profile, discrete or amd, admitted, constraint, rocm_kb, warnings)
     if intel:
         return _plan_xpu(profile, intel, admitted, constraint, xpu_kb)
     return AcceleratorPlan("cpu")
@@ -121,8 +120,12 @@ def _served_by_cuda(profile: HostProfile, others: tuple[Gpu, ...]) -> str:
     )
 
 
-def _left_out(profile: HostProfile, gpu: Gpu, stack: str) -> str:
-    return f"{profile.label}: the plan serves its GPUs with {stack} builds; {gpu.describe()} is not served"
+def _left_out(profile: HostProfile, gpus: Iterable[Gpu], stack: str) -> list[str]:
+    """A warning for each kind of GPU the plan leaves out (each kind once, however many)."""
+    return [
+        f"{profile.label}: the plan serves its GPUs with {stack} builds; {kind} is not served"
+        for kind in dict.fromkeys(gpu.describe() for gpu in gpus)
+    ]
 
 
 def _platform(profile: HostProfile) -> str:

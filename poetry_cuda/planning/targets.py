@@ -124,7 +124,7 @@ def unplanned_warnings(target: Target) -> list[str]:
         by_stack.setdefault(gpu.accelerator, []).append(gpu)
     gets = "CUDA" if target.runs_cuda else "CPU"
     return [
-        f"{target.label}: {', '.join(gpu.describe() for gpu in gpus)} "
+        f"{target.label}: {', '.join(dict.fromkeys(gpu.describe() for gpu in gpus))} "
         f"need{'s' * (len(gpus) == 1)} {stack_name(stack)} builds, which poetry-cuda plans "
         "only for the torch family on a machine without an NVIDIA driver; the plan gives "
         f"this target {gets} builds" + ("" if target.runs_cuda else ", which run on its CPU")

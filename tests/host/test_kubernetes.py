@@ -506,7 +506,7 @@ def test_documents_in_utf16_and_with_a_bom(tmp_path: Path) -> None:
     for encoding in ("utf-16", "utf-8-sig", "utf-32"):
         path = tmp_path / f"{encoding}.json"
         path.write_text(json.dumps(document), encoding=encoding)
-        assert read_document(str(path), None)[0] == document
+        assert read(read_document(str(path), None)[0]) == read(document)
 
 
 @pytest.mark.parametrize(
@@ -544,7 +544,7 @@ def test_standard_input(tmp_path: Path) -> None:
     with path.open("rb") as stream:
         document, origin = read_document("-", stream)
     assert origin == "standard input"
-    assert document == fixture("mig-node.json")
+    assert read(document) == read(fixture("mig-node.json"))
     with pytest.raises(UsageError, match="standard input is closed"):
         read_document("-", None)
 
