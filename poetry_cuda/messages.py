@@ -46,16 +46,20 @@ MessageId = Literal[
     "driver.too-old",
     "no-variant.first-line",
     "no-variant.first-line-pinned",
+    "no-variant.first-line-allowed",
     "no-variant.none-serves",
     "no-variant.no-kernels",
     "no-variant.no-kernels-on",
     "no-variant.why",
+    "no-variant.why-python",
+    "no-variant.why-excluded",
     "no-variant.fix-versions",
     "no-variant.fix-cpu",
     "no-variant.fix-or-pass-cuda",
     "no-variant.fix-or-change",
     "no-variant.fix-or-cpu-fallback",
     "no-variant.fix-or-narrow-python",
+    "no-variant.fix-narrow-python",
     "unknown-cuda.what",
     "unknown-cuda.why",
     "unknown-cuda.fix",
@@ -148,6 +152,8 @@ MessageId = Literal[
     "passed.none-allowed-runs-natively",
     "passed.no-members-one",
     "passed.no-members-many",
+    "passed.not-served",
+    "passed.unpublished",
     "passed.chose-as-asked",
     "passed.cpu-fallback",
     "plan.recorded-fallback",
@@ -287,6 +293,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{pinned_by}):",
         "{lead} 没有能满足所有目标主机的构建（{asked}；项目固定了 {pin}：{pinned_by}）：",
     ),
+    "no-variant.first-line-allowed": Texts(
+        "No build of {lead} that the project allows can be locked ({asked}):",
+        "项目允许的 {lead} 版本中没有可以锁定的构建（{asked}）：",
+    ),
     "no-variant.none-serves": Texts(
         "  no known {lead} build serves these targets",
         "  没有已知的 {lead} 构建能用于这些目标主机",
@@ -305,6 +315,16 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "每台目标主机的每块 GPU 都必须在该构建中有对应的内核（kernel），"
         "且主机的驱动必须能运行该构建所用的 CUDA 版本",
     ),
+    "no-variant.why-python": Texts(
+        "a lock must install on every Python the project's requires-python ({python}) admits, "
+        "and Python {gap} is outside the Requires-Python of {releases}",
+        "锁定的构建必须能安装在项目 requires-python（{python}）允许的每个 Python 上，"
+        "而 Python {gap} 不在 {releases} 的 Requires-Python 之内",
+    ),
+    "no-variant.why-excluded": Texts(
+        "{said} excludes every other build of the versions the project allows",
+        "{said} 排除了项目允许的版本中的其他所有构建",
+    ),
     "no-variant.fix-versions": Texts(
         "{lead} versions that would serve these targets: {first} to {last} ({variants}); "
         "allow one of them in pyproject.toml",
@@ -321,8 +341,14 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "no-variant.fix-or-change": Texts(", or change {said}", "；或修改 {said}"),
     "no-variant.fix-or-narrow-python": Texts(
-        ", or narrow the project's requires-python (see above)",
-        "；或收窄项目的 requires-python（见上文）",
+        ", or narrow the project's requires-python to leave out Python {gap}",
+        "；或收窄项目的 requires-python，把 Python {gap} 排除在外",
+    ),
+    "no-variant.fix-narrow-python": Texts(
+        "narrow the project's requires-python to leave out Python {gap}, or allow a {lead} "
+        "version whose Requires-Python admits it (newest: {newest})",
+        "收窄项目的 requires-python，把 Python {gap} 排除在外；"
+        "或允许 Requires-Python 包含它的 {lead} 版本（最新为 {newest}）",
     ),
     "no-variant.fix-or-cpu-fallback": Texts(
         ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
@@ -668,10 +694,22 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{said} 允许的构建都不能在 {where} 上原生运行（{ruled}）",
     ),
     "passed.no-members-one": Texts(
-        "{names} has no member versions the project allows", "{names} 没有项目允许的成员版本"
+        "{names} has no {members} build at a version the project allows ({asked}); widening "
+        "that constraint would let it be considered",
+        "{names} 没有项目允许的 {members} 版本的构建（{asked}）；放宽这个约束才会考虑它",
     ),
     "passed.no-members-many": Texts(
-        "{names} have no member versions the project allows", "{names} 都没有项目允许的成员版本"
+        "{names} have no {members} build at a version the project allows ({asked}); widening "
+        "that constraint would let them be considered",
+        "{names} 都没有项目允许的 {members} 版本的构建（{asked}）；放宽这个约束才会考虑它们",
+    ),
+    "passed.unpublished": Texts(
+        "{names}: no {members} build is published with this release",
+        "{names}：这个版本没有发布 {members} 的构建",
+    ),
+    "passed.not-served": Texts(
+        "{names}: the index does not serve the versions the project allows",
+        "{names}：索引上没有项目允许的版本",
     ),
     "passed.chose-as-asked": Texts(
         "no target has an NVIDIA driver; chose {variant} as {said} asks",
