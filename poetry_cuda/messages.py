@@ -42,6 +42,7 @@ class Texts(NamedTuple):
 MessageId = Literal[
     "error.why",
     "error.fix",
+    "error.did-you-mean",
     "driver.none",
     "driver.too-old",
     "no-variant.first-line",
@@ -279,6 +280,8 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     # The labels of an error's second and third lines.
     "error.why": Texts("Why: {why}", "原因：{why}"),
     "error.fix": Texts("Fix: {fix}", "解决办法：{fix}"),
+    # After an unknown option, config key or value: the known ones nearest to it.
+    "error.did-you-mean": Texts("Did you mean {names}?", "是不是想写 {names}？"),
     "driver.none": Texts("no NVIDIA driver found", "未找到 NVIDIA 驱动"),
     "driver.too-old": Texts(
         "driver {version} is older than every CUDA release poetry-cuda knows",
@@ -1110,6 +1113,18 @@ def translated(value: object) -> bool:
     if isinstance(value, Phrase):
         return bool(value.parts) and translated(value.parts[0])
     return not str(value)
+
+
+def did_you_mean(word: str, known: Iterable[str], quote: str = "") -> Message | None:
+    """The `known` names nearest to a mistyped `word` ("Did you mean --target?"), each in
+    `quote`s; None where none is near. difflib's similarity ratio catches swapped letters
+    (`polcy`, `tagret`) as well as one-letter slips."""
+    import difflib  # only for a mistyped word
+
+    close = difflib.get_close_matches(word, list(dict.fromkeys(known)), n=3, cutoff=0.6)
+    if not close:
+        return None
+    return message("error.did-you-mean", names=" / ".join(f"{quote}{c}{quote}" for c in close))
 
 
 def labels_language(parts: Iterable[object], language: Language) -> Language:

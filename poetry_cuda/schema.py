@@ -15,6 +15,8 @@ from typing import Any
 from typing import TypeVar
 from typing import overload
 
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 from poetry_cuda.records import frozen
 
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.messages import Message
 
 
 T = TypeVar("T")
@@ -54,11 +57,17 @@ class Voice:
     why: str = ""
     fix: str | Callable[[str], str] = ""
 
-    def fail(self, where: str, problem: str, fix: str | None = None) -> PoetryCudaError:
+    def fail(
+        self, where: str, problem: str, fix: str | None = None, *, hint: Message | None = None
+    ) -> PoetryCudaError:
+        """The error at `where`; `hint` (the known name nearest a mistyped one) follows."""
         where = where or "(top level)"
         if fix is None:
             fix = self.fix if isinstance(self.fix, str) else self.fix(where)
-        return self.error(f"{self.prefix}{where}: {problem}", why=self.why, fix=fix)
+        what = f"{self.prefix}{where}: {problem}"
+        return self.error(
+            what if hint is None else Phrase((what, hint), ". "), why=self.why, fix=fix
+        )
 
 
 class Table:
@@ -76,8 +85,10 @@ class Table:
     def where(self, key: str) -> str:
         return ".".join(p for p in (self.path, key) if p)
 
-    def error(self, key: str, problem: str, *, fix: str | None = None) -> PoetryCudaError:
-        return self.voice.fail(self.where(key), problem, fix)
+    def error(
+        self, key: str, problem: str, *, fix: str | None = None, hint: Message | None = None
+    ) -> PoetryCudaError:
+        return self.voice.fail(self.where(key), problem, fix, hint=hint)
 
     def has(self, key: str) -> bool:
         return self.data.get(key) is not None
@@ -184,7 +195,8 @@ class Table:
         for option in options:
             if value == option:
                 return option
-        raise self.error(key, f"{value!r} is not one of {', '.join(options)}", fix=fix)
+        hint = did_you_mean(value, options, '"') if isinstance(value, str) else None
+        raise self.error(key, f"{value!r} is not one of {', '.join(options)}", fix=fix, hint=hint)
 
     @overload
     def table(self, key: str, *, what: str = ..., fix: str | None = None) -> Table: ...
@@ -233,7 +245,8 @@ class Table:
         """Refuse the first key (in sorted order) that is not one of `keys`."""
         unknown = sorted(set(self.data) - set(keys))
         if unknown:
-            raise self.error(unknown[0], "unknown key", fix=fix)
+            hint = did_you_mean(unknown[0], keys, '"')
+            raise self.error(unknown[0], "unknown key", fix=fix, hint=hint)
 
     def done(self) -> None:
         """Refuse a key that no accessor asked for: a typo must not pass unnoticed."""

@@ -14,6 +14,8 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 from poetry_cuda.messages import localize
 
 
@@ -70,8 +72,10 @@ class EnvCommand(CudaCommand):
 
         shell = self.option("shell") or ("powershell" if sys.platform == "win32" else "sh")
         if shell not in SHELLS:
+            what = f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json"
+            hint = did_you_mean(shell, SHELLS)
             raise UsageError(
-                f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json",
+                what if hint is None else Phrase((what, hint), ". "),
                 fix="pass e.g. --shell fish",
             )
         env = project_environment(self.project_start(), load_manager=package_manager)
