@@ -196,6 +196,9 @@ MessageId = Literal[
     "detect.this-machine",
     "detect.driver",
     "detect.none-found",
+    "detect.kubernetes-missing",
+    "detect.kubernetes-missing-why",
+    "detect.kubernetes-missing-fix",
     "detect.none-macos",
     "detect.unknown",
     "detect.highest-cuda",
@@ -799,6 +802,18 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "detect.where": Texts(" ({os} {machine})", "（{os} {machine}）"),
     "detect.driver": Texts("NVIDIA driver", "NVIDIA 驱动"),
     "detect.none-found": Texts("none found", "未找到"),
+    "detect.kubernetes-missing": Texts("{file}: file not found", "{file}：文件不存在"),
+    "detect.kubernetes-missing-why": Texts(
+        "`detect --kubernetes` reads the node list that `kubectl get nodes -o json` prints, "
+        "from a file or from standard input",
+        "`detect --kubernetes` 读取 `kubectl get nodes -o json` 输出的节点列表，来自文件或标准输入",
+    ),
+    "detect.kubernetes-missing-fix": Texts(
+        "write it first with `kubectl get nodes -o json > {file}`, or pipe it in: "
+        "`kubectl get nodes -o json | {detect} --kubernetes -`",
+        "先用 `kubectl get nodes -o json > {file}` 写出这个文件，或用管道传入："
+        "`kubectl get nodes -o json | {detect} --kubernetes -`",
+    ),
     "detect.none-macos": Texts("none (macOS has no CUDA)", "无（macOS 没有 CUDA）"),
     "detect.unknown": Texts("unknown", "未知"),
     "detect.highest-cuda": Texts("Highest CUDA the driver supports", "驱动支持的最高 CUDA"),
