@@ -311,8 +311,7 @@ VOICE = Voice(
     InputFileError,
     "",
     why="a host profile must follow the schema in poetry-cuda's docs/host-profiles.md",
-    fix="compare it with docs/host-profiles.md and with the output of "
-    "`poetry-cuda detect --json`",
+    fix="compare it with docs/host-profiles.md and with the output of `poetry-cuda detect --json`",
 )
 OBJECT = "an object"
 OBJECTS = "a list of objects"

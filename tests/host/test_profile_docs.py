@@ -56,7 +56,7 @@ def test_host_profile_doc_documents_every_field_the_reader_accepts() -> None:
 def test_host_profile_doc_examples_are_profiles_the_reader_accepts() -> None:
     blocks = re.findall(r"```json\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
     assert len(blocks) >= 5  # NVIDIA twice, AMD, Intel, Kubernetes nodes
-    vendors = set()
+    vendors: set[str] = set()
     for block in blocks:
         profile = profile_from_json(json.loads(block), "example")
         vendors.update(gpu.vendor for gpu in profile.gpus)
