@@ -42,20 +42,25 @@ class Texts(NamedTuple):
 MessageId = Literal[
     "error.why",
     "error.fix",
+    "error.did-you-mean",
     "driver.none",
     "driver.too-old",
     "no-variant.first-line",
     "no-variant.first-line-pinned",
+    "no-variant.first-line-allowed",
     "no-variant.none-serves",
     "no-variant.no-kernels",
     "no-variant.no-kernels-on",
     "no-variant.why",
+    "no-variant.why-python",
+    "no-variant.why-excluded",
     "no-variant.fix-versions",
     "no-variant.fix-cpu",
     "no-variant.fix-or-pass-cuda",
     "no-variant.fix-or-change",
     "no-variant.fix-or-cpu-fallback",
     "no-variant.fix-or-narrow-python",
+    "no-variant.fix-narrow-python",
     "unknown-cuda.what",
     "unknown-cuda.why",
     "unknown-cuda.fix",
@@ -156,6 +161,8 @@ MessageId = Literal[
     "passed.none-allowed-runs-natively",
     "passed.no-members-one",
     "passed.no-members-many",
+    "passed.not-served",
+    "passed.unpublished",
     "passed.chose-as-asked",
     "passed.cpu-fallback",
     "plan.recorded-fallback",
@@ -197,6 +204,9 @@ MessageId = Literal[
     "detect.this-machine",
     "detect.driver",
     "detect.none-found",
+    "detect.kubernetes-missing",
+    "detect.kubernetes-missing-why",
+    "detect.kubernetes-missing-fix",
     "detect.none-macos",
     "detect.unknown",
     "detect.highest-cuda",
@@ -295,6 +305,8 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     # The labels of an error's second and third lines.
     "error.why": Texts("Why: {why}", "原因：{why}"),
     "error.fix": Texts("Fix: {fix}", "解决办法：{fix}"),
+    # After an unknown option, config key or value: the known ones nearest to it.
+    "error.did-you-mean": Texts("Did you mean {names}?", "是不是想写 {names}？"),
     "driver.none": Texts("no NVIDIA driver found", "未找到 NVIDIA 驱动"),
     "driver.too-old": Texts(
         "driver {version} is older than every CUDA release poetry-cuda knows",
@@ -308,6 +320,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "No variant of {lead} satisfies every target ({asked}; the project pins {pin}: "
         "{pinned_by}):",
         "{lead} 没有能满足所有目标主机的构建（{asked}；项目固定了 {pin}：{pinned_by}）：",
+    ),
+    "no-variant.first-line-allowed": Texts(
+        "No build of {lead} that the project allows can be locked ({asked}):",
+        "项目允许的 {lead} 版本中没有可以锁定的构建（{asked}）：",
     ),
     "no-variant.none-serves": Texts(
         "  no known {lead} build serves these targets",
@@ -327,6 +343,16 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "每台目标主机的每块 GPU 都必须在该构建中有对应的内核（kernel），"
         "且主机的驱动必须能运行该构建所用的 CUDA 版本",
     ),
+    "no-variant.why-python": Texts(
+        "a lock must install on every Python the project's requires-python ({python}) admits, "
+        "and Python {gap} is outside the Requires-Python of {releases}",
+        "锁定的构建必须能安装在项目 requires-python（{python}）允许的每个 Python 上，"
+        "而 Python {gap} 不在 {releases} 的 Requires-Python 之内",
+    ),
+    "no-variant.why-excluded": Texts(
+        "{said} excludes every other build of the versions the project allows",
+        "{said} 排除了项目允许的版本中的其他所有构建",
+    ),
     "no-variant.fix-versions": Texts(
         "{lead} versions that would serve these targets: {first} to {last} ({variants}); "
         "allow one of them in pyproject.toml",
@@ -343,8 +369,14 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "no-variant.fix-or-change": Texts(", or change {said}", "；或修改 {said}"),
     "no-variant.fix-or-narrow-python": Texts(
-        ", or narrow the project's requires-python (see above)",
-        "；或收窄项目的 requires-python（见上文）",
+        ", or narrow the project's requires-python to leave out Python {gap}",
+        "；或收窄项目的 requires-python，把 Python {gap} 排除在外",
+    ),
+    "no-variant.fix-narrow-python": Texts(
+        "narrow the project's requires-python to leave out Python {gap}, or allow a {lead} "
+        "version whose Requires-Python admits it (newest: {newest})",
+        "收窄项目的 requires-python，把 Python {gap} 排除在外；"
+        "或允许 Requires-Python 包含它的 {lead} 版本（最新为 {newest}）",
     ),
     "no-variant.fix-or-cpu-fallback": Texts(
         ", or set allow-cpu-fallback = true in [tool.poetry-cuda] to accept a CPU build",
@@ -730,10 +762,22 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{said} 允许的构建都不能在 {where} 上原生运行（{ruled}）",
     ),
     "passed.no-members-one": Texts(
-        "{names} has no member versions the project allows", "{names} 没有项目允许的成员版本"
+        "{names} has no {members} build at a version the project allows ({asked}); widening "
+        "that constraint would let it be considered",
+        "{names} 没有项目允许的 {members} 版本的构建（{asked}）；放宽这个约束才会考虑它",
     ),
     "passed.no-members-many": Texts(
-        "{names} have no member versions the project allows", "{names} 都没有项目允许的成员版本"
+        "{names} have no {members} build at a version the project allows ({asked}); widening "
+        "that constraint would let them be considered",
+        "{names} 都没有项目允许的 {members} 版本的构建（{asked}）；放宽这个约束才会考虑它们",
+    ),
+    "passed.unpublished": Texts(
+        "{names}: no {members} build is published with this release",
+        "{names}：这个版本没有发布 {members} 的构建",
+    ),
+    "passed.not-served": Texts(
+        "{names}: the index does not serve the versions the project allows",
+        "{names}：索引上没有项目允许的版本",
     ),
     "passed.chose-as-asked": Texts(
         "no target has an NVIDIA driver; chose {variant} as {said} asks",
@@ -820,6 +864,18 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "detect.where": Texts(" ({os} {machine})", "（{os} {machine}）"),
     "detect.driver": Texts("NVIDIA driver", "NVIDIA 驱动"),
     "detect.none-found": Texts("none found", "未找到"),
+    "detect.kubernetes-missing": Texts("{file}: file not found", "{file}：文件不存在"),
+    "detect.kubernetes-missing-why": Texts(
+        "`detect --kubernetes` reads the node list that `kubectl get nodes -o json` prints, "
+        "from a file or from standard input",
+        "`detect --kubernetes` 读取 `kubectl get nodes -o json` 输出的节点列表，来自文件或标准输入",
+    ),
+    "detect.kubernetes-missing-fix": Texts(
+        "write it first with `kubectl get nodes -o json > {file}`, or pipe it in: "
+        "`kubectl get nodes -o json | {detect} --kubernetes -`",
+        "先用 `kubectl get nodes -o json > {file}` 写出这个文件，或用管道传入："
+        "`kubectl get nodes -o json | {detect} --kubernetes -`",
+    ),
     "detect.none-macos": Texts("none (macOS has no CUDA)", "无（macOS 没有 CUDA）"),
     "detect.unknown": Texts("unknown", "未知"),
     "detect.highest-cuda": Texts("Highest CUDA the driver supports", "驱动支持的最高 CUDA"),
@@ -1204,6 +1260,18 @@ def translated(value: object) -> bool:
     if isinstance(value, Phrase):
         return bool(value.parts) and translated(value.parts[0])
     return not str(value)
+
+
+def did_you_mean(word: str, known: Iterable[str], quote: str = "") -> Message | None:
+    """The `known` names nearest to a mistyped `word` ("Did you mean --target?"), each in
+    `quote`s; None where none is near. difflib's similarity ratio catches swapped letters
+    (`polcy`, `tagret`) as well as one-letter slips."""
+    import difflib  # only for a mistyped word
+
+    close = difflib.get_close_matches(word, list(dict.fromkeys(known)), n=3, cutoff=0.6)
+    if not close:
+        return None
+    return message("error.did-you-mean", names=" / ".join(f"{quote}{c}{quote}" for c in close))
 
 
 def labels_language(parts: Iterable[object], language: Language) -> Language:

@@ -17,6 +17,8 @@ from typing import overload
 
 from poetry_cuda.display import echoed
 from poetry_cuda.display import quoted
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 from poetry_cuda.records import frozen
 
 
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.messages import Message
 
 
 T = TypeVar("T")
@@ -56,11 +59,17 @@ class Voice:
     why: str = ""
     fix: str | Callable[[str], str] = ""
 
-    def fail(self, where: str, problem: str, fix: str | None = None) -> PoetryCudaError:
+    def fail(
+        self, where: str, problem: str, fix: str | None = None, *, hint: Message | None = None
+    ) -> PoetryCudaError:
+        """The error at `where`; `hint` (the known name nearest a mistyped one) follows."""
         where = where or "(top level)"
         if fix is None:
             fix = self.fix if isinstance(self.fix, str) else self.fix(where)
-        return self.error(f"{self.prefix}{echoed(where)}: {problem}", why=self.why, fix=fix)
+        what = f"{self.prefix}{echoed(where)}: {problem}"
+        return self.error(
+            what if hint is None else Phrase((what, hint), ". "), why=self.why, fix=fix
+        )
 
 
 class Table:
@@ -78,8 +87,10 @@ class Table:
     def where(self, key: str) -> str:
         return ".".join(p for p in (self.path, key) if p)
 
-    def error(self, key: str, problem: str, *, fix: str | None = None) -> PoetryCudaError:
-        return self.voice.fail(self.where(key), problem, fix)
+    def error(
+        self, key: str, problem: str, *, fix: str | None = None, hint: Message | None = None
+    ) -> PoetryCudaError:
+        return self.voice.fail(self.where(key), problem, fix, hint=hint)
 
     def has(self, key: str) -> bool:
         return self.data.get(key) is not None
@@ -186,7 +197,10 @@ class Table:
         for option in options:
             if value == option:
                 return option
-        raise self.error(key, f"{quoted(value)} is not one of {', '.join(options)}", fix=fix)
+        hint = did_you_mean(value, options, '"') if isinstance(value, str) else None
+        raise self.error(
+            key, f"{quoted(value)} is not one of {', '.join(options)}", fix=fix, hint=hint
+        )
 
     @overload
     def table(self, key: str, *, what: str = ..., fix: str | None = None) -> Table: ...
@@ -235,7 +249,8 @@ class Table:
         """Refuse the first key (in sorted order) that is not one of `keys`."""
         unknown = sorted(set(self.data) - set(keys))
         if unknown:
-            raise self.error(unknown[0], "unknown key", fix=fix)
+            hint = did_you_mean(unknown[0], keys, '"')
+            raise self.error(unknown[0], "unknown key", fix=fix, hint=hint)
 
     def done(self) -> None:
         """Refuse a key that no accessor asked for: a typo must not pass unnoticed."""

@@ -37,6 +37,8 @@ from poetry_cuda.cli.streams import StreamPort
 from poetry_cuda.cli.terminal import colour_support
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 
 
 if TYPE_CHECKING:
@@ -165,7 +167,7 @@ def read_globals(argv: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
     parser.add_argument("words", nargs=argparse.REMAINDER)
     known, unknown = parser.parse_known_args(argv)
     if unknown:
-        raise _unknown_option(unknown[0], LIST_FIX)
+        raise _unknown_option(unknown[0], LIST_FIX, parser)
     values = vars(known)
     return values, _after_dashes(values.pop("words"))
 
@@ -179,7 +181,7 @@ def read_command(
     known, unknown = parser.parse_known_args(tokens)
     if unknown:
         if unknown[0].startswith("-") and unknown[0] != "-":
-            raise _unknown_option(unknown[0], parser.fix)
+            raise _unknown_option(unknown[0], parser.fix, parser)
         raise UsageError(
             f'No arguments expected for "{body.name}", got "{unknown[0]}".', fix=parser.fix
         )
@@ -221,9 +223,19 @@ def _after_dashes(words: list[str]) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
-def _unknown_option(token: str, fix: str) -> UsageError:
+def _unknown_option(token: str, fix: str, parser: argparse.ArgumentParser) -> UsageError:
+    """`token` is none of `parser`'s options: say so, with the nearest ones."""
     name = token.partition("=")[0]
-    return UsageError(f'The option "{name}" does not exist.', fix=fix)
+    what = f'The option "{name}" does not exist.'
+    hint = did_you_mean(name, option_names(parser))
+    return UsageError(what if hint is None else Phrase((what, hint), " "), fix=fix)
+
+
+def option_names(parser: argparse.ArgumentParser) -> list[str]:
+    """The long options `parser` knows (``--target``)."""
+    return [
+        flag for action in parser._actions for flag in action.option_strings if flag[:2] == "--"
+    ]
 
 
 def _enter(directory: str | None, project: str | None) -> str | None:

@@ -320,8 +320,8 @@ def _gpu_json(gpu: Gpu) -> dict[str, Any]:
 VOICE = Voice(
     InputFileError,
     "",
-    why="a host profile must follow the documented schema",
-    fix="compare it with the output of `poetry-cuda detect --json`",
+    why="a host profile must follow the schema in poetry-cuda's docs/host-profiles.md",
+    fix="compare it with docs/host-profiles.md and with the output of `poetry-cuda detect --json`",
 )
 OBJECT = "an object"
 OBJECTS = "a list of objects"
@@ -589,7 +589,7 @@ def load_target(path: Path, *, label: str | None = None) -> HostProfile:
     except json.JSONDecodeError as error:
         raise InputFileError(
             f"{name}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})",
-            why="a target file is a host profile in JSON",
+            why="a target file is a host profile in JSON (docs/host-profiles.md)",
             fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
         ) from None
     except (ValueError, RecursionError) as error:
@@ -597,7 +597,7 @@ def load_target(path: Path, *, label: str | None = None) -> HostProfile:
             InputFileError,
             f"{name}: not a readable profile",
             error,
-            why="a target file is a host profile in JSON",
+            why="a target file is a host profile in JSON (docs/host-profiles.md)",
             fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
         ) from None
     return profile_from_json(document, name)

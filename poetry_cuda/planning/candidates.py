@@ -168,28 +168,60 @@ def _admitted_sets(
 
     A lead version drops out when a member the project asks for has no allowed version with it.
     """
+    found = (
+        _members_at(family, release, variant, pair, requests, unavailable) for pair in release.pairs
+    )
+    return [members for members in found if isinstance(members, dict)]
+
+
+def lacking_members(
+    family: Family,
+    release: Release,
+    variant: Variant,
+    requests: Requests,
+    unavailable: Collection[Unavailable] = (),
+) -> list[str]:
+    """The members the project asks for that drop every lead version of `release` from
+    `variant` (no allowed version of theirs is built for it), lead first; empty where
+    `variant` has an admitted version."""
+    found = [
+        _members_at(family, release, variant, pair, requests, unavailable) for pair in release.pairs
+    ]
+    if any(isinstance(members, dict) for members in found):
+        return []
+    lacking = {name for name in found if isinstance(name, str)}
+    return [name for name in _members(family) if name in lacking]
+
+
+def _members_at(
+    family: Family,
+    release: Release,
+    variant: Variant,
+    pair: dict[str, str],
+    requests: Requests,
+    unavailable: Collection[Unavailable],
+) -> dict[str, str] | str | None:
+    """The newest member versions the project allows with `pair`'s lead version on `variant`;
+    else the member the project asks for that has none (the lead, where its own version
+    is excluded); None where `variant` is not published, or not served, at that version."""
+    lead = pair[family.lead]
+    if not variant.publishes(lead) or (family.name, lead, variant.name) in unavailable:
+        return None
     label = version_label(family, release, variant)
-    admitted = []
-    for pair in release.pairs:
-        lead = pair[family.lead]
-        if not variant.publishes(lead) or (family.name, lead, variant.name) in unavailable:
-            continue
-        members: dict[str, str] = {}
-        for name in _members(family):
-            deps = requests.get(name, [])
-            allowed = (
-                v
-                for v in _member_versions(family, release, variant, pair, name)
-                if all(constraints.allows(dep.constraint, v + label) for dep in deps)
-            )
-            version = next(allowed, None)
-            if version is not None:
-                members[name] = version
-            elif name in requests:
-                break
-        else:
-            admitted.append(members)
-    return admitted
+    members: dict[str, str] = {}
+    for name in _members(family):
+        deps = requests.get(name, [])
+        allowed = (
+            v
+            for v in _member_versions(family, release, variant, pair, name)
+            if all(constraints.allows(dep.constraint, v + label) for dep in deps)
+        )
+        version = next(allowed, None)
+        if version is not None:
+            members[name] = version
+        elif name in requests:
+            return name
+    return members
 
 
 def release_builds(

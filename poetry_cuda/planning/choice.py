@@ -21,6 +21,7 @@ from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.planning.candidates import admitted_releases
 from poetry_cuda.planning.candidates import assumed_builds
+from poetry_cuda.planning.candidates import lacking_members
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.refusals import Loss
 from poetry_cuda.planning.refusals import no_cpu_build
@@ -28,6 +29,7 @@ from poetry_cuda.planning.refusals import no_release
 from poetry_cuda.planning.refusals import no_variant
 from poetry_cuda.planning.refusals import passed_over
 from poetry_cuda.planning.refusals import python_clause
+from poetry_cuda.planning.refusals import python_refusal
 from poetry_cuda.planning.refusals import unmatched_request
 from poetry_cuda.records import frozen
 
@@ -96,6 +98,9 @@ def choose_family(
     )
     if not (request.kind == "version" or (request.kind == "auto" and gpu_targets)):
         if cpu is None:
+            refused = [b for builds in releases for b in builds if b.variant.is_cpu]
+            if refused:  # there is a CPU build, for other Pythons than the project's
+                raise python_refusal(family, requests, refused, python)
             raise no_cpu_build(family, request)
         skipped = [b for builds in releases for b in builds[:1] if b.python_gap]
         warnings.extend(
@@ -117,7 +122,9 @@ def choose_family(
                     "passed.chose-as-asked", variant=search.build.variant.name, said=request.said
                 )
             )
-        over = _passed_over(family, search.passed, gpu_targets, native_only, request)
+        over = _passed_over(
+            family, search.passed, gpu_targets, native_only, request, requests, unavailable
+        )
         warnings.extend(over)
         newer = over[0] if over else None  # names the release just above
         reason = _reason_for(
@@ -126,7 +133,7 @@ def choose_family(
         bounds = _bounds(family, search.build, requests) if search.passed else {}
         return Chosen(search.build, reason, tuple(warnings), bounds)
     if not (settings.allow_cpu_fallback and cpu is not None):
-        raise no_variant(family, requests, targets, request, kb, search.passed)
+        raise no_variant(family, requests, targets, request, kb, search.passed, python)
     warnings.append(message("passed.cpu-fallback", lead=family.lead))
     first = next((loss.fact for _, losses in search.passed for loss in losses), "no CUDA build")
     return Chosen(cpu, Phrase(("allow-cpu-fallback", first), ": "), tuple(warnings))
@@ -263,26 +270,48 @@ def _passed_over(
     targets: Sequence[Target],
     native_only: bool,
     request: CudaRequest,
+    requests: Requests,
+    unavailable: Collection[Unavailable],
 ) -> list[Message]:
     """One warning per reason, naming the newer admitted releases that were passed over."""
     grouped: dict[str, tuple[Localized, list[str]]] = {}  # by the reason's English text
     for release, losses in reversed(passed):  # oldest first, so the names read upwards
         why = _why_passed(losses, targets, native_only, request)
         # A build with no member versions the project allows was never a candidate: say
-        # so, or "no build runs" would hide it (torch 2.14's cu126 has no torchaudio).
+        # which member lacks, or "no build runs" would hide it (torch 2.14's cu126 has no
+        # torchvision 0.29.2).
         tried = {loss.build.variant.name for loss in losses}
-        unmatched = [
-            v.name for v in release.variants if v.accelerator == "cuda" and v.name not in tried
-        ]
-        if unmatched:
-            names = ", ".join(unmatched)
-            if len(unmatched) == 1:
-                lacking = message("passed.no-members-one", names=names)
-            else:
-                lacking = message("passed.no-members-many", names=names)
-            why = Phrase((why, lacking), "; ")
+        unmatched = [v for v in release.variants if v.accelerator == "cuda" and v.name not in tried]
+        lacking: dict[tuple[str, ...], list[str]] = {}
+        for variant in unmatched:
+            lacks = lacking_members(family, release, variant, requests, unavailable)
+            lacking.setdefault(tuple(lacks), []).append(variant.name)
+        for members, variants in lacking.items():
+            why = Phrase((why, _lacking(members, variants, requests)), "; ")
         grouped.setdefault(str(why), (why, []))[1].append(release.series)
     return [passed_over(family.lead, ", ".join(series), why) for why, series in grouped.values()]
+
+
+def _lacking(members: Sequence[str], variants: Sequence[str], requests: Requests) -> Message:
+    """Why `variants` were never candidates: no build of `members` at a version the project
+    allows, or none published at all (no member named: the index does not serve them)."""
+    names = ", ".join(variants)
+    if not members:
+        return message("passed.not-served", names=names)
+    said = {"names": names, "members": ", ".join(members)}
+    asked = ", ".join(
+        dict.fromkeys(
+            f"{d.name} {d.constraint}"
+            for name in members
+            for d in requests.get(name, [])
+            if d.constraint != "*"
+        )
+    )
+    if not asked:
+        return message("passed.unpublished", **said)
+    if len(variants) == 1:
+        return message("passed.no-members-one", asked=asked, **said)
+    return message("passed.no-members-many", asked=asked, **said)
 
 
 def _describe(target: Target, verdict: Verdict, several: bool) -> Localized:

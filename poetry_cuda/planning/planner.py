@@ -11,6 +11,8 @@ from typing import Any
 
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 from poetry_cuda.messages import message
 from poetry_cuda.planning.adoption import Adoption
 from poetry_cuda.planning.adoption import review
@@ -94,8 +96,10 @@ def apply_options(settings: Settings, options: Options) -> Settings:
         changes["cuda"] = CudaRequest.parse(options.cuda, key="--cuda")
     if options.policy is not None:
         if options.policy not in POLICIES:
+            what = f"--policy: {options.policy!r} is not one of {', '.join(POLICIES)}"
+            hint = did_you_mean(options.policy, POLICIES)
             raise UsageError(
-                f"--policy: {options.policy!r} is not one of {', '.join(POLICIES)}",
+                what if hint is None else Phrase((what, hint), ". "),
                 fix="pass --policy newest or --policy native",
             )
         changes["policy"] = options.policy

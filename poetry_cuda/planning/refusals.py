@@ -19,6 +19,7 @@ from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
+from poetry_cuda.planning.candidates import python_gap
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.records import frozen
 
@@ -151,9 +152,17 @@ def no_variant(
     request: CudaRequest,
     kb: KnowledgeBase,
     passed: Passed,
+    python: str | None = None,
 ) -> NoVariantError:
-    """No CUDA build of the admitted releases runs on every target."""
+    """No CUDA build of the admitted releases runs on every target.
+
+    The why names each rule that removed a build (a target's GPU or driver, the project's
+    requires-python, the CUDA request), and the versions the fix offers pass all of them.
+    """
     asked = _asked(family, requests)
+    losses = [loss for _, ls in passed for loss in ls]
+    by_target = any(not (loss.excluded or loss.python) for loss in losses)
+    by_python = [loss.build for loss in losses if loss.python]
     lines: list[Localized] = [message("no-variant.first-line", lead=family.lead, asked=asked)]
     if request.pinned_by:
         lines[0] = message(
@@ -163,10 +172,12 @@ def no_variant(
             pin=request.text,
             pinned_by=request.pinned_by,
         )
+    elif losses and not by_target:
+        lines[0] = message("no-variant.first-line-allowed", lead=family.lead, asked=asked)
     lines += _losses(family, request, passed)
-    python = {str(loss.why): loss.why for _, ls in passed for loss in ls if loss.python}
-    lines += [Phrase(("  ", why)) for why in python.values()]
-    serving = _serving_versions(family, targets, kb)
+    said_python = {str(loss.why): loss.why for loss in losses if loss.python}
+    lines += [Phrase(("  ", why)) for why in said_python.values()]
+    serving = _serving_versions(family, targets, kb, python)
     if serving:
         versions = sorted({v for v, _ in serving}, key=_version_key)
         variants = sorted({n for _, n in serving})
@@ -186,12 +197,30 @@ def no_variant(
         fix.append(message("no-variant.fix-or-pass-cuda", pin=request.text))
     elif request.kind == "version":
         fix.append(message("no-variant.fix-or-change", said=request.said))
-    if python:
-        fix.append(message("no-variant.fix-or-narrow-python"))
-    fix.append(message("no-variant.fix-or-cpu-fallback"))
+    why: list[Localized] = []
+    if by_target or not losses:
+        why.append(message("no-variant.why"))
+    if by_python:
+        gap, releases = _python_refused(family, by_python)
+        why.append(message("no-variant.why-python", python=python, gap=gap, releases=releases))
+        fix.append(message("no-variant.fix-or-narrow-python", gap=gap))
+    if losses and all(loss.excluded for loss in losses):
+        why.append(message("no-variant.why-excluded", said=request.said))
+    if not (losses and all(loss.python for loss in losses)):  # else no CPU build installs either
+        fix.append(message("no-variant.fix-or-cpu-fallback"))
     return NoVariantError(
-        Phrase(tuple(lines), "\n"), why=message("no-variant.why"), fix=Phrase(tuple(fix))
+        Phrase(tuple(lines), "\n"), why=Phrase(tuple(why), "; "), fix=Phrase(tuple(fix))
     )
+
+
+def _python_refused(family: Family, builds: Sequence[FamilyBuild]) -> tuple[str, str]:
+    """The Pythons the refused releases leave out, and those releases with their
+    Requires-Python ("torch 2.15.0 (>=3.11)"), each once."""
+    gap = sorted({p for b in builds for p in b.python_gap}, key=_version_key)
+    releases = dict.fromkeys(
+        f"{family.lead} {b.lead_version} ({b.release.requires_python})" for b in builds
+    )
+    return ", ".join(gap), ", ".join(releases)
 
 
 def unmatched_request(
@@ -265,13 +294,51 @@ def no_cpu_build(family: Family, request: CudaRequest) -> NoVariantError:
     )
 
 
+def python_refusal(
+    family: Family, requests: Requests, builds: Sequence[FamilyBuild], python: str | None
+) -> NoVariantError:
+    """The builds wanted (the CPU ones) exist in the admitted releases, but none installs on
+    every Python the project's requires-python admits."""
+    gap, releases = _python_refused(family, builds)
+    newest = next(
+        (
+            pair[family.lead]
+            for release in reversed(family.releases)
+            if not python_gap(release.requires_python, python)
+            for pair in reversed(release.pairs)
+        ),
+        None,
+    )
+    fix = message("no-variant.fix-or-narrow-python", gap=gap)
+    return NoVariantError(
+        Phrase(
+            (
+                message(
+                    "no-variant.first-line-allowed",
+                    lead=family.lead,
+                    asked=_asked(family, requests),
+                ),
+                *{str(c): Phrase(("  ", c)) for c in map(python_clause, builds)}.values(),
+            ),
+            "\n",
+        ),
+        why=message("no-variant.why-python", python=python, gap=gap, releases=releases),
+        fix=fix
+        if newest is None
+        else message("no-variant.fix-narrow-python", gap=gap, lead=family.lead, newest=newest),
+    )
+
+
 def _serving_versions(
-    family: Family, targets: Sequence[Target], kb: KnowledgeBase
+    family: Family, targets: Sequence[Target], kb: KnowledgeBase, python: str | None
 ) -> list[tuple[str, str]]:
-    """(lead version, variant) of every known build that runs on every target."""
+    """(lead version, variant) of every known build that runs on every target and installs
+    on every Python the project's requires-python (`python`) admits."""
     found: list[tuple[str, str]] = []
     gpu_targets = [t for t in targets if t.runs_cuda]
     for release in family.releases:
+        if python_gap(release.requires_python, python):
+            continue
         for variant in release.variants:
             if variant.is_cpu or not gpu_targets:
                 continue

@@ -23,6 +23,8 @@ from poetry_cuda.knowledge.model import REQUIREMENT_KINDS
 from poetry_cuda.knowledge.model import Layout
 from poetry_cuda.knowledge.packaged import mirrors_of
 from poetry_cuda.knowledge.packaged import variant_indexes
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
@@ -228,8 +230,11 @@ def resolve_mirror(value: object, key: str, known: Sequence[KnownMirror]) -> Mir
     if isinstance(value, dict):
         unknown = sorted(set(value) - {"url", "layout"})
         if unknown:
+            what = f"{key}.{unknown[0]}: unknown key"
+            hint = did_you_mean(unknown[0], ("url", "layout"), '"')
             raise ConfigError(
-                f"{key}.{unknown[0]}: unknown key", fix="a mirror table has only url and layout"
+                what if hint is None else Phrase((what, hint), ". "),
+                fix="a mirror table has only url and layout",
             )
         url = value.get("url")
         if not isinstance(url, str) or not url.strip():
@@ -240,8 +245,10 @@ def resolve_mirror(value: object, key: str, known: Sequence[KnownMirror]) -> Mir
         layout = value.get("layout", "simple")
         if layout not in LAYOUTS:
             said = quoted(layout) if isinstance(layout, str) else repr(layout)
+            what = f"{key}.layout: {said} is not one of {', '.join(LAYOUTS)}"
+            hint = did_you_mean(layout, LAYOUTS, '"') if isinstance(layout, str) else None
             raise ConfigError(
-                f"{key}.layout: {said} is not one of {', '.join(LAYOUTS)}",
+                what if hint is None else Phrase((what, hint), ". "),
                 why="simple: a PEP 503 index (a page per project, as download.pytorch.org); "
                 "flat: one page listing the wheel files (what pip's --find-links reads)",
                 fix='write layout = "simple" or layout = "flat"',
@@ -392,6 +399,7 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
                 key,
                 "unknown index family",
                 fix=f"use one of {', '.join(MIRROR_KEYS)}, or {REDIST_KEY}",
+                hint=did_you_mean(key, (*MIRROR_KEYS, REDIST_KEY), '"'),
             )
         chosen[key] = resolve_mirror(
             mirrors.data[key], f"{TABLE} {mirrors.where(key)}", mirrors_of(key)

@@ -398,3 +398,19 @@ def test_the_readme_shows_what_it_prints(cli: Cli, tmp_path: Path) -> None:
     shown = [line for line in block[2:] if line != "..."]
     assert all(line in printed for line in shown), (shown, printed)
     assert printed[: printed.index("k8s-l4-570: 3 nodes, linux x86_64")] == block[2:7]
+
+
+@pytest.mark.parametrize("program", ["poetry-cuda", "poetry"])
+def test_kubernetes_missing_file_gives_a_fix(cli: Cli, tmp_path: Path, program: str) -> None:
+    prefix = ("cuda",) if program == "poetry" else ()
+    result = cli.run(
+        *prefix, "detect", "--kubernetes", "missing.json", cwd=tmp_path, program=program
+    )
+    assert result.code == 2, result
+    lines = result.stderr.splitlines()
+    assert lines[0] == "missing.json: file not found"
+    detect = "poetry cuda detect" if program == "poetry" else "poetry-cuda detect"
+    assert lines[-1] == (
+        "Fix: write it first with `kubectl get nodes -o json > missing.json`, or pipe it in: "
+        f"`kubectl get nodes -o json | {detect} --kubernetes -`"
+    )

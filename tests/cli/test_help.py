@@ -125,3 +125,19 @@ def test_the_plugins_list_says_how_to_run_a_command(cli: Cli, tmp_path: Path) ->
     result = cli.run("cuda", cwd=tmp_path, program="poetry")
     assert "  poetry cuda <command> [options] [arguments]\n" in result.stdout
     assert "  command [options] [arguments]\n" not in result.stdout  # cleo's generic line
+
+
+def test_poetry_cuda_list_lists_the_cuda_commands(cli: Cli, tmp_path: Path) -> None:
+    """`poetry cuda list` lists what `poetry cuda` and Poetry's `poetry list cuda` list, as
+    the script's `poetry-cuda list` does (issue 39, item 9g)."""
+    listed = cli.run("cuda", "list", cwd=tmp_path, program="poetry")
+    assert listed.code == 0, listed
+    assert "does not exist" not in listed.stdout + listed.stderr
+    _lists_every_command(listed.stdout, "cuda ")
+    assert listed.stdout == cli.run("cuda", cwd=tmp_path, program="poetry").stdout
+    poetrys = cli.run("list", "cuda", cwd=tmp_path, program="poetry")
+    assert poetrys.code == 0, poetrys
+    _lists_every_command(poetrys.stdout, "cuda ")
+    script = cli.run("list", cwd=tmp_path)
+    assert script.code == 0, script
+    _lists_every_command(script.stdout)

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from poetry_cuda.cudaenv.decide import ProjectEnv
+from poetry_cuda.cudaenv.nvcc_notice import is_build
 from poetry_cuda.cudaenv.path_nvcc import Nvcc
 from poetry_cuda.cudaenv.path_nvcc import mismatch
 from poetry_cuda.planning.plan import SystemRequirement
@@ -19,8 +22,6 @@ from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from tests.support.cli import Cli
     from tests.support.cuda_trees import Machine
 
@@ -94,7 +95,8 @@ def test_env_run_and_doctor_name_a_system_nvcc_of_another_major(
     doctor = cli.run("doctor", cwd=torch, env=env)
     lines = [line.strip() for line in doctor.stdout.splitlines()]
     assert any(line.startswith("warn") and warning[len("Warning: ") :] in line for line in lines)
-    zh = cli.run("env", cwd=torch, env={**env, "LANG": "zh_CN.UTF-8"})
+    another_user = {"XDG_CACHE_HOME": str(tmp_path / "another-user")}  # not told yet
+    zh = cli.run("env", cwd=torch, env={**env, **another_user, "LANG": "zh_CN.UTF-8"})
     assert f"警告：PATH 上的 nvcc（{nvcc_13 / 'nvcc'}）是 CUDA 13.0.88" in zh.stderr
     assert "解决办法：安装一个 CUDA 12.x 工具包" in zh.stderr
 
@@ -114,3 +116,56 @@ def test_the_projects_toolkit_first_on_path_says_nothing(
         assert "nvcc on PATH" not in result.stderr
     ran = cli.run("run", "nvcc", "--version", cwd=torch, env=env)
     assert "release 12.4" in ran.stdout
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fake trees are Linux ones")
+def test_nvcc_mismatch_warning_is_shown_once_per_project_except_before_a_build(
+    cli: Cli, tmp_path: Path, nvcc_13: Path, machine: Machine
+) -> None:
+    torch = make_project(tmp_path / "torch-app", **TORCH)  # type: ignore[arg-type]
+    other = make_project(tmp_path / "other-app", **TORCH)  # type: ignore[arg-type]
+    only_118 = tmp_path / "only-11.8"
+    only_118.mkdir()
+    (only_118 / "cuda-11.8").symlink_to(machine.cuda118)
+    env = {
+        "POETRY_CUDA_TOOLKITS": str(only_118),
+        "CUDA_HOME": "",
+        "PATH": f"{nvcc_13}:{cli.env['PATH']}",
+    }
+    warning = WARNING.format(path=nvcc_13 / "nvcc")
+    first = cli.run("env", cwd=torch, env=env)
+    assert first.code == 0, first
+    assert warning in first.stderr
+    for args in (("env",), ("env", "--shell", "json"), ("run", "python", "-c", "pass")):
+        again = cli.run(*args, cwd=torch, env=env)
+        assert again.code == 0, again
+        assert "nvcc on PATH" not in again.stderr, args  # told once is enough
+    for build in (("nvcc", "--version"), ("python", "-m", "pip", "--version")):
+        ran = cli.run("run", *build, cwd=torch, env=env)
+        assert ran.code == 0, ran
+        assert warning in ran.stderr, build  # where the wrong nvcc would do its harm
+    elsewhere = cli.run("run", "python", "-c", "pass", cwd=other, env=env)
+    assert warning in elsewhere.stderr  # another project is told too
+    state = Path(cli.env["XDG_CACHE_HOME"]) / "poetry-cuda" / "nvcc-warned.json"
+    assert len(json.loads(state.read_text())["warned"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "build"),
+    [
+        (["nvcc", "-c", "k.cu"], True),
+        (["/usr/bin/cmake", ".."], True),
+        (["ninja"], True),
+        (["pip3.12", "install", "flash-attn"], True),
+        (["uv", "pip", "install", "."], True),
+        (["python3", "-m", "build"], True),
+        (["python", "setup.py", "build_ext"], True),
+        (["C:\\Python\\python.exe", "-m", "pip", "install", "."], True),
+        (["gcc-12", "x.c"], True),
+        (["python", "train.py"], False),
+        (["python", "-m", "torch.utils.collect_env"], False),
+        (["bash"], False),
+    ],
+)
+def test_nvcc_mismatch_warning_knows_a_build_command(argv: list[str], build: bool) -> None:
+    assert is_build(argv) is build

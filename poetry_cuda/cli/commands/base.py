@@ -266,6 +266,20 @@ def unknown_command(
     )
 
 
+def error_json(error: PoetryCudaError) -> dict[str, object]:
+    """What `--json` prints on standard output for a failed command: ``{"error": {"what",
+    "why", "fix", "exit_code"}}``, the texts in English (why and fix empty where the error
+    has none), the exit code the command returns."""
+    return {
+        "error": {
+            "what": error.what,
+            "why": error.why,
+            "fix": error.fix,
+            "exit_code": error.exit_code,
+        }
+    }
+
+
 class CudaCommand:
     """A command whose expected failures print one message and return their exit code.
 
@@ -326,8 +340,12 @@ class CudaCommand:
         return self.port.argument(name)
 
     def report_error(self, error: PoetryCudaError) -> None:
+        """The error on standard error; with --json also on standard output, as the JSON
+        object `error_json` makes, so a script that reads the output reads why it is empty."""
         for line in error_lines(error, user_language()):
             self.port.write(line, error=True)
+        if any(o.name == JSON_OPTION.name for o in self.options) and self.option("json"):
+            self.print_json(error_json(error))
 
     def detect_this_machine(self, environ: Mapping[str, str]) -> HostProfile:
         """This machine's profile, from the NVML worker started ahead if there is one (what

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
@@ -20,12 +22,19 @@ from poetry_cuda.cli.commands.base import literal_help
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.registry import command
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 
 
 if TYPE_CHECKING:
     from cleo.io.io import IO
 
     from poetry_cuda.cli.commands.base import CudaCommand
+    from poetry_cuda.messages import Message
+
+
+# cleo's words for an unknown option (cleo.exceptions.CleoNoSuchOptionError).
+_NO_SUCH_OPTION = re.compile(r'The (?:"-+)?option "?(-{1,2}[^"\s]+)"? does not exist')
 
 
 class CleoCommand(Command):
@@ -40,12 +49,27 @@ class CleoCommand(Command):
         except CleoError as error:
             # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
             # Inside Poetry the command's name is "cuda plan": the hint is a whole command line.
+            what = str(error).strip()
+            hint = self._nearest_option(what)
             usage = UsageError(
-                str(error).strip(), fix=f"`poetry {self.name} --help` shows its options"
+                what if hint is None else Phrase((what.rstrip(".") + ".", hint), " "),
+                fix=f"`poetry {self.name} --help` shows its options",
             )
             for line in error_lines(usage, user_language()):
                 io.write_error_line(line)
             return UsageError.exit_code
+
+    def _nearest_option(self, said: str) -> Message | None:
+        """The known options nearest the one cleo says does not exist, if that is what it says."""
+        match = _NO_SUCH_OPTION.match(said)
+        if match is None:
+            return None
+        definitions = [
+            self.definition,
+            *([self.application.definition] if self.application else []),
+        ]
+        known = [f"--{o.name}" for d in definitions for o in d.options]
+        return did_you_mean(match.group(1), known)
 
     def handle(self) -> int:
         return self.body(_CleoPort(self), self.name or self.body.name).execute()

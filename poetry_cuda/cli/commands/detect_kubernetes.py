@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 
 from pathlib import Path
@@ -15,6 +17,7 @@ from poetry_cuda.host.kubernetes import parse_selector
 from poetry_cuda.host.kubernetes import read_cluster
 from poetry_cuda.host.kubernetes import read_document
 from poetry_cuda.host.kubernetes import write_profiles
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -44,6 +47,17 @@ def detect_cluster(command: CudaCommand) -> int:
             "with `detect --kubernetes FILE`",
         )
     selector = parse_selector(command.option("selector"))
+    if source != "-" and not os.path.lexists(source):  # a broken link: read_document says so
+        detect = (
+            f"poetry {command.invoked_as}"
+            if command.invoked_as.startswith("cuda ")
+            else "poetry-cuda detect"
+        )
+        raise InputFileError(
+            message("detect.kubernetes-missing", file=source),
+            why=message("detect.kubernetes-missing-why"),
+            fix=message("detect.kubernetes-missing-fix", file=shlex.quote(source), detect=detect),
+        )
     document, origin = read_document(source, getattr(sys.stdin, "buffer", None))
     cluster = read_cluster(document, origin, selector=selector, gpu_only=command.option("gpu-only"))
     folder = command.option("write-targets")

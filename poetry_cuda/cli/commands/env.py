@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import ClassVar
 
@@ -13,10 +14,14 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 from poetry_cuda.messages import localize
 
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from poetry_cuda.cudaenv.decide import ProjectEnv
 
 
@@ -67,8 +72,10 @@ class EnvCommand(CudaCommand):
 
         shell = self.option("shell") or ("powershell" if sys.platform == "win32" else "sh")
         if shell not in SHELLS:
+            what = f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json"
+            hint = did_you_mean(shell, SHELLS)
             raise UsageError(
-                f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json",
+                what if hint is None else Phrase((what, hint), ". "),
                 fix="pass e.g. --shell fish",
             )
         env = project_environment(self.project_start(), load_manager=package_manager)
@@ -78,7 +85,7 @@ class EnvCommand(CudaCommand):
         else:
             self.raw(render(shell, values, unset, env))
         # After the variables: output refused for its encoding says only that.
-        for line in nvcc_warning(env):
+        for line in nvcc_warning(env, self.project_start()):
             self.line_error(escape(line))
         if shell != "json" and self.port.is_verbose():
             for note in env.notes:
@@ -86,12 +93,26 @@ class EnvCommand(CudaCommand):
         return 0
 
 
-def nvcc_warning(env: ProjectEnv) -> list[str]:
+def nvcc_warning(env: ProjectEnv, start: Path, argv: Sequence[str] | None = None) -> list[str]:
     """Lines for standard error where the nvcc the project's PATH finds does not match the
-    lock (another CUDA major, or outside a locked nvcc requirement); none where it does."""
+    lock (another CUDA major, or outside a locked nvcc requirement); none where it does, or
+    where this user was told already and `argv` (what `run` runs) is no build
+    (`poetry_cuda.cudaenv.nvcc_notice`)."""
+    from poetry_cuda.cudaenv import nvcc_notice
     from poetry_cuda.cudaenv.decide import apply
     from poetry_cuda.cudaenv.path_nvcc import check
     from poetry_cuda.cudaenv.path_nvcc import warning_lines
+    from poetry_cuda.files import user_cache
+    from poetry_cuda.host.profiles import host_os
+    from poetry_cuda.request.project import find_project
 
     found = check(env, apply(env, os.environ).get("PATH", ""), os.environ)
-    return warning_lines(found, user_language()) if found is not None else []
+    if found is None:
+        return []
+    state = user_cache(os.environ, host_os(sys.platform), Path.home()) / nvcc_notice.STATE_FILE
+    known = nvcc_notice.seen(state)
+    mismatch = nvcc_notice.key(find_project(start).resolve(), str(found.said))
+    if not nvcc_notice.should_show(known, mismatch, argv):
+        return []
+    nvcc_notice.remember(state, known, mismatch)
+    return warning_lines(found, user_language())

@@ -2,7 +2,8 @@
 
 Poetry answers a bare namespace (`poetry cuda`, `poetry cuda --help`) with "The requested
 command does not exist" and exit 1. The `cuda` command registered here lists the cuda
-commands instead, shows a command's help for `poetry cuda help <command>` (as the script's
+commands instead, as `poetry cuda list` does (as the script's `list`, and Poetry's own
+`poetry list cuda`), shows a command's help for `poetry cuda help <command>` (as the script's
 `help <command>`), and turns a mistyped name (`poetry cuda lokc`) into one usage error with
 a suggestion (`base.unknown_command`, which words that error for the console script too).
 """
@@ -60,6 +61,8 @@ class NamespaceCommand(Command):
                 found = self.application.find(f"{NAMESPACE} {' '.join(words)}")
                 TextDescriptor().describe(self.io, found)
                 return 0
+        if words == ["list"]:  # `poetry cuda list`, as the script's `list`
+            words = []
         if words:
             error = unknown_command(
                 " ".join(words),

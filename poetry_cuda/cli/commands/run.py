@@ -96,7 +96,7 @@ class RunCommand(CudaCommand):
             )
         project_env = project_environment(self.project_start(), load_manager=package_manager)
         env = apply(project_env, os.environ)
-        for line in nvcc_warning(project_env):
+        for line in nvcc_warning(project_env, self.project_start(), argv):
             self.line_error(escape(line))
         program = find_program(argv[0], env.get("PATH", ""))
         if program is None:
