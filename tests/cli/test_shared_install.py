@@ -5,6 +5,7 @@ real Poetry, the local test world."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -185,6 +186,48 @@ def test_doctor_names_a_library_changed_in_place_and_sync_repairs_it(
     assert "Fetched into the store: 1 wheels" in repaired.stdout
     [sound] = record_findings(cli, locked, env)
     assert sound["status"] == "ok"
+
+
+def test_a_stored_file_rewritten_with_size_and_time_kept_is_found_and_sync_repairs_it(
+    cli: Cli, locked: Path, tmp_path: Path, fake_nvml: FakeNvml
+) -> None:
+    # Issue 40, item 2: an edit through an environment's hard link that keeps the file's size
+    # and modification time is the store's file too; doctor (not only --deep) names it, the
+    # next sync of any project fetches the wheel again before linking it, and the edited
+    # environment is linked anew.
+    env = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
+    assert cli.run("sync", cwd=locked, env=env).code == 0
+    library = torch_library(locked)
+    original = library.read_bytes()
+    before = library.stat()
+    with library.open("r+b") as handle:
+        handle.write(b"#")
+    os.utime(library, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert library.stat().st_size == before.st_size
+
+    found = record_findings(cli, locked, env)
+    assert ("store-entry", "fail") in {(f["check"], f["status"]) for f in found}, found
+    [entry] = [f for f in found if f["check"] == "store-entry"]
+    assert "torch/version.py was written after it was unpacked" in entry["message"]
+
+    # A new project gets the wheel's own bytes: the entry is fetched again first.
+    third = locked.parent / "third"
+    shutil.copytree(locked, third, ignore=shutil.ignore_patterns(".venv"))
+    other = cli.run("sync", cwd=third, env=env)
+    assert other.code == 0, other.stdout + other.stderr
+    assert "Fetched into the store: 1 wheels" in other.stdout
+    assert torch_library(third).read_bytes() == original
+
+    # The edited environment is linked anew from the new entry.
+    repaired = cli.run("sync", cwd=locked, env=env)
+    assert repaired.code == 0, repaired.stdout + repaired.stderr
+    assert library.read_bytes() == original
+    assert library.samefile(torch_library(third))
+    [sound] = record_findings(cli, locked, env)
+    assert sound["status"] == "ok"
+    pruned = cli.run("store", "--prune", "--json", cwd=locked, env=env)
+    assert pruned.code == 0, pruned.stderr
+    assert json.loads(pruned.stdout)["removed_wheels"] == []
 
 
 def test_two_syncs_at_once_fetch_each_wheel_once(

@@ -519,6 +519,18 @@ def test_a_damaged_entry_offline_is_a_failure(name: str, cli: Cli, world: World)
     _fails_offline(cli, world)
 
 
+@pytest.mark.parametrize("name", ["no-tree", "no-top-folder", "no-nvcc", "nvcc-truncated"])
+def test_a_toolkit_entry_whose_tree_is_gone_or_incomplete_is_not_trusted(
+    name: str, cli: Cli, world: World
+) -> None:
+    # Issue 40, item 2: the completion marker alone proves nothing; doctor fails before the
+    # next `run` fetches the archive again.
+    DAMAGE[name](world)
+    found = _project_toolkit(cli, world)
+    assert "fail" in [f["status"] for f in found], found
+    _heals(cli, world)
+
+
 def test_same_sized_changes_are_found_before_a_new_project_links_them(
     cli: Cli, world: World, layout: Layout, tmp_path: Path
 ) -> None:

@@ -107,7 +107,9 @@ def test_a_stored_file_changed_after_unpacking_is_found_and_replaced(tmp_path: P
     ][0]
 
 
-def test_only_the_deep_check_finds_a_change_that_kept_size_and_time(tmp_path: Path) -> None:
+def test_a_stored_file_rewritten_with_size_and_time_kept_is_found_and_fetched_again(
+    tmp_path: Path,
+) -> None:
     wheel, path = _wheel(tmp_path / "wheels")
     store = Store(tmp_path / "store")
     entry = store.ensure(wheel, _fetch(path))
@@ -115,10 +117,34 @@ def test_only_the_deep_check_finds_a_change_that_kept_size_and_time(tmp_path: Pa
     before = library.stat()
     library.write_bytes(b"patched" + library.read_bytes()[7:])
     os.utime(library, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert store.check(entry) == []
-    assert store.check(entry, deep=True) == [
-        "pkg/lib/libpkg.so.1: other contents than unpacked (sha256 differs)"
+    # The inode's change time tells, without --deep; the bytes confirm it.
+    assert store.check(entry) == [
+        (
+            f"{entry.path}: not a store entry as poetry-cuda makes them (pkg/lib/libpkg.so.1 "
+            "was written after it was unpacked)"
+        )
     ]
+    assert store.entry(wheel) is None
+    calls: list[int] = []
+    fresh = store.ensure(wheel, _fetch(path, calls))
+    assert calls == [1]
+    assert (fresh.tree / "pkg" / "lib" / "libpkg.so.1").read_bytes() == FILES[
+        "pkg/lib/libpkg.so.1"
+    ][0]
+
+
+def test_a_chmod_or_a_link_keeps_the_entry_and_is_sealed_once_read(tmp_path: Path) -> None:
+    wheel, path = _wheel(tmp_path / "wheels")
+    store = Store(tmp_path / "store")
+    entry = store.ensure(wheel, _fetch(path))
+    library = entry.tree / "pkg" / "lib" / "libpkg.so.1"
+    library.chmod(0o700)
+    os.link(library, tmp_path / "elsewhere.so")
+    found = store.entry(wheel)  # read whole: the same bytes
+    assert found is not None
+    assert found.files["pkg/lib/libpkg.so.1"].ctime_ns == library.stat().st_ctime_ns
+    assert store.entry(wheel) == found  # sealed in its marker: nothing read again
+    assert store.check(found) == []
 
 
 @pytest.mark.parametrize(
