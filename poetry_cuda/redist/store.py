@@ -122,6 +122,14 @@ def default_root(environ: Mapping[str, str], os_name: str, home: Path) -> Path:
             fix=f"set {ENVIRONMENT} to an absolute path (e.g. {root.absolute()}), or unset it "
             f"to use {user_cache(environ, os_name, home) / 'redist'}",
         )
+    if root.exists() and not root.is_dir():
+        raise ConfigError(
+            f"{ENVIRONMENT}={value!r} is not a folder",
+            why="the store keeps its archives and wheels in folders below that path; a file "
+            "there can hold none",
+            fix=f"set {ENVIRONMENT} to a folder (a new one is made), or unset it to use "
+            f"{user_cache(environ, os_name, home) / 'redist'}",
+        )
     return root
 
 

@@ -230,6 +230,21 @@ def test_a_stored_file_rewritten_with_size_and_time_kept_is_found_and_sync_repai
     assert json.loads(pruned.stdout)["removed_wheels"] == []
 
 
+def test_a_store_variable_naming_a_file_is_a_config_error(
+    cli: Cli, locked: Path, tmp_path: Path, fake_nvml: FakeNvml
+) -> None:
+    # Issue 40, item 9: sync said "read-only" and `store` "empty" (exit 0).
+    regular = tmp_path / "a-file"
+    regular.write_text("not a store\n")
+    env = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(regular)}
+    for args in (("sync",), ("store",), ("store", "--json")):
+        done = cli.run(*args, cwd=locked, env=env)
+        assert done.code == 2, (args, done.stdout, done.stderr)
+        assert f"POETRY_CUDA_STORE={str(regular)!r} is not a folder" in done.stderr
+        assert "Fix: set POETRY_CUDA_STORE to a folder" in done.stderr
+    assert regular.read_text() == "not a store\n"
+
+
 def test_two_syncs_at_once_fetch_each_wheel_once(
     cli: Cli, locked: Path, tmp_path: Path, server: WorldServer, fake_nvml: FakeNvml
 ) -> None:
