@@ -238,6 +238,17 @@ class Store:
                 found.append(self._checked(folder, contents=False))
         return found
 
+    def verify(self) -> list[tuple[Path, tuple[str, ...]]]:
+        """Every entry read whole against the sha256 recorded when it was unpacked (`store
+        --verify`): the folder and problem of each damaged one."""
+        found = []
+        for folder in self._entry_folders():
+            try:
+                self._checked(folder, contents=True)
+            except InputFileError as error:
+                found.append((folder, (error.what,)))
+        return found
+
     def prune(self, keep: Iterable[Archive]) -> list[Entry]:
         """Remove every entry not in `keep`, damaged entries and abandoned temporaries;
         return the entries removed."""

@@ -77,6 +77,7 @@ from poetry_cuda.records import frozen
 from poetry_cuda.redist.store import ENVIRONMENT
 from poetry_cuda.redist.store import default_root as redist_root
 from poetry_cuda.redist.store import own_folder
+from poetry_cuda.wheelstore.record import parse as parse_record
 from poetry_cuda.wheelstore.record import record_hash
 
 
@@ -144,6 +145,15 @@ class Entry:
     @property
     def tree(self) -> Path:
         return self.path / FILES
+
+
+@frozen
+class Damaged:
+    """An entry `verify` found damaged: its folder, what it holds, what is wrong."""
+
+    folder: Path
+    name: str  # the wheel's file name, or the folder's when its marker cannot be read
+    problems: tuple[str, ...]
 
 
 class Store:
@@ -245,6 +255,21 @@ class Store:
             for path, stored in sorted(current.files.items())
             if _file_hash(current.tree / path) != stored.hash
         ]
+
+    def verify(self) -> list[Damaged]:
+        """Every entry read whole: its files against the sha256 recorded when it was unpacked,
+        and those against its wheel's RECORD (`store --verify`); the damaged entries."""
+        found = []
+        for folder in self._entry_folders():
+            try:
+                entry, _ = self._checked(folder)
+            except InputFileError as error:
+                found.append(Damaged(folder, folder.name, (error.what,)))
+                continue
+            problems = [*self.check(entry, deep=True), *against_record(entry)]
+            if problems:
+                found.append(Damaged(folder, entry.filename, tuple(problems)))
+        return found
 
     def prune(self, in_use: Callable[[], set[str]]) -> list[Entry]:
         """Remove every entry whose sha256 `in_use()` does not name (asked again under each
@@ -624,6 +649,31 @@ def check_tree(entry: Entry) -> dict[str, os.stat_result]:
         if _file_hash(entry.tree / path) != entry.files[path].hash:
             raise damaged(entry.path, f"{path} was written after it was unpacked")
     return stale
+
+
+def against_record(entry: Entry) -> list[str]:
+    """What in `entry`'s recorded files differs from its wheel's RECORD: a file RECORD lists
+    with another sha256 or size, or does not list (RECORD itself and signatures aside)."""
+    records = [p for p in entry.files if p.count("/") == 1 and p.endswith(".dist-info/RECORD")]
+    if len(records) != 1:
+        return [f"the wheel holds {len(records)} .dist-info/RECORD files, not one"]
+    try:
+        rows = {row.path: row for row in parse_record((entry.tree / records[0]).read_text("utf-8"))}
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        return [f"{records[0]} cannot be read ({error})"]
+    problems = []
+    for path, stored in sorted(entry.files.items()):
+        row = rows.get(path)
+        if row is None:
+            if path != records[0] and not path.endswith(
+                (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
+            ):
+                problems.append(f"{path}: not listed in the wheel's RECORD")
+        elif row.hash and row.hash != stored.hash:
+            problems.append(f"{path}: another sha256 than the wheel's RECORD lists")
+        elif row.size is not None and row.size != stored.size:
+            problems.append(f"{path}: another size than the wheel's RECORD lists")
+    return problems
 
 
 def _file_hash(path: Path) -> str:

@@ -207,6 +207,14 @@ def test_a_stored_file_rewritten_with_size_and_time_kept_is_found_and_sync_repai
 
     found = record_findings(cli, locked, env)
     assert ("store-entry", "fail") in {(f["check"], f["status"]) for f in found}, found
+    verified = cli.run("store", "--verify", cwd=locked, env=env)
+    assert verified.code == 1, verified.stdout + verified.stderr
+    assert "Damaged " in verified.stdout
+    assert "torch/version.py was written after it was unpacked" in verified.stdout
+    [damaged] = json.loads(cli.run("store", "--verify", "--json", cwd=locked, env=env).stdout)[
+        "damaged"
+    ]
+    assert damaged["store"] == "wheels"
     [entry] = [f for f in found if f["check"] == "store-entry"]
     assert "torch/version.py was written after it was unpacked" in entry["message"]
 
@@ -225,6 +233,9 @@ def test_a_stored_file_rewritten_with_size_and_time_kept_is_found_and_sync_repai
     assert library.samefile(torch_library(third))
     [sound] = record_findings(cli, locked, env)
     assert sound["status"] == "ok"
+    verified = cli.run("store", "--verify", "--json", cwd=locked, env=env)
+    assert verified.code == 0, verified.stdout + verified.stderr
+    assert json.loads(verified.stdout)["damaged"] == []
     pruned = cli.run("store", "--prune", "--json", cwd=locked, env=env)
     assert pruned.code == 0, pruned.stderr
     assert json.loads(pruned.stdout)["removed_wheels"] == []

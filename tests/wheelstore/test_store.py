@@ -3,6 +3,7 @@ refused when they are not the locked wheel, shared by runs that take turns."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -145,6 +146,39 @@ def test_a_chmod_or_a_link_keeps_the_entry_and_is_sealed_once_read(tmp_path: Pat
     assert found.files["pkg/lib/libpkg.so.1"].ctime_ns == library.stat().st_ctime_ns
     assert store.entry(wheel) == found  # sealed in its marker: nothing read again
     assert store.check(found) == []
+
+
+def test_store_verify_checks_files_against_the_marker_and_the_wheels_record(
+    tmp_path: Path,
+) -> None:
+    # Issue 40, item 9: a store provisioned by another user is trusted as it is; --verify
+    # reads it whole, against the marker and against the wheel's own RECORD (a file changed
+    # with its marker alike still differs from RECORD).
+    wheel, path = _wheel(tmp_path / "wheels")
+    store = Store(tmp_path / "store")
+    entry = store.ensure(wheel, _fetch(path))
+    assert store.verify() == []
+    library = entry.tree / "pkg" / "lib" / "libpkg.so.1"
+    library.write_bytes(b"forged")
+    info = library.stat()
+    marker = json.loads((entry.path / MARKER).read_text())
+    forged = hashlib.sha256(b"forged").digest()
+    marker["files"]["pkg/lib/libpkg.so.1"] = [
+        6,
+        "sha256=" + base64.urlsafe_b64encode(forged).rstrip(b"=").decode(),
+        1,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        info.st_ino,
+    ]
+    marker["size"] = sum(f[0] for f in marker["files"].values())
+    (entry.path / MARKER).write_text(json.dumps(marker))
+    assert store.entry(wheel) is not None  # the marker agrees: every use trusts it
+    [damaged] = store.verify()
+    assert damaged.name == wheel.filename
+    assert damaged.problems == (
+        "pkg/lib/libpkg.so.1: another sha256 than the wheel's RECORD lists",
+    )
 
 
 @pytest.mark.parametrize(
