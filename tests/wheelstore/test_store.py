@@ -327,3 +327,32 @@ def test_wheels_that_share_a_file_install_side_by_side(tmp_path: Path) -> None:
     assert (site / "nvidia" / "__init__.py").read_bytes() == b""
     assert len(list(site.glob("nvidia_lib*.dist-info/RECORD"))) == 12
     assert not list(site.glob("nvidia/*.tmp"))
+
+
+def test_site_packages_linked_outside_the_venv_loses_the_old_versions_files(
+    tmp_path: Path,
+) -> None:
+    # Issue 40, item 9: with site-packages a link to a folder outside the environment,
+    # replacing a version left the old one's files importable.
+    venv.create(tmp_path / "venv", with_pip=False)
+    [site] = (tmp_path / "venv" / "lib").glob("python3*/site-packages")
+    outside = tmp_path / "outside-site"
+    site.rename(outside)
+    site.symlink_to(outside, target_is_directory=True)
+    store = Store(tmp_path / "store")
+    where = interpreter(tmp_path / "venv")
+    for version, module in (("1.0", "old"), ("2.0", "new")):
+        path = featured_wheel(
+            tmp_path / "wheels",
+            "pkg",
+            version,
+            {"pkg/__init__.py": (b"", 0o644), f"pkg/{module}.py": (b"X = 1\n", 0o644)},
+        )
+        wheel = Wheel(path.name, hashlib.sha256(path.read_bytes()).hexdigest())
+        done = install(
+            where, [Wanted(store.add_file(wheel, path))], installer=f"Python {sys.version_info[0]}"
+        )
+        assert done.installed == (f"pkg {version}",)
+    assert (outside / "pkg" / "new.py").is_file()
+    assert not (outside / "pkg" / "old.py").exists()
+    assert [p.name for p in outside.glob("pkg-*.dist-info")] == ["pkg-2.0.dist-info"]
