@@ -107,6 +107,9 @@ def read_locks(project: Path | None, load_manager: Callable[[str], PackageManage
         return LockState(None)
     try:
         cuda_lock = lockfile.read(path)
+    except PoetryCudaError as error:
+        return LockState(None, error=error, damaged=True)
+    try:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return LockState(None, error=error)

@@ -241,7 +241,7 @@ class Store:
     def verify(self) -> list[tuple[Path, tuple[str, ...]]]:
         """Every entry read whole against the sha256 recorded when it was unpacked (`store
         --verify`): the folder and problem of each damaged one."""
-        found = []
+        found: list[tuple[Path, tuple[str, ...]]] = []
         for folder in self._entry_folders():
             try:
                 self._checked(folder, contents=True)

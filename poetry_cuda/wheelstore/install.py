@@ -542,7 +542,7 @@ def uninstall(dist_info: Path, where: Interpreter) -> str:
     # The environment and the folders it installs into, resolved alike: a site-packages
     # linked to a folder outside the environment is still the environment's (the base
     # Python's stdlib, among the paths too, is not).
-    owned = [where.root, *(where.paths[key] for key in INSTALL_SCHEMES if key in where.paths)]
+    owned = [str(where.root), *(where.paths[key] for key in INSTALL_SCHEMES if key in where.paths)]
     prefixes = tuple(os.path.realpath(folder) + os.sep for folder in owned)
     base = dist_info.parent
     try:

@@ -256,6 +256,26 @@ def test_a_store_variable_naming_a_file_is_a_config_error(
     assert regular.read_text() == "not a store\n"
 
 
+def test_a_damaged_cuda_lock_is_put_right_as_its_fix_says(
+    cli: Cli, locked: Path, fake_nvml: FakeNvml
+) -> None:
+    # Issue 40, item 8: `lock` reads the cuda.lock it replaces, so the fix says to remove a
+    # damaged one first; doing so writes the same project again.
+    import tomlkit
+
+    pyproject = (locked / "pyproject.toml").read_text()
+    document = tomlkit.parse((locked / "cuda.lock").read_text())
+    document["packages"][0]["variant"] = "v" * 60_000
+    (locked / "cuda.lock").write_text(tomlkit.dumps(document))
+    refused = cli.run("lock", cwd=locked, env=fake_nvml.scenario())
+    assert refused.code == 2, refused.stderr
+    assert "remove it and run `poetry cuda lock`" in refused.stderr
+    (locked / "cuda.lock").unlink()
+    again = cli.run("lock", cwd=locked, env=fake_nvml.scenario())
+    assert again.code == 0, again.stderr
+    assert (locked / "pyproject.toml").read_text() == pyproject
+
+
 def test_two_syncs_at_once_fetch_each_wheel_once(
     cli: Cli, locked: Path, tmp_path: Path, server: WorldServer, fake_nvml: FakeNvml
 ) -> None:

@@ -217,3 +217,46 @@ def test_in_a_pod_the_image_is_checked_against_the_locks_base_image(
     chinese = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
     zh = cli.run("doctor", cwd=project, env={**pod, **cuda_12, **chinese})
     assert f"容器镜像中是 CUDA 12.4.1；锁文件记录的基础镜像 {image} 是 CUDA 11.8.0" in zh.stdout
+
+
+HUGE = 60_000
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "key"),
+    [
+        ("variant", "v" * HUGE, "packages[0].variant"),
+        ("variant-label", "l" * HUGE, "packages[0].variant-label"),
+        ("variant-properties", ["p" * HUGE], "packages[0].variant-properties[0]"),
+        ("reason", "r" * HUGE, "packages[0].reason"),
+    ],
+)
+def test_a_committed_lock_with_an_overlong_string_is_reported_as_damaged(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path, field: str, value: object, key: str
+) -> None:
+    # Issue 40, item 8: every string field kind, plain and --json.
+    import tomlkit
+
+    project = cpu_torch_project(tmp_path)
+    document = tomlkit.parse((project / "cuda.lock").read_text())
+    document["packages"][0][field] = value
+    (project / "cuda.lock").write_text(tomlkit.dumps(document))
+    said = f"{key}: a value of {HUGE} characters"
+
+    done = cli.run("doctor", "--json", cwd=project, env=fake_nvml.scenario())
+    assert done.code == 1, done.stderr
+    row = find(findings(done.stdout), "locks", "cuda.lock")
+    assert row["status"] == "fail"
+    assert row["message"].startswith("cuda.lock is damaged: "), row
+    assert said in row["message"]
+    assert len(row["message"]) < 1_000
+    assert row["fix"] == (
+        "restore it from version control, or remove it and run `poetry cuda lock` to write it anew"
+    )
+
+    plain = cli.run("doctor", cwd=project, env=fake_nvml.scenario())
+    assert plain.code == 1, plain.stderr
+    [line] = [line for line in plain.stdout.splitlines() if "cuda.lock is damaged" in line]
+    assert line.startswith("  FAIL  ")
+    assert said in line
+    assert "Traceback" not in plain.stdout + plain.stderr
