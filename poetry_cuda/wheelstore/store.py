@@ -92,6 +92,9 @@ INSIDE = ".wheels"  # in POETRY_CUDA_STORE
 MARKER = "entry.json"
 FILES = "files"
 LAYOUT = 2  # 2: each file records its inode change time and inode
+# Layout 1 (no inode times) is still read: its files count as changed since, so the first
+# use reads them whole and seals them in layout 2 instead of fetching the wheel again.
+_FILE_FIELDS = {1: 4, 2: 6}
 MARKER_LIMIT = 256 * MiB  # about 150 bytes a file
 UNPACKED_LIMIT = 64 * 1024**3  # bytes per wheel; torch's CUDA wheels unpack to a few GiB
 MEMBER_LIMIT = 1_000_000
@@ -554,7 +557,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
     type and form."""
     if not isinstance(document, dict) or set(document) != _FIELDS:
         raise damaged(folder, f"its {MARKER} has other fields than layout {LAYOUT}'s")
-    if type(document["layout"]) is not int or document["layout"] != LAYOUT:
+    if type(document["layout"]) is not int or document["layout"] not in _FILE_FIELDS:
         raise damaged(folder, f"its {MARKER} is of another layout than {LAYOUT}")
     for field in ("sha256", "filename", "name", "version"):
         if not isinstance(document[field], str):
@@ -567,7 +570,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
         raise damaged(folder, "filename is not a wheel's") from None
     if named != (document["name"], document["version"]):
         raise damaged(folder, "its name and version are not its file name's")
-    files = _parse_files(document["files"], folder)
+    files = _parse_files(document["files"], folder, _FILE_FIELDS[document["layout"]])
     size = document["size"]
     if type(size) is not int or size != sum(f.size for f in files.values()):
         raise damaged(folder, "size is not the sum of its files' sizes")
@@ -582,7 +585,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
     )
 
 
-def _parse_files(files: Any, folder: Path) -> dict[str, StoredFile]:
+def _parse_files(files: Any, folder: Path, fields: int) -> dict[str, StoredFile]:
     if not isinstance(files, dict) or not files:
         raise damaged(folder, "files is not an object of files")
     parsed = {}
@@ -591,7 +594,7 @@ def _parse_files(files: Any, folder: Path) -> dict[str, StoredFile]:
             raise damaged(folder, f"{path!r} is not a plain relative path")
         if (
             not isinstance(value, list)
-            or len(value) != 6
+            or len(value) != fields
             or any(type(v) is not int for v in (value[0], *value[2:]))
             or value[0] < 0
             or value[2] not in (0, 1)
@@ -601,7 +604,8 @@ def _parse_files(files: Any, folder: Path) -> dict[str, StoredFile]:
             raise damaged(
                 folder, f"files[{path!r}] is not [size, sha256, executable, mtime, ctime, inode]"
             )
-        parsed[path] = StoredFile(value[0], value[1], bool(value[2]), *value[3:])
+        ctime_ns, inode = value[4:] if fields == 6 else (0, 0)  # layout 1: never sealed
+        parsed[path] = StoredFile(value[0], value[1], bool(value[2]), value[3], ctime_ns, inode)
     return parsed
 
 

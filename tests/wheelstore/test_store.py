@@ -148,6 +148,22 @@ def test_a_chmod_or_a_link_keeps_the_entry_and_is_sealed_once_read(tmp_path: Pat
     assert store.check(found) == []
 
 
+def test_an_entry_of_the_layout_before_inode_times_is_read_whole_once_and_sealed(
+    tmp_path: Path,
+) -> None:
+    wheel, path = _wheel(tmp_path / "wheels")
+    store = Store(tmp_path / "store")
+    entry = store.ensure(wheel, _fetch(path))
+    marker = json.loads((entry.path / MARKER).read_text())
+    marker["layout"] = 1
+    marker["files"] = {p: f[:4] for p, f in marker["files"].items()}
+    (entry.path / MARKER).write_text(json.dumps(marker))
+    calls: list[int] = []
+    assert store.ensure(wheel, _fetch(path, calls)) == entry  # not fetched again
+    assert calls == []
+    assert json.loads((entry.path / MARKER).read_text())["layout"] == 2
+
+
 def test_store_verify_checks_files_against_the_marker_and_the_wheels_record(
     tmp_path: Path,
 ) -> None:
