@@ -77,6 +77,7 @@ from poetry_cuda.records import frozen
 from poetry_cuda.redist.store import ENVIRONMENT
 from poetry_cuda.redist.store import default_root as redist_root
 from poetry_cuda.redist.store import own_folder
+from poetry_cuda.redist.store import unsealed
 from poetry_cuda.wheelstore.record import parse as parse_record
 from poetry_cuda.wheelstore.record import record_hash
 
@@ -644,14 +645,11 @@ def check_tree(entry: Entry) -> dict[str, os.stat_result]:
             raise damaged(entry.path, f"{path} is not a regular file")
         if info.st_size != stored.size or info.st_mtime_ns != stored.mtime_ns:
             raise damaged(entry.path, f"{path} changed after it was unpacked")
-    stale = {
-        path: info
-        for path, info in seen.items()
-        if (info.st_ctime_ns, info.st_ino) != (entry.files[path].ctime_ns, entry.files[path].inode)
-    }
-    for path in sorted(stale):
-        if _file_hash(entry.tree / path) != entry.files[path].hash:
-            raise damaged(entry.path, f"{path} was written after it was unpacked")
+    sealed = {path: (f.ctime_ns, f.inode) for path, f in entry.files.items()}
+    hashes = {path: f.hash for path, f in entry.files.items()}
+    stale, bad = unsealed(entry.tree, seen, sealed, hashes, _file_hash)
+    if bad is not None:
+        raise damaged(entry.path, f"{bad} was written after it was unpacked")
     return stale
 
 

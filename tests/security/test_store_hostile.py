@@ -458,6 +458,14 @@ def _nvcc_truncated(world: World) -> None:
     (world.top / "bin" / "nvcc").write_bytes(b"#!")
 
 
+def _nvcc_rewritten_in_place(world: World) -> None:
+    """The evil script in the stored nvcc, its size and modification time kept."""
+    nvcc = world.top / "bin" / "nvcc"
+    before = nvcc.stat()
+    nvcc.write_bytes(_script(EVIL_NVCC).ljust(before.st_size, b" ")[: before.st_size])
+    os.utime(nvcc, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 def _nvcc_a_folder(world: World) -> None:
     (world.top / "bin" / "nvcc").unlink()
     (world.top / "bin" / "nvcc").mkdir()
@@ -495,6 +503,7 @@ DAMAGE: dict[str, Callable[[World], None]] = {
     "no-nvcc": _no_nvcc,
     "no-bin": _no_bin,
     "nvcc-truncated": _nvcc_truncated,
+    "nvcc-rewritten-in-place": _nvcc_rewritten_in_place,
     "nvcc-a-folder": _nvcc_a_folder,
     "a-file-added": _a_file_added,
     "a-fifo-added": _a_fifo_added,
@@ -519,7 +528,9 @@ def test_a_damaged_entry_offline_is_a_failure(name: str, cli: Cli, world: World)
     _fails_offline(cli, world)
 
 
-@pytest.mark.parametrize("name", ["no-tree", "no-top-folder", "no-nvcc", "nvcc-truncated"])
+@pytest.mark.parametrize(
+    "name", ["no-tree", "no-top-folder", "no-nvcc", "nvcc-truncated", "nvcc-rewritten-in-place"]
+)
 def test_a_toolkit_entry_whose_tree_is_gone_or_incomplete_is_not_trusted(
     name: str, cli: Cli, world: World
 ) -> None:
