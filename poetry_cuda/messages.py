@@ -254,6 +254,8 @@ MessageId = Literal[
     "doctor.variant-cannot-run",
     "doctor.no-cuda-lock",
     "doctor.stale-cuda-lock",
+    "doctor.knowledge-cache-damaged",
+    "doctor.knowledge-cache-fix",
     "doctor.system-met-by",
     "doctor.system-found",
     "doctor.system-version-unknown",
@@ -1005,6 +1007,12 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{file} is stale: the CUDA-relevant parts of pyproject.toml changed since it was written",
         "{file} 已过期：写入它之后，pyproject.toml 中与 CUDA 相关的部分有了改动",
     ),
+    "doctor.knowledge-cache-damaged": Texts(
+        "the installed poetry-cuda's knowledge cache is damaged: every command reads the "
+        "TOML instead (slower)",
+        "已安装的 poetry-cuda 的知识库缓存已损坏：每条命令都改读 TOML 文件（较慢）",
+    ),
+    "doctor.knowledge-cache-fix": Texts("reinstall poetry-cuda", "重新安装 poetry-cuda"),
     "doctor.system-met-by": Texts("{needs}: met by {by}", "{needs}：已由 {by} 满足"),
     "doctor.system-found": Texts("{needs}: {found}", "{needs}：{found}"),
     "doctor.system-version-unknown": Texts(

@@ -51,7 +51,8 @@ class LockState:
     """What was locked: cuda.lock, and the package manager's lock beside it."""
 
     cuda_lock: CudaLock | None
-    error: PoetryCudaError | None = None  # cuda.lock could not be read
+    error: PoetryCudaError | None = None  # cuda.lock (or pyproject.toml) could not be read
+    damaged: bool = False  # the error is cuda.lock's own: a file poetry-cuda never writes
     fresh: bool | None = None  # its content hash matches pyproject.toml
     backend: str | None = None
     lockfile: str | None = None  # "poetry.lock" / "uv.lock"
@@ -307,7 +308,8 @@ def _variant_findings(
 def check_locks(state: LockState) -> list[Finding]:
     """cuda.lock present, readable and fresh; the package manager's lock agrees with it."""
     if state.error is not None:
-        return [fail("locks", "cuda.lock", state.error.what, state.error.fix or state.fix)]
+        said = f"cuda.lock is damaged: {state.error.what}" if state.damaged else state.error.what
+        return [fail("locks", "cuda.lock", said, state.error.fix or state.fix)]
     cuda_lock = state.cuda_lock
     if cuda_lock is None:
         return [

@@ -29,6 +29,7 @@ from poetry_cuda.doctor.toolkit import check as check_toolkit
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.messages import message
 from poetry_cuda.request.settings import parse_settings
 
 
@@ -57,6 +58,15 @@ def run_checks(facts: Facts, kb: KnowledgeBase, *, strict: bool = False) -> list
     # The package manager the fixes name: a uv project locks with the script only.
     backend = facts.locks.backend or (facts.backend[0] if facts.backend else None)
     findings = check_host(facts.target, per_package, kb, backend=backend, strict=strict)
+    if not facts.knowledge_compiled:
+        findings.append(
+            warn(
+                "host",
+                "knowledge-cache",
+                message("doctor.knowledge-cache-damaged"),
+                message("doctor.knowledge-cache-fix"),
+            )
+        )
     if facts.project is None:
         findings.append(
             warn(

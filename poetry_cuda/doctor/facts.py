@@ -35,6 +35,8 @@ from poetry_cuda.files import read_toml
 from poetry_cuda.host.detect import DRIVER_ENV
 from poetry_cuda.host.detect import HostPaths
 from poetry_cuda.host.detect import detect_host
+from poetry_cuda.knowledge import packaged
+from poetry_cuda.knowledge.loader import compiled_sound
 from poetry_cuda.locking import lockfile
 from poetry_cuda.locking.state import gate
 from poetry_cuda.messages import message
@@ -91,6 +93,9 @@ class Facts:
     # The container doctor runs in, as its runtime's markers and the image's environment
     # say; None: it runs on a host.
     image: ContainerImage | None = None
+    # Whether the installed knowledge base is read from its compiled form (else every
+    # command parses the TOML: the compiled file is damaged or stale).
+    knowledge_compiled: bool = True
 
 
 def with_library_path(paths: HostPaths, environ: Mapping[str, str]) -> HostPaths:
@@ -107,6 +112,9 @@ def read_locks(project: Path | None, load_manager: Callable[[str], PackageManage
         return LockState(None)
     try:
         cuda_lock = lockfile.read(path)
+    except PoetryCudaError as error:
+        return LockState(None, error=error, damaged=True)
+    try:
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
         return LockState(None, error=error)
@@ -243,6 +251,7 @@ def gather(
         # The nvcc `run` would find, where it contradicts the lock (see `cudaenv.path_nvcc`).
         None if wanted is None else check_nvcc(wanted, apply(wanted, env).get("PATH", ""), env),
         read_image(env, where.root),
+        compiled_sound(packaged.DATA),
     )
 
 

@@ -111,7 +111,7 @@ def problem_of(failure: web.WebError, given: float) -> str:
     if isinstance(failure, web.TooManyRedirectsError):
         return f"redirected more than {web.MAX_REDIRECTS} times"
     if isinstance(failure, web.TooLargeError):
-        return f"the page is larger than {PAGE_LIMIT // MiB} MiB"
+        return f"the answer is larger than {failure.limit // MiB} MiB"
     if isinstance(failure, web.StatusError):
         missing = " without a Location" if 300 <= failure.code < 400 else ""
         return f"HTTP {failure.code} {_said(failure.reason)}{missing}"

@@ -297,7 +297,8 @@ VOICE = Voice(
     InputFileError,
     f"{FILENAME}: ",
     why=f"{FILENAME} is written by poetry-cuda and was changed or damaged since",
-    fix="restore it from version control, or run `poetry cuda lock` to write it anew",
+    # `lock` reads the cuda.lock it replaces: a damaged one must go first.
+    fix="restore it from version control, or remove it and run `poetry cuda lock` to write it anew",
 )
 
 

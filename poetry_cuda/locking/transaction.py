@@ -85,6 +85,10 @@ PYPROJECT = "pyproject.toml"
 EDITED = (PYPROJECT, "poetry.lock", "uv.lock", "cuda.lock")
 WAIT_VARIABLE = "POETRY_CUDA_LOCK_TIMEOUT"
 DEFAULT_WAIT = 120.0  # seconds: longer than a warm lock, short enough to notice a stuck run
+# Seconds a run that needs the holder's result (`sync` after a `lock`) waits: a cold lock of
+# a large project resolves for minutes, and the holder is alive while it holds the lock
+# (the operating system releases it when the process ends, however it ends).
+RESULT_WAIT = 1800.0
 JOURNAL_LIMIT = 256 * 1024 * 1024  # snapshots of a few lock files of some MiB each
 _POLL = 0.05
 
@@ -95,11 +99,12 @@ _POLL = 0.05
 _held: set[str] = set()  # real paths of the projects this process holds
 
 
-def wait_limit(environ: Mapping[str, str]) -> float:
-    """How long a run waits for another one on the same project (POETRY_CUDA_LOCK_TIMEOUT)."""
+def wait_limit(environ: Mapping[str, str], default: float = DEFAULT_WAIT) -> float:
+    """How long a run waits for another one on the same project (POETRY_CUDA_LOCK_TIMEOUT,
+    else `default`)."""
     text = environ.get(WAIT_VARIABLE, "").strip()
     if not text:
-        return DEFAULT_WAIT
+        return default
     try:
         seconds = float(text)
     except ValueError:
@@ -114,8 +119,12 @@ def wait_limit(environ: Mapping[str, str]) -> float:
 
 
 @contextmanager
-def exclusive(project: Path, notify: Callable[[Localized], None]) -> Iterator[None]:
+def exclusive(
+    project: Path, notify: Callable[[Localized], None], *, wait: float = DEFAULT_WAIT
+) -> Iterator[None]:
     """Hold the project's advisory lock for the block; re-entrant within one process.
+    Another run holding it is waited for `wait` seconds (POETRY_CUDA_LOCK_TIMEOUT, when
+    set, instead).
 
     The lock is taken on the folder itself, so nothing is added to the project, and the
     operating system releases it when the process ends, however it ends.
@@ -124,7 +133,7 @@ def exclusive(project: Path, notify: Callable[[Localized], None]) -> Iterator[No
     if key in _held:  # an outer block holds it, and releases it
         yield
         return
-    descriptor = _acquire(project, key, notify)
+    descriptor = _acquire(project, key, notify, wait)
     _held.add(key)
     try:
         yield
@@ -133,9 +142,9 @@ def exclusive(project: Path, notify: Callable[[Localized], None]) -> Iterator[No
         os.close(descriptor)  # closing the descriptor releases the lock
 
 
-def _acquire(project: Path, key: str, notify: Callable[[Localized], None]) -> int:
+def _acquire(project: Path, key: str, notify: Callable[[Localized], None], wait: float) -> int:
     descriptor = _open_lock(project, key)
-    limit = wait_limit(os.environ)
+    limit = wait_limit(os.environ, wait)
     deadline = time.monotonic() + limit
     told = False
     try:

@@ -20,8 +20,9 @@ sockets. On Python versions with tarfile's extraction filters, the "data" filter
 on top.
 
 ``complete.json`` records the entry's key (component, version, platform, sha256), its
-top folder, and its inventory: every folder, every file with its size and sha256, every
-link with its target. Nothing read from the store is trusted further than it checks:
+top folder, and its inventory: every folder, every file with its size, sha256, inode
+change time and inode, every link with its target. Nothing read from the store is trusted
+further than it checks:
 
 * on every use (`ensure`, `holds`, `entries`) the marker's fields must be of their types
   and name the folder it lies in (and the archive asked for); the entry's folders, from
@@ -29,7 +30,12 @@ link with its target. Nothing read from the store is trusted further than it che
   following links, must hold exactly the recorded folders, files of the recorded sizes,
   and links with the recorded targets, each resolving inside its archive's top folder.
   That is one ``lstat`` per file: about 20 ms for the five archives of CUDA 13's nvcc
-  (1,900 files) on a small machine, cheap enough for every `env` and `run`.
+  (1,900 files) on a small machine, cheap enough for every `env` and `run`. A file
+  written in place keeps its size and, if its writer wants, its modification time, but
+  gets a new inode change time, which no user can set back: a file whose inode or inode
+  change time is not the recorded one is read whole against its sha256 (`unsealed`, the
+  rule the wheel store shares). The same bytes (a ``chmod``) are sealed into the marker
+  again (`_seal`, atomically, under the entry's lock); other bytes damage the entry.
 * before an entry is linked into a project's CUDA_HOME (`ensure` with `contents`, which
   assembly asks for) every file's sha256 is checked too. That reads every byte (about
   210 MiB for CUDA 13's nvcc: a quarter of a second from the disk cache, seconds from a
@@ -57,7 +63,9 @@ import sys
 import time
 
 from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -83,6 +91,7 @@ from poetry_cuda.redist.manifest import check_version
 if TYPE_CHECKING:
     import tarfile
 
+    from collections.abc import Callable
     from collections.abc import Iterable
     from collections.abc import Iterator
     from collections.abc import Mapping
@@ -93,7 +102,10 @@ if TYPE_CHECKING:
 ENVIRONMENT = "POETRY_CUDA_STORE"
 MARKER = "complete.json"
 TREE = "tree"
-LAYOUT = 2  # 2: the marker holds the entry's inventory
+LAYOUT = 3  # 2: the marker holds the entry's inventory; 3: each file's inode time and inode
+# Layout 2 is still read: its files count as changed since, so the first use reads them
+# whole and seals them in layout 3 instead of fetching the archive again.
+_FILE_FIELDS = {2: 2, 3: 4}
 MARKER_LIMIT = 64 * MiB  # an inventory takes about 150 bytes a file
 LOCK_WAIT = 1800.0  # seconds: another run may be downloading a large archive
 UNPACKED_LIMIT = 16 * 1024**3  # bytes per archive; NVIDIA's nvcc unpacks to about 300 MiB
@@ -122,6 +134,14 @@ def default_root(environ: Mapping[str, str], os_name: str, home: Path) -> Path:
             fix=f"set {ENVIRONMENT} to an absolute path (e.g. {root.absolute()}), or unset it "
             f"to use {user_cache(environ, os_name, home) / 'redist'}",
         )
+    if root.exists() and not root.is_dir():
+        raise ConfigError(
+            f"{ENVIRONMENT}={value!r} is not a folder",
+            why="the store keeps its archives and wheels in folders below that path; a file "
+            "there can hold none",
+            fix=f"set {ENVIRONMENT} to a folder (a new one is made), or unset it to use "
+            f"{user_cache(environ, os_name, home) / 'redist'}",
+        )
     return root
 
 
@@ -132,6 +152,8 @@ class Inventory:
     folders: frozenset[str]
     files: Mapping[str, tuple[int, str]]  # path -> (size, sha256)
     links: Mapping[str, str]  # path -> target
+    # path -> (inode change time, inode) of each file as unpacked (`unsealed`)
+    sealed: Mapping[str, tuple[int, int]] = MappingProxyType({})
 
 
 @frozen
@@ -227,7 +249,18 @@ class Store:
         found = []
         for folder in self._entry_folders():
             with contextlib.suppress(InputFileError):
-                found.append(self._checked(folder, contents=False))
+                found.append(self._checked(folder, contents=False)[0])
+        return found
+
+    def verify(self) -> list[tuple[Path, tuple[str, ...]]]:
+        """Every entry read whole against the sha256 recorded when it was unpacked (`store
+        --verify`): the folder and problem of each damaged one."""
+        found: list[tuple[Path, tuple[str, ...]]] = []
+        for folder in self._entry_folders():
+            try:
+                self._checked(folder, contents=True)
+            except InputFileError as error:
+                found.append((folder, (error.what,)))
         return found
 
     def prune(self, keep: Iterable[Archive]) -> list[Entry]:
@@ -266,13 +299,39 @@ class Store:
     def _verified(self, archive: Archive, *, contents: bool) -> Entry | None:
         """The entry of `archive` if it passes the checks of the module docstring."""
         try:
-            entry = self._checked(self.folder(archive), contents=contents)
+            entry, stale = self._checked(self.folder(archive), contents=contents)
         except InputFileError:
             return None
-        return entry if entry.key == _key(archive) else None
+        if entry.key != _key(archive):
+            return None
+        return self._seal(entry, stale) if stale else entry
 
-    def _checked(self, folder: Path, *, contents: bool) -> Entry:
-        """The entry in `folder`, checked; InputFileError saying what is wrong."""
+    def _seal(self, entry: Entry, stale: Mapping[str, os.stat_result]) -> Entry:
+        """`entry` with the inode times and inodes of the `stale` files (read whole and found
+        as unpacked) recorded, its marker replaced atomically under its lock; `entry`
+        unchanged when another run holds the lock, the store is read-only, or a file changed
+        again since (the next use reads it whole again)."""
+        flat = _flat(entry.key)
+        with contextlib.suppress(OSError, InputFileError), self._locked_if_free(flat) as free:
+            if not free:
+                return entry
+            sealed = dict(entry.inventory.sealed)
+            tree = entry.path / TREE
+            for path, seen in stale.items():
+                now = os.lstat(tree / path)
+                if (now.st_ctime_ns, now.st_ino) != (seen.st_ctime_ns, seen.st_ino):
+                    return entry
+                sealed[path] = (now.st_ctime_ns, now.st_ino)
+            resealed = replace(entry, inventory=replace(entry.inventory, sealed=sealed))
+            temporary = self._own(".tmp") / f"{flat}.{secrets.token_hex(4)}.marker"
+            temporary.write_bytes(render_marker(resealed))
+            temporary.replace(entry.path / MARKER)
+            return resealed
+        return entry
+
+    def _checked(self, folder: Path, *, contents: bool) -> tuple[Entry, dict[str, os.stat_result]]:
+        """The entry in `folder`, checked, and its files `check_tree` read whole because they
+        changed since they were sealed; InputFileError saying what is wrong."""
         if not self._inside(folder):
             raise _damaged(folder, "a link leads into or out of the store on its way")
         entry = read_marker(folder)
@@ -280,8 +339,7 @@ class Store:
             self.root
         ).parts:
             raise _damaged(folder, f"its {MARKER} records another archive")
-        check_tree(entry, contents=contents)
-        return entry
+        return entry, check_tree(entry, contents=contents)
 
     def _entry_folders(self) -> list[Path]:
         """The real folders at <component>/<version>/<name>, sound or not."""
@@ -314,7 +372,7 @@ class Store:
                 )
             top, _ = unpack(downloaded, staging / TREE, archive.file_name)
             folder = self.root / key[0] / key[1] / _name(key)
-            found = inventory(staging / TREE, hashed=True)
+            found, _ = inventory(staging / TREE, hashed=True)
             size = sum(file_size for file_size, _ in found.files.values())
             entry = Entry(*key, size, folder, top, found)
             (staging / MARKER).write_bytes(render_marker(entry))
@@ -464,7 +522,8 @@ def render_marker(entry: Entry) -> bytes:
         "root": entry.top,
         "folders": sorted(entry.inventory.folders),
         "files": {
-            path: list(entry.inventory.files[path]) for path in sorted(entry.inventory.files)
+            path: [*entry.inventory.files[path], *entry.inventory.sealed.get(path, (0, 0))]
+            for path in sorted(entry.inventory.files)
         },
         "links": dict(sorted(entry.inventory.links.items())),
     }
@@ -494,7 +553,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
         raise _damaged(folder, f"its {MARKER} is not a JSON object")
     if set(document) != _FIELDS | _INVENTORY:
         raise _damaged(folder, f"its {MARKER} has other fields than layout {LAYOUT}'s")
-    if type(document["layout"]) is not int or document["layout"] != LAYOUT:
+    if type(document["layout"]) is not int or document["layout"] not in _FILE_FIELDS:
         raise _damaged(folder, f"its {MARKER} is of another layout than {LAYOUT}")
     checks = {
         "component": check_component,
@@ -513,7 +572,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
     top = document["root"]
     if not isinstance(top, str) or not (top == "." or _PART.fullmatch(top)):
         raise _damaged(folder, f"root {top!r} is not one folder name")
-    inventory = _parse_inventory(document, folder)
+    inventory = _parse_inventory(document, folder, _FILE_FIELDS[document["layout"]])
     size = document["size"]
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise _damaged(folder, f"size {size!r} is not a number of bytes")
@@ -533,7 +592,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
     )
 
 
-def _parse_inventory(document: Mapping[str, Any], folder: Path) -> Inventory:
+def _parse_inventory(document: Mapping[str, Any], folder: Path, fields: int) -> Inventory:
     folders, files, links = document["folders"], document["files"], document["links"]
     if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
         raise _damaged(folder, "folders is not a list of paths")
@@ -543,22 +602,25 @@ def _parse_inventory(document: Mapping[str, Any], folder: Path) -> Inventory:
         if not _plain_path(path):
             raise _damaged(folder, f"{path!r} is not a plain relative path")
     sized: dict[str, tuple[int, str]] = {}
+    sealed: dict[str, tuple[int, int]] = {}
     for path, value in files.items():
         if (
             not isinstance(value, list)
-            or len(value) != 2
-            or not isinstance(value[0], int)
-            or isinstance(value[0], bool)
+            or len(value) != fields
+            or any(type(v) is not int for v in (value[0], *value[2:]))
             or value[0] < 0
             or not isinstance(value[1], str)
             or not _sha256(value[1])
         ):
-            raise _damaged(folder, f"files[{path!r}] is not [size, sha256]")
+            shape = "[size, sha256, ctime, inode]" if fields == 4 else "[size, sha256]"
+            raise _damaged(folder, f"files[{path!r}] is not {shape}")
         sized[path] = (value[0], value[1])
+        if fields == 4:  # layout 2 never sealed them: read whole at their first use
+            sealed[path] = (value[2], value[3])
     for path, target in links.items():
         if not isinstance(target, str) or _escapes(path, target):
             raise _damaged(folder, f"links[{path!r}] leads out of its archive")
-    return Inventory(frozenset(folders), sized, dict(links))
+    return Inventory(frozenset(folders), sized, dict(links), sealed)
 
 
 def _plain_path(path: str) -> bool:
@@ -585,12 +647,13 @@ def _escapes(path: str, target: str) -> bool:
 # -- checking the tree ----------------------------------------------------------------------
 
 
-def inventory(tree: Path, *, hashed: bool) -> Inventory:
+def inventory(tree: Path, *, hashed: bool) -> tuple[Inventory, dict[str, os.stat_result]]:
     """What `tree` holds, walked without following links; files' sha256 when `hashed`
-    (else empty)."""
+    (else empty); and each file's ``lstat``."""
     folders: set[str] = set()
     files: dict[str, tuple[int, str]] = {}
     links: dict[str, str] = {}
+    seen: dict[str, os.stat_result] = {}
     pending = [(tree, "")]
     while pending:
         folder, prefix = pending.pop()
@@ -603,21 +666,47 @@ def inventory(tree: Path, *, hashed: bool) -> Inventory:
                     folders.add(path)
                     pending.append((Path(item.path), f"{path}/"))
                 elif item.is_file(follow_symlinks=False):
-                    size = item.stat(follow_symlinks=False).st_size
+                    seen[path] = item.stat(follow_symlinks=False)
+                    size = seen[path].st_size
                     files[path] = (size, _file_sha256(Path(item.path)) if hashed else "")
                 else:
                     raise InputFileError(f"{item.path}: neither a file, a folder nor a link")
-    return Inventory(frozenset(folders), files, links)
+    sealed = {path: (info.st_ctime_ns, info.st_ino) for path, info in seen.items()}
+    return Inventory(frozenset(folders), files, links, sealed), seen
 
 
-def check_tree(entry: Entry, *, contents: bool) -> None:
-    """InputFileError unless `entry`'s tree holds exactly what its marker records (and, with
-    `contents`, files of the recorded sha256)."""
+def unsealed(
+    tree: Path,
+    seen: Mapping[str, os.stat_result],
+    sealed: Mapping[str, tuple[int, int]],
+    recorded: Mapping[str, str],
+    digest: Callable[[Path], str],
+) -> tuple[dict[str, os.stat_result], str | None]:
+    """The rule both stores share: a file whose inode or inode change time is not the one
+    sealed when it was unpacked was written, linked, chmod'ed or replaced since (no user can
+    set that time back), so it is read whole (`digest`) against its `recorded` digest.
+    Returns those found as recorded, with their ``lstat`` from before they were read, and
+    the first found otherwise (None when none)."""
+    stale = {
+        path: info
+        for path, info in seen.items()
+        if (info.st_ctime_ns, info.st_ino) != sealed.get(path)
+    }
+    for path in sorted(stale):
+        if digest(tree / path) != recorded[path]:
+            return stale, path
+    return stale, None
+
+
+def check_tree(entry: Entry, *, contents: bool) -> dict[str, os.stat_result]:
+    """InputFileError unless `entry`'s tree holds exactly what its marker records, each file
+    changed since it was sealed (`unsealed`; with `contents`, every file) of the recorded
+    sha256. Returns the files read whole because they changed since and found sound."""
     tree = entry.path / TREE
     try:
         if not stat.S_ISDIR(os.lstat(tree).st_mode):
             raise _damaged(entry.path, f"its {TREE} is not a folder")
-        found = inventory(tree, hashed=False)
+        found, seen = inventory(tree, hashed=False)
     except OSError as error:
         raise _damaged(
             entry.path, f"its {TREE} cannot be read ({error.strerror or error})"
@@ -635,10 +724,22 @@ def check_tree(entry: Entry, *, contents: bool) -> None:
         top = str(Path(real) / link.split("/")[0])
         if os.path.commonpath([os.path.realpath(tree / link), top]) != top:
             raise _damaged(entry.path, f"the link {link!r} resolves out of its archive")
+    hashes = {path: sha256 for path, (_, sha256) in recorded.files.items()}
+    stale, bad = unsealed(tree, seen, recorded.sealed, hashes, _digest)
+    if bad is not None:
+        raise _damaged(entry.path, f"{bad} was written after it was unpacked")
     if contents:
-        for path, (_, sha256) in recorded.files.items():
-            if _file_sha256(tree / path) != sha256:
+        for path, sha256 in hashes.items():
+            if path not in stale and _file_sha256(tree / path) != sha256:
                 raise _damaged(entry.path, f"{path} is not the file that was unpacked")
+    return stale
+
+
+def _digest(path: Path) -> str:
+    try:
+        return _file_sha256(path)
+    except OSError:
+        return ""
 
 
 def _difference(what: str, found: set[str] | frozenset[str], recorded: Iterable[str]) -> str:

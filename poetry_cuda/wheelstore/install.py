@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from poetry_cuda.wheelstore.store import StoredFile
 
 
+INSTALL_SCHEMES = ("purelib", "platlib", "scripts", "data", "include")  # where wheels go
 # Wheels linked at once: a few threads overlap one wheel's Python work with another's
 # system calls; more only contend for the GIL and the kernel's folder locks.
 WORKERS = min(4, os.cpu_count() or 1)
@@ -571,8 +572,12 @@ def uninstall(dist_info: Path, where: Interpreter) -> str:
     RECORD lists inside the environment (and the bytecode of its modules), the folders they
     leave empty below the install folders, and its dist-info folder last. Returns its
     "name version"."""
-    prefix = os.path.realpath(where.root) + os.sep
     protected = {os.path.realpath(p) for p in where.paths.values()} | {os.path.realpath(where.root)}
+    # The environment and the folders it installs into, resolved alike: a site-packages
+    # linked to a folder outside the environment is still the environment's (the base
+    # Python's stdlib, among the paths too, is not).
+    owned = [str(where.root), *(where.paths[key] for key in INSTALL_SCHEMES if key in where.paths)]
+    prefixes = tuple(os.path.realpath(folder) + os.sep for folder in owned)
     base = dist_info.parent
     try:
         rows = parse((dist_info / "RECORD").read_text(encoding="utf-8"))
@@ -582,7 +587,7 @@ def uninstall(dist_info: Path, where: Interpreter) -> str:
     for row in rows:
         head, tail = os.path.split(os.path.join(base, row.path))  # noqa: PTH118
         path = os.path.join(os.path.realpath(head), tail)  # noqa: PTH118
-        if not path.startswith(prefix) or path.startswith(os.path.realpath(dist_info) + os.sep):
+        if not path.startswith(prefixes) or path.startswith(os.path.realpath(dist_info) + os.sep):
             continue
         targets = [path]
         if path.endswith(".py"):
@@ -595,7 +600,7 @@ def uninstall(dist_info: Path, where: Interpreter) -> str:
                 os.remove(target)  # noqa: PTH107
             parents.add(os.path.dirname(target))  # noqa: PTH120
     for folder in sorted(parents, key=len, reverse=True):
-        while folder.startswith(prefix) and folder not in protected:
+        while folder.startswith(prefixes) and folder not in protected:
             try:
                 os.rmdir(folder)  # noqa: PTH106
             except OSError:

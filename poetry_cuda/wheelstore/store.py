@@ -7,7 +7,8 @@ store's own walk leaves a dot folder alone)::
     <sha256>/
         files/...        the wheel's files, as the archive names them
         entry.json       what was unpacked: the wheel, and every file with its size, its
-                         sha256 (RECORD's form), its executable bit and modification time
+                         sha256 (RECORD's form), its executable bit, modification time,
+                         inode change time and inode
     .tmp/<sha256>.<random>.<kind>   downloads and unpacking under way (or left by a crash)
     .locks/<sha256>.lock            one lock per entry: concurrent runs take turns
     .projects/<digest>.json         which environment uses which entries (`usage`)
@@ -23,10 +24,18 @@ Nothing read from the store is trusted further than it checks. On every use (`en
 lies in; the entry's folder and ``files`` must be real folders, not links; and the tree,
 walked without following links, must hold exactly the recorded files, regular files of
 the recorded sizes and modification times: one ``lstat`` per file (90 ms for the 20
-entries and 6,400 files of the benchmark's CUDA stack, their markers read included). A file changed in place keeps neither its modification time
-nor, mostly, its size; `check` with ``deep`` reads every byte against the recorded sha256
+entries and 6,400 files of the benchmark's CUDA stack, their markers read included). A
+file written in place through any of its links (an environment's hard link included) gets
+a new inode change time, which no user can set back, even where the size and modification
+time were kept: such a file, or one that is another inode than unpacked, is read whole
+against its recorded sha256 (`check_tree`). Its contents decide: other bytes damage the
+entry; the same bytes (a ``chmod``, a link made or removed, which change the inode time
+too) are sealed into the marker again (`_reseal`, under the entry's lock, replaced
+atomically) so that the next use reads nothing. `check` with ``deep`` reads every byte
 (doctor ``--deep``). An entry that fails is not used: the next run that holds its lock
-replaces it. The store is a folder of its user: whoever can write it can change a file and
+replaces it, before it is linked anywhere, and the environments that link the damaged
+files get the new ones at their next `sync` (their files are then other inodes than the
+entry's). The store is a folder of its user: whoever can write it can change a file and
 its marker alike; these checks make sure that nothing but a stored wheel's own files, as
 unpacked, is ever linked into an environment.
 
@@ -37,6 +46,7 @@ entries it holds; a wheel it lacks is refused with a message, since nothing can 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import hashlib
 import json
@@ -69,6 +79,8 @@ from poetry_cuda.records import frozen
 from poetry_cuda.redist.store import ENVIRONMENT
 from poetry_cuda.redist.store import default_root as redist_root
 from poetry_cuda.redist.store import own_folder
+from poetry_cuda.redist.store import unsealed
+from poetry_cuda.wheelstore.record import parse as parse_record
 from poetry_cuda.wheelstore.record import record_hash
 
 
@@ -82,7 +94,10 @@ FOLDER = "wheels"  # in the user's cache folder
 INSIDE = ".wheels"  # in POETRY_CUDA_STORE
 MARKER = "entry.json"
 FILES = "files"
-LAYOUT = 1
+LAYOUT = 2  # 2: each file records its inode change time and inode
+# Layout 1 (no inode times) is still read: its files count as changed since, so the first
+# use reads them whole and seals them in layout 2 instead of fetching the wheel again.
+_FILE_FIELDS = {1: 4, 2: 6}
 MARKER_LIMIT = 256 * MiB  # about 150 bytes a file
 UNPACKED_LIMIT = 64 * 1024**3  # bytes per wheel; torch's CUDA wheels unpack to a few GiB
 MEMBER_LIMIT = 1_000_000
@@ -119,6 +134,8 @@ class StoredFile:
     hash: str  # sha256 in RECORD's form
     executable: bool
     mtime_ns: int
+    ctime_ns: int  # the inode's change time: every write, link or chmod sets it anew
+    inode: int
 
 
 @frozen
@@ -136,6 +153,15 @@ class Entry:
     @property
     def tree(self) -> Path:
         return self.path / FILES
+
+
+@frozen
+class Damaged:
+    """An entry `verify` found damaged: its folder, what it holds, what is wrong."""
+
+    folder: Path
+    name: str  # the wheel's file name, or the folder's when its marker cannot be read
+    problems: tuple[str, ...]
 
 
 class Store:
@@ -164,10 +190,12 @@ class Store:
     def entry(self, wheel: Wheel) -> Entry | None:
         """The entry of `wheel` if it is stored and passes the checks of every use."""
         try:
-            found = self._checked(self.folder(wheel.sha256))
+            found, stale = self._checked(self.folder(wheel.sha256))
         except InputFileError:
             return None
-        return found if found.sha256 == wheel.sha256 else None
+        if found.sha256 != wheel.sha256:
+            return None
+        return self.seal(found, stale) if stale else found
 
     def ensure(self, wheel: Wheel, fetch: Callable[[Path], str]) -> Entry:
         """The entry of `wheel`, made with `fetch` unless stored and sound.
@@ -222,14 +250,14 @@ class Store:
         found = []
         for folder in self._entry_folders():
             with contextlib.suppress(InputFileError):
-                found.append(self._checked(folder))
+                found.append(self._checked(folder)[0])
         return found
 
     def check(self, entry: Entry, *, deep: bool = False) -> list[str]:
         """What is wrong with `entry` now (empty when nothing): the checks of every use, and
         with `deep` every file's sha256 (doctor, for an entry modified after linking)."""
         try:
-            current = self._checked(entry.path)
+            current, _ = self._checked(entry.path)
         except InputFileError as error:
             return [error.what]
         if not deep:
@@ -239,6 +267,21 @@ class Store:
             for path, stored in sorted(current.files.items())
             if _file_hash(current.tree / path) != stored.hash
         ]
+
+    def verify(self) -> list[Damaged]:
+        """Every entry read whole: its files against the sha256 recorded when it was unpacked,
+        and those against its wheel's RECORD (`store --verify`); the damaged entries."""
+        found = []
+        for folder in self._entry_folders():
+            try:
+                entry, _ = self._checked(folder)
+            except InputFileError as error:
+                found.append(Damaged(folder, folder.name, (error.what,)))
+                continue
+            problems = [*self.check(entry, deep=True), *against_record(entry)]
+            if problems:
+                found.append(Damaged(folder, entry.filename, tuple(problems)))
+        return found
 
     def prune(self, in_use: Callable[[], set[str]]) -> list[Entry]:
         """Remove every entry whose sha256 `in_use()` does not name (asked again under each
@@ -266,14 +309,59 @@ class Store:
 
     # -- checking an entry ------------------------------------------------------------------
 
-    def _checked(self, folder: Path) -> Entry:
+    def _checked(self, folder: Path) -> tuple[Entry, dict[str, os.stat_result]]:
+        """The entry in `folder`, checked, and its files that `check_tree` read whole."""
         if not self._inside(folder):
             raise damaged(folder, "a link leads into or out of the store on its way")
         entry = read_marker(folder)
         if entry.sha256 != folder.name or folder.parent != self.root:
             raise damaged(folder, f"its {MARKER} records another wheel")
-        check_tree(entry)
-        return entry
+        return entry, check_tree(entry)
+
+    def seal(self, entry: Entry, paths: Mapping[str, os.stat_result]) -> Entry:
+        """`entry` with the inode times and inodes of `paths` (their ``lstat`` when their
+        contents were last known to be the stored ones) recorded in its marker, replaced
+        atomically under the entry's lock; `entry` unchanged when the store is read-only,
+        another run holds the lock, or a file changed again since (the next use reads it)."""
+        if not self.writable:
+            return entry
+        with self._locked_if_free(entry.sha256) as free:
+            if not free:
+                return entry
+            files = dict(entry.files)
+            for path, seen in paths.items():
+                try:
+                    now = os.lstat(entry.tree / path)
+                except OSError:
+                    return entry
+                if (now.st_ctime_ns, now.st_ino) != (seen.st_ctime_ns, seen.st_ino):
+                    return entry
+                files[path] = dataclasses.replace(
+                    files[path], ctime_ns=now.st_ctime_ns, inode=now.st_ino
+                )
+            sealed = dataclasses.replace(entry, files=files)
+            temporary = self._own(".tmp") / f"{entry.sha256}.{secrets.token_hex(4)}.marker"
+            temporary.write_bytes(render_marker(sealed))
+            temporary.replace(entry.path / MARKER)
+        return sealed
+
+    def seal_linked(self, entry: Entry) -> Entry:
+        """`seal` the files of `entry` that this run has just linked into an environment: a
+        hard link made or removed sets a new inode change time, on the same inode, size and
+        modification time. Only for an entry checked at the start of the same run."""
+        linked = {}
+        for path, stored in entry.files.items():
+            try:
+                info = os.lstat(entry.tree / path)
+            except OSError:
+                return entry
+            if (
+                info.st_ino == stored.inode
+                and (info.st_size, info.st_mtime_ns) == (stored.size, stored.mtime_ns)
+                and info.st_ctime_ns != stored.ctime_ns
+            ):
+                linked[path] = info
+        return self.seal(entry, linked) if linked else entry
 
     def _sound(self, folder: Path) -> bool:
         try:
@@ -459,7 +547,7 @@ def render_marker(entry: Entry) -> bytes:
         "version": entry.version,
         "size": entry.size,
         "files": {
-            path: [f.size, f.hash, int(f.executable), f.mtime_ns]
+            path: [f.size, f.hash, int(f.executable), f.mtime_ns, f.ctime_ns, f.inode]
             for path, f in sorted(entry.files.items())
         },
     }
@@ -487,7 +575,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
     type and form."""
     if not isinstance(document, dict) or set(document) != _FIELDS:
         raise damaged(folder, f"its {MARKER} has other fields than layout {LAYOUT}'s")
-    if type(document["layout"]) is not int or document["layout"] != LAYOUT:
+    if type(document["layout"]) is not int or document["layout"] not in _FILE_FIELDS:
         raise damaged(folder, f"its {MARKER} is of another layout than {LAYOUT}")
     for field in ("sha256", "filename", "name", "version"):
         if not isinstance(document[field], str):
@@ -500,7 +588,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
         raise damaged(folder, "filename is not a wheel's") from None
     if named != (document["name"], document["version"]):
         raise damaged(folder, "its name and version are not its file name's")
-    files = _parse_files(document["files"], folder)
+    files = _parse_files(document["files"], folder, _FILE_FIELDS[document["layout"]])
     size = document["size"]
     if type(size) is not int or size != sum(f.size for f in files.values()):
         raise damaged(folder, "size is not the sum of its files' sizes")
@@ -515,7 +603,7 @@ def parse_marker(document: object, folder: Path) -> Entry:
     )
 
 
-def _parse_files(files: Any, folder: Path) -> dict[str, StoredFile]:
+def _parse_files(files: Any, folder: Path, fields: int) -> dict[str, StoredFile]:
     if not isinstance(files, dict) or not files:
         raise damaged(folder, "files is not an object of files")
     parsed = {}
@@ -524,24 +612,29 @@ def _parse_files(files: Any, folder: Path) -> dict[str, StoredFile]:
             raise damaged(folder, f"{path!r} is not a plain relative path")
         if (
             not isinstance(value, list)
-            or len(value) != 4
-            or any(type(v) is not int for v in (value[0], value[2], value[3]))
+            or len(value) != fields
+            or any(type(v) is not int for v in (value[0], *value[2:]))
             or value[0] < 0
             or value[2] not in (0, 1)
             or not isinstance(value[1], str)
             or not value[1].startswith("sha256=")
         ):
-            raise damaged(folder, f"files[{path!r}] is not [size, sha256, executable, mtime]")
-        parsed[path] = StoredFile(value[0], value[1], bool(value[2]), value[3])
+            raise damaged(
+                folder, f"files[{path!r}] is not [size, sha256, executable, mtime, ctime, inode]"
+            )
+        ctime_ns, inode = value[4:] if fields == 6 else (0, 0)  # layout 1: never sealed
+        parsed[path] = StoredFile(value[0], value[1], bool(value[2]), value[3], ctime_ns, inode)
     return parsed
 
 
 # -- checking the tree ----------------------------------------------------------------------
 
 
-def check_tree(entry: Entry) -> None:
+def check_tree(entry: Entry) -> dict[str, os.stat_result]:
     """InputFileError unless `entry`'s tree holds exactly its recorded files, regular files
-    of the recorded sizes and modification times, in real folders."""
+    of the recorded sizes and modification times, in real folders, and each file whose inode
+    or inode change time is not the recorded one of its recorded sha256. Returns those files
+    (read whole, found sound) with what ``lstat`` said before they were read."""
     seen: dict[str, os.stat_result] = {}
     pending = [(entry.tree, "")]
     try:
@@ -569,6 +662,37 @@ def check_tree(entry: Entry) -> None:
             raise damaged(entry.path, f"{path} is not a regular file")
         if info.st_size != stored.size or info.st_mtime_ns != stored.mtime_ns:
             raise damaged(entry.path, f"{path} changed after it was unpacked")
+    sealed = {path: (f.ctime_ns, f.inode) for path, f in entry.files.items()}
+    hashes = {path: f.hash for path, f in entry.files.items()}
+    stale, bad = unsealed(entry.tree, seen, sealed, hashes, _file_hash)
+    if bad is not None:
+        raise damaged(entry.path, f"{bad} was written after it was unpacked")
+    return stale
+
+
+def against_record(entry: Entry) -> list[str]:
+    """What in `entry`'s recorded files differs from its wheel's RECORD: a file RECORD lists
+    with another sha256 or size, or does not list (RECORD itself and signatures aside)."""
+    records = [p for p in entry.files if p.count("/") == 1 and p.endswith(".dist-info/RECORD")]
+    if len(records) != 1:
+        return [f"the wheel holds {len(records)} .dist-info/RECORD files, not one"]
+    try:
+        rows = {row.path: row for row in parse_record((entry.tree / records[0]).read_text("utf-8"))}
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        return [f"{records[0]} cannot be read ({error})"]
+    problems = []
+    for path, stored in sorted(entry.files.items()):
+        row = rows.get(path)
+        if row is None:
+            if path != records[0] and not path.endswith(
+                (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
+            ):
+                problems.append(f"{path}: not listed in the wheel's RECORD")
+        elif row.hash and row.hash != stored.hash:
+            problems.append(f"{path}: another sha256 than the wheel's RECORD lists")
+        elif row.size is not None and row.size != stored.size:
+            problems.append(f"{path}: another size than the wheel's RECORD lists")
+    return problems
 
 
 def _file_hash(path: Path) -> str:
@@ -638,7 +762,7 @@ def unpack(archive: Path, destination: Path, name: str) -> dict[str, StoredFile]
                 budget = UNPACKED_LIMIT - total
                 written, digest = _extract(wheel, member, target, executable, budget, name)
                 total += written
-                files[path] = StoredFile(written, digest, executable, 0)
+                files[path] = StoredFile(written, digest, executable, 0, 0, 0)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as error:
         if isinstance(error, OSError) and error.errno in NO_SPACE:
             raise  # the disk is full, the wheel may be fine: `Store.ensure` says so
@@ -648,10 +772,13 @@ def unpack(archive: Path, destination: Path, name: str) -> dict[str, StoredFile]
             fix="check that the index serves the wheels its project publishes",
         ) from None
     # The times are read once everything is written: what each use compares.
-    return {
-        path: StoredFile(f.size, f.hash, f.executable, os.lstat(destination / path).st_mtime_ns)
-        for path, f in files.items()
-    }
+    return {path: _sealed(f, os.lstat(destination / path)) for path, f in files.items()}
+
+
+def _sealed(stored: StoredFile, info: os.stat_result) -> StoredFile:
+    return dataclasses.replace(
+        stored, mtime_ns=info.st_mtime_ns, ctime_ns=info.st_ctime_ns, inode=info.st_ino
+    )
 
 
 def _extract(

@@ -107,6 +107,13 @@ def sync_shared(
         ]
         forgotten = (before.distributions if before is not None else frozenset()) - names
         done = install(where, wanted, installer=installer, remove=forgotten, linker=linker)
+        # A hard link made sets a stored file's inode change time, as an edit would: what
+        # this run has just linked from entries checked above is sealed with its new time,
+        # so that the next use need not read it whole.
+        linked = set(done.installed)
+        for entry in entries:
+            if f"{entry.name} {entry.version}" in linked:
+                store.seal_linked(entry)
     if done.mode == "copy" and done.installed:
         notes.append(
             f"files were copied, not linked: {done.reason or 'links are not possible here'}"

@@ -5,6 +5,7 @@ real Poetry, the local test world."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -185,6 +186,94 @@ def test_doctor_names_a_library_changed_in_place_and_sync_repairs_it(
     assert "Fetched into the store: 1 wheels" in repaired.stdout
     [sound] = record_findings(cli, locked, env)
     assert sound["status"] == "ok"
+
+
+def test_a_stored_file_rewritten_with_size_and_time_kept_is_found_and_sync_repairs_it(
+    cli: Cli, locked: Path, tmp_path: Path, fake_nvml: FakeNvml
+) -> None:
+    # Issue 40, item 2: an edit through an environment's hard link that keeps the file's size
+    # and modification time is the store's file too; doctor (not only --deep) names it, the
+    # next sync of any project fetches the wheel again before linking it, and the edited
+    # environment is linked anew.
+    env = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
+    assert cli.run("sync", cwd=locked, env=env).code == 0
+    library = torch_library(locked)
+    original = library.read_bytes()
+    before = library.stat()
+    with library.open("r+b") as handle:
+        handle.write(b"#")
+    os.utime(library, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert library.stat().st_size == before.st_size
+
+    found = record_findings(cli, locked, env)
+    assert ("store-entry", "fail") in {(f["check"], f["status"]) for f in found}, found
+    verified = cli.run("store", "--verify", cwd=locked, env=env)
+    assert verified.code == 1, verified.stdout + verified.stderr
+    assert "Damaged " in verified.stdout
+    assert "torch/version.py was written after it was unpacked" in verified.stdout
+    [damaged] = json.loads(cli.run("store", "--verify", "--json", cwd=locked, env=env).stdout)[
+        "damaged"
+    ]
+    assert damaged["store"] == "wheels"
+    [entry] = [f for f in found if f["check"] == "store-entry"]
+    assert "torch/version.py was written after it was unpacked" in entry["message"]
+
+    # A new project gets the wheel's own bytes: the entry is fetched again first.
+    third = locked.parent / "third"
+    shutil.copytree(locked, third, ignore=shutil.ignore_patterns(".venv"))
+    other = cli.run("sync", cwd=third, env=env)
+    assert other.code == 0, other.stdout + other.stderr
+    assert "Fetched into the store: 1 wheels" in other.stdout
+    assert torch_library(third).read_bytes() == original
+
+    # The edited environment is linked anew from the new entry.
+    repaired = cli.run("sync", cwd=locked, env=env)
+    assert repaired.code == 0, repaired.stdout + repaired.stderr
+    assert library.read_bytes() == original
+    assert library.samefile(torch_library(third))
+    [sound] = record_findings(cli, locked, env)
+    assert sound["status"] == "ok"
+    verified = cli.run("store", "--verify", "--json", cwd=locked, env=env)
+    assert verified.code == 0, verified.stdout + verified.stderr
+    assert json.loads(verified.stdout)["damaged"] == []
+    pruned = cli.run("store", "--prune", "--json", cwd=locked, env=env)
+    assert pruned.code == 0, pruned.stderr
+    assert json.loads(pruned.stdout)["removed_wheels"] == []
+
+
+def test_a_store_variable_naming_a_file_is_a_config_error(
+    cli: Cli, locked: Path, tmp_path: Path, fake_nvml: FakeNvml
+) -> None:
+    # Issue 40, item 9: sync said "read-only" and `store` "empty" (exit 0).
+    regular = tmp_path / "a-file"
+    regular.write_text("not a store\n")
+    env = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(regular)}
+    for args in (("sync",), ("store",), ("store", "--json")):
+        done = cli.run(*args, cwd=locked, env=env)
+        assert done.code == 2, (args, done.stdout, done.stderr)
+        assert f"POETRY_CUDA_STORE={str(regular)!r} is not a folder" in done.stderr
+        assert "Fix: set POETRY_CUDA_STORE to a folder" in done.stderr
+    assert regular.read_text() == "not a store\n"
+
+
+def test_a_damaged_cuda_lock_is_put_right_as_its_fix_says(
+    cli: Cli, locked: Path, fake_nvml: FakeNvml
+) -> None:
+    # Issue 40, item 8: `lock` reads the cuda.lock it replaces, so the fix says to remove a
+    # damaged one first; doing so writes the same project again.
+    import tomlkit
+
+    pyproject = (locked / "pyproject.toml").read_text()
+    document = tomlkit.parse((locked / "cuda.lock").read_text())
+    document["packages"][0]["variant"] = "v" * 60_000
+    (locked / "cuda.lock").write_text(tomlkit.dumps(document))
+    refused = cli.run("lock", cwd=locked, env=fake_nvml.scenario())
+    assert refused.code == 2, refused.stderr
+    assert "remove it and run `poetry cuda lock`" in refused.stderr
+    (locked / "cuda.lock").unlink()
+    again = cli.run("lock", cwd=locked, env=fake_nvml.scenario())
+    assert again.code == 0, again.stderr
+    assert (locked / "pyproject.toml").read_text() == pyproject
 
 
 def test_two_syncs_at_once_fetch_each_wheel_once(

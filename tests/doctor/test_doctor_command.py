@@ -255,3 +255,104 @@ def test_in_a_pod_the_image_is_checked_against_the_locks_base_image(
     chinese = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
     zh = cli.run("doctor", cwd=project, env={**pod, **cuda_12, **chinese})
     assert f"容器镜像中是 CUDA 12.4.1；锁文件记录的基础镜像 {image} 是 CUDA 11.8.0" in zh.stdout
+
+
+HUGE = 60_000
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "key"),
+    [
+        ("variant", "v" * HUGE, "packages[0].variant"),
+        ("variant-label", "l" * HUGE, "packages[0].variant-label"),
+        ("variant-properties", ["p" * HUGE], "packages[0].variant-properties[0]"),
+        ("reason", "r" * HUGE, "packages[0].reason"),
+    ],
+)
+def test_a_committed_lock_with_an_overlong_string_is_reported_as_damaged(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path, field: str, value: object, key: str
+) -> None:
+    # Issue 40, item 8: every string field kind, plain and --json.
+    import tomlkit
+
+    project = cpu_torch_project(tmp_path)
+    document = tomlkit.parse((project / "cuda.lock").read_text())
+    document["packages"][0][field] = value
+    (project / "cuda.lock").write_text(tomlkit.dumps(document))
+    said = f"{key}: a value of {HUGE} characters"
+
+    done = cli.run("doctor", "--json", cwd=project, env=fake_nvml.scenario())
+    assert done.code == 1, done.stderr
+    row = find(findings(done.stdout), "locks", "cuda.lock")
+    assert row["status"] == "fail"
+    assert row["message"].startswith("cuda.lock is damaged: "), row
+    assert said in row["message"]
+    assert len(row["message"]) < 1_000
+    assert row["fix"] == (
+        "restore it from version control, or remove it and run `poetry cuda lock` to write it anew"
+    )
+
+    plain = cli.run("doctor", cwd=project, env=fake_nvml.scenario())
+    assert plain.code == 1, plain.stderr
+    [line] = [line for line in plain.stdout.splitlines() if "cuda.lock is damaged" in line]
+    assert line.startswith("  FAIL  ")
+    assert said in line
+    assert "Traceback" not in plain.stdout + plain.stderr
+
+
+# Runs doctor as the console script does, with the installed knowledge base read from `DATA`.
+WITH_DATA = """
+import sys
+from pathlib import Path
+import poetry_cuda.knowledge.packaged as packaged
+packaged.DATA = Path(sys.argv[1])
+sys.argv = ["poetry-cuda", *sys.argv[2:]]
+from poetry_cuda.cli.console import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("damage", ["sound", "damaged", "stale"])
+def test_a_damaged_or_stale_knowledge_cache_is_a_doctor_warning(
+    cli: Cli, fake_nvml: FakeNvml, tmp_path: Path, damage: str
+) -> None:
+    # Issue 40, item 8: the packaged compiled.json is never written at run time; a damaged
+    # or stale one is passed over silently (every command parses the TOML), so doctor says so.
+    import shutil
+    import subprocess
+    import sys
+
+    from poetry_cuda.knowledge.compiled import FILE
+    from poetry_cuda.knowledge.packaged import DATA
+
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    if damage == "damaged":
+        raw = bytearray((data / FILE).read_bytes())
+        raw[-100] ^= 0x01
+        (data / FILE).write_bytes(bytes(raw))
+    elif damage == "stale":
+        with (data / "torch.toml").open("a") as toml:
+            toml.write("\n# edited after the compile\n")
+    project = cpu_torch_project(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", WITH_DATA, str(data), "doctor", "--json"],
+        cwd=project,
+        env={**cli.env, **fake_nvml.scenario()},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr  # the CPU build of torch fails, as ever
+    rows = [r for r in findings(done.stdout) if r["check"] == "knowledge-cache"]
+    if damage == "sound":
+        assert rows == []
+        return
+    [row] = rows
+    assert (row["area"], row["status"]) == ("host", "warn")
+    assert row["message"] == (
+        "the installed poetry-cuda's knowledge cache is damaged: every command reads the "
+        "TOML instead (slower)"
+    )
+    assert row["fix"] == "reinstall poetry-cuda"

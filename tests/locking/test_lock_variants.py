@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from poetry_cuda.files import read_toml
+from poetry_cuda.planning.variant_metadata import FILE_LIMIT
 from tests.support.example import PYPI
 from tests.support.variant_world import TORCH_29
 from tests.support.variant_world import build_world
@@ -179,6 +180,22 @@ def test_an_unreadable_variant_index_is_said_and_records_no_label(
     assert "no variant label recorded for torch" in result.stderr
     assert "variant-label" not in _torch(project)
     assert _torch(project)["variant"] == "cu128"
+
+
+def test_a_variants_file_over_its_limit_is_said_with_its_own_limit(
+    cli: Cli, tmp_path: Path, server: WorldServer
+) -> None:
+    # Issue 40, item 9: a -variants.json over its 4 MiB limit was said to be "larger than
+    # 16 MiB" (the limit of index pages).
+    path = build_world(tmp_path / "files", TORCH_29, version="2.9.1")
+    path.write_bytes(path.read_bytes() + b" " * FILE_LIMIT)  # still JSON, too large
+    with serve_index(tmp_path / "files", tmp_path / "root") as index:
+        project = _project(tmp_path, server, index, _profile(RTX_4090), "poetry")
+        result = cli.run("lock", cwd=project)
+    assert result.code == 0, result.stderr
+    assert f"larger than {FILE_LIMIT // 1024**2} MiB" in result.stderr, result.stderr
+    assert "16 MiB" not in result.stderr
+    assert "no variant label recorded for torch" in result.stderr
 
 
 def test_doctor_and_check_read_the_record_back(

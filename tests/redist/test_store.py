@@ -130,21 +130,36 @@ def test_the_marker_records_what_was_unpacked(layout: Layout, server: Server, st
     assert store.entries() == [entry]
 
 
-def test_a_changed_file_is_found_by_size_always_and_by_sha256_before_linking(
+def test_a_file_written_in_place_is_found_on_every_use_and_fetched_again(
     layout: Layout, server: Server, store: Store
 ) -> None:
+    # Issue 40, item 2: the size and modification time kept, the inode change time tells;
+    # the bytes confirm it, on every use, not only before linking.
     nvcc = _archives(layout)[0]
     tree = store.ensure(nvcc, server.url)
     profile = tree / "bin" / "nvcc.profile"
+    before = profile.stat()
     profile.write_bytes(profile.read_bytes().replace(b"..", b"/x"))  # same size
-    assert store.holds(nvcc)  # every use checks sizes, not contents
+    os.utime(profile, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert not store.holds(nvcc)
     assert store.ensure(nvcc, server.url) == tree
-    assert server.requests[f"/{nvcc.relative_path}"] == 1
-    assert store.ensure(nvcc, server.url, contents=True) == tree  # before linking: fetched again
     assert server.requests[f"/{nvcc.relative_path}"] == 2
     assert profile.read_bytes() == b"TOP = $(_HERE_)/..\n"
     profile.write_bytes(b"TOP = /elsewhere\n")  # another size: found on every use
     assert not store.holds(nvcc)
+
+
+def test_a_chmod_is_read_whole_once_and_sealed(
+    layout: Layout, server: Server, store: Store
+) -> None:
+    nvcc = _archives(layout)[0]
+    tree = store.ensure(nvcc, server.url)
+    (tree / "bin" / "nvcc").chmod(0o700)
+    assert store.holds(nvcc)  # the same bytes: kept, and sealed anew
+    [entry] = [e for e in store.entries() if e.component == nvcc.component]
+    path = f"{tree.name}/bin/nvcc"
+    assert entry.inventory.sealed[path][0] == (tree / "bin" / "nvcc").stat().st_ctime_ns
+    assert server.requests[f"/{nvcc.relative_path}"] == 1
 
 
 def test_prune_removes_damaged_entries_unless_a_run_holds_them(
@@ -360,3 +375,18 @@ def test_the_store_command_lists_what_projects_use_and_prunes_the_rest(
     assert pruned.code == 0, pruned.stderr
     assert "Removed cuda_cccl 12.4.127" in pruned.stdout
     assert [e.component for e in store.entries()] == ["cuda_cudart", "cuda_nvcc"]
+
+
+def test_an_entry_of_layout_2_is_read_whole_once_and_sealed(
+    layout: Layout, server: Server, store: Store
+) -> None:
+    nvcc = _archives(layout)[0]
+    store.ensure(nvcc, server.url)
+    marker_path = store.folder(nvcc) / MARKER
+    marker = json.loads(marker_path.read_text())
+    marker["layout"] = 2
+    marker["files"] = {path: value[:2] for path, value in marker["files"].items()}
+    marker_path.write_text(json.dumps(marker))
+    assert store.holds(nvcc)  # not fetched again: read whole, then sealed
+    assert json.loads(marker_path.read_text())["layout"] == 3
+    assert server.requests[f"/{nvcc.relative_path}"] == 1

@@ -19,6 +19,7 @@ import pytest
 
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking.transaction import JOURNAL
+from poetry_cuda.locking.transaction import RESULT_WAIT
 from tests.support.cli import BIN
 from tests.support.example import snapshot
 from tests.support.example import torch_entries
@@ -295,6 +296,28 @@ def test_a_running_lock_is_no_dead_run_to_check_install_or_sync(
     assert sync.finish() == 0, sync.stderr
     for said in (check.stderr, install.stderr, sync.stderr):
         assert "stopped before it finished" not in said
+    assert leftovers(project) == []
+
+
+def test_sync_waits_for_a_running_lock_as_long_as_a_cold_lock_takes_and_installs_its_result(
+    cli: Cli, project: Path, server: WorldServer, runs: list[Run]
+) -> None:
+    # Issue 40, item 8: sync gave up after the 120 s a second `lock` waits, shorter than a
+    # cold lock; it waits for the lock's result, says so, and installs it.
+    first = stalled_run(cli, project, server, runs)
+    sync = waiting_run(cli, project, runs, command=("poetry-cuda", "sync"))
+    assert f"(up to {RESULT_WAIT:g} s)" in sync.stderr
+    server.release_stalls()
+    assert first.finish() == 0, first.stderr
+    assert sync.finish() == 0, sync.stderr
+    python = project / ".venv" / "bin" / "python"
+    installed = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('torch'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert installed.endswith("+cu118"), installed  # the new lock's build, not the old one's
     assert leftovers(project) == []
 
 

@@ -458,6 +458,14 @@ def _nvcc_truncated(world: World) -> None:
     (world.top / "bin" / "nvcc").write_bytes(b"#!")
 
 
+def _nvcc_rewritten_in_place(world: World) -> None:
+    """The evil script in the stored nvcc, its size and modification time kept."""
+    nvcc = world.top / "bin" / "nvcc"
+    before = nvcc.stat()
+    nvcc.write_bytes(_script(EVIL_NVCC).ljust(before.st_size, b" ")[: before.st_size])
+    os.utime(nvcc, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 def _nvcc_a_folder(world: World) -> None:
     (world.top / "bin" / "nvcc").unlink()
     (world.top / "bin" / "nvcc").mkdir()
@@ -495,6 +503,7 @@ DAMAGE: dict[str, Callable[[World], None]] = {
     "no-nvcc": _no_nvcc,
     "no-bin": _no_bin,
     "nvcc-truncated": _nvcc_truncated,
+    "nvcc-rewritten-in-place": _nvcc_rewritten_in_place,
     "nvcc-a-folder": _nvcc_a_folder,
     "a-file-added": _a_file_added,
     "a-fifo-added": _a_fifo_added,
@@ -517,6 +526,20 @@ def test_a_damaged_or_linked_entry_is_found_and_fetched_again(
 def test_a_damaged_entry_offline_is_a_failure(name: str, cli: Cli, world: World) -> None:
     DAMAGE[name](world)
     _fails_offline(cli, world)
+
+
+@pytest.mark.parametrize(
+    "name", ["no-tree", "no-top-folder", "no-nvcc", "nvcc-truncated", "nvcc-rewritten-in-place"]
+)
+def test_a_toolkit_entry_whose_tree_is_gone_or_incomplete_is_not_trusted(
+    name: str, cli: Cli, world: World
+) -> None:
+    # Issue 40, item 2: the completion marker alone proves nothing; doctor fails before the
+    # next `run` fetches the archive again.
+    DAMAGE[name](world)
+    found = _project_toolkit(cli, world)
+    assert "fail" in [f["status"] for f in found], found
+    _heals(cli, world)
 
 
 def test_same_sized_changes_are_found_before_a_new_project_links_them(

@@ -3,6 +3,7 @@ refused when they are not the locked wheel, shared by runs that take turns."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -107,7 +108,9 @@ def test_a_stored_file_changed_after_unpacking_is_found_and_replaced(tmp_path: P
     ][0]
 
 
-def test_only_the_deep_check_finds_a_change_that_kept_size_and_time(tmp_path: Path) -> None:
+def test_a_stored_file_rewritten_with_size_and_time_kept_is_found_and_fetched_again(
+    tmp_path: Path,
+) -> None:
     wheel, path = _wheel(tmp_path / "wheels")
     store = Store(tmp_path / "store")
     entry = store.ensure(wheel, _fetch(path))
@@ -115,10 +118,83 @@ def test_only_the_deep_check_finds_a_change_that_kept_size_and_time(tmp_path: Pa
     before = library.stat()
     library.write_bytes(b"patched" + library.read_bytes()[7:])
     os.utime(library, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert store.check(entry) == []
-    assert store.check(entry, deep=True) == [
-        "pkg/lib/libpkg.so.1: other contents than unpacked (sha256 differs)"
+    # The inode's change time tells, without --deep; the bytes confirm it.
+    assert store.check(entry) == [
+        (
+            f"{entry.path}: not a store entry as poetry-cuda makes them (pkg/lib/libpkg.so.1 "
+            "was written after it was unpacked)"
+        )
     ]
+    assert store.entry(wheel) is None
+    calls: list[int] = []
+    fresh = store.ensure(wheel, _fetch(path, calls))
+    assert calls == [1]
+    assert (fresh.tree / "pkg" / "lib" / "libpkg.so.1").read_bytes() == FILES[
+        "pkg/lib/libpkg.so.1"
+    ][0]
+
+
+def test_a_chmod_or_a_link_keeps_the_entry_and_is_sealed_once_read(tmp_path: Path) -> None:
+    wheel, path = _wheel(tmp_path / "wheels")
+    store = Store(tmp_path / "store")
+    entry = store.ensure(wheel, _fetch(path))
+    library = entry.tree / "pkg" / "lib" / "libpkg.so.1"
+    library.chmod(0o700)
+    os.link(library, tmp_path / "elsewhere.so")
+    found = store.entry(wheel)  # read whole: the same bytes
+    assert found is not None
+    assert found.files["pkg/lib/libpkg.so.1"].ctime_ns == library.stat().st_ctime_ns
+    assert store.entry(wheel) == found  # sealed in its marker: nothing read again
+    assert store.check(found) == []
+
+
+def test_an_entry_of_the_layout_before_inode_times_is_read_whole_once_and_sealed(
+    tmp_path: Path,
+) -> None:
+    wheel, path = _wheel(tmp_path / "wheels")
+    store = Store(tmp_path / "store")
+    entry = store.ensure(wheel, _fetch(path))
+    marker = json.loads((entry.path / MARKER).read_text())
+    marker["layout"] = 1
+    marker["files"] = {p: f[:4] for p, f in marker["files"].items()}
+    (entry.path / MARKER).write_text(json.dumps(marker))
+    calls: list[int] = []
+    assert store.ensure(wheel, _fetch(path, calls)) == entry  # not fetched again
+    assert calls == []
+    assert json.loads((entry.path / MARKER).read_text())["layout"] == 2
+
+
+def test_store_verify_checks_files_against_the_marker_and_the_wheels_record(
+    tmp_path: Path,
+) -> None:
+    # Issue 40, item 9: a store provisioned by another user is trusted as it is; --verify
+    # reads it whole, against the marker and against the wheel's own RECORD (a file changed
+    # with its marker alike still differs from RECORD).
+    wheel, path = _wheel(tmp_path / "wheels")
+    store = Store(tmp_path / "store")
+    entry = store.ensure(wheel, _fetch(path))
+    assert store.verify() == []
+    library = entry.tree / "pkg" / "lib" / "libpkg.so.1"
+    library.write_bytes(b"forged")
+    info = library.stat()
+    marker = json.loads((entry.path / MARKER).read_text())
+    forged = hashlib.sha256(b"forged").digest()
+    marker["files"]["pkg/lib/libpkg.so.1"] = [
+        6,
+        "sha256=" + base64.urlsafe_b64encode(forged).rstrip(b"=").decode(),
+        1,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        info.st_ino,
+    ]
+    marker["size"] = sum(f[0] for f in marker["files"].values())
+    (entry.path / MARKER).write_text(json.dumps(marker))
+    assert store.entry(wheel) is not None  # the marker agrees: every use trusts it
+    [damaged] = store.verify()
+    assert damaged.name == wheel.filename
+    assert damaged.problems == (
+        "pkg/lib/libpkg.so.1: another sha256 than the wheel's RECORD lists",
+    )
 
 
 @pytest.mark.parametrize(
@@ -267,3 +343,32 @@ def test_wheels_that_share_a_file_install_side_by_side(tmp_path: Path) -> None:
     assert (site / "nvidia" / "__init__.py").read_bytes() == b""
     assert len(list(site.glob("nvidia_lib*.dist-info/RECORD"))) == 12
     assert not list(site.glob("nvidia/*.tmp"))
+
+
+def test_site_packages_linked_outside_the_venv_loses_the_old_versions_files(
+    tmp_path: Path,
+) -> None:
+    # Issue 40, item 9: with site-packages a link to a folder outside the environment,
+    # replacing a version left the old one's files importable.
+    venv.create(tmp_path / "venv", with_pip=False)
+    [site] = (tmp_path / "venv" / "lib").glob("python3*/site-packages")
+    outside = tmp_path / "outside-site"
+    site.rename(outside)
+    site.symlink_to(outside, target_is_directory=True)
+    store = Store(tmp_path / "store")
+    where = interpreter(tmp_path / "venv")
+    for version, module in (("1.0", "old"), ("2.0", "new")):
+        path = featured_wheel(
+            tmp_path / "wheels",
+            "pkg",
+            version,
+            {"pkg/__init__.py": (b"", 0o644), f"pkg/{module}.py": (b"X = 1\n", 0o644)},
+        )
+        wheel = Wheel(path.name, hashlib.sha256(path.read_bytes()).hexdigest())
+        done = install(
+            where, [Wanted(store.add_file(wheel, path))], installer=f"Python {sys.version_info[0]}"
+        )
+        assert done.installed == (f"pkg {version}",)
+    assert (outside / "pkg" / "new.py").is_file()
+    assert not (outside / "pkg" / "old.py").exists()
+    assert [p.name for p in outside.glob("pkg-*.dist-info")] == ["pkg-2.0.dist-info"]

@@ -3,12 +3,18 @@ projects use each, and `--prune` for what none uses."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+from typing import Any
 from typing import ClassVar
 
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.markup import escape
+
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 HELP = """\
@@ -19,9 +25,13 @@ the wheel store beside it and linked into each project's environment.
 This lists every stored archive and wheel with its size and the projects that use it;
 --prune removes the archives no project with a cuda.lock uses any more, and the wheels no
 existing project's environment uses (a project whose environment or poetry.lock is gone
-uses none).
+uses none). --verify reads every stored file against the sha256 recorded when it was
+unpacked (and a wheel's files against its RECORD) and names the damaged entries: the next
+command that needs one fetches it again, --prune removes it. A store provisioned by another
+user is trusted as it is; --verify is how to check it.
 
-Exit codes: 0 listed (or pruned); 2 a store folder that cannot be read.
+Exit codes: 0 listed (or pruned, or verified sound); 1 --verify found damaged entries;
+2 a store folder that cannot be read.
 """
 
 
@@ -31,6 +41,7 @@ class StoreCommand(CudaCommand):
     help = HELP
     options: ClassVar[tuple[Option, ...]] = (
         Option("prune", "Remove the archives and wheels no project uses."),
+        Option("verify", "Read every stored file against its recorded sha256; exit 1 if damaged."),
         JSON_OPTION,
     )
 
@@ -54,11 +65,13 @@ class StoreCommand(CudaCommand):
                 keep = [entry for entry in entries if entry.key in used]
                 removed = store.prune_entries(keep)
                 entries = keep
+            damaged = self._verified(store.root) if self.option("verify") else None
         except OSError as error:
             raise InputFileError(
                 f"the store at {store.root} cannot be read ({error.strerror or error})",
                 fix=f"check the folder's permissions, or point {STORE_ENV} at another folder",
             ) from None
+        code = 1 if damaged else 0
         if self.option("json"):
             self.print_json(
                 {
@@ -79,9 +92,10 @@ class StoreCommand(CudaCommand):
                         for e in removed
                     ],
                     **wheels.to_json(),
+                    **({} if damaged is None else {"damaged": damaged}),
                 }
             )
-            return 0
+            return code
         esc = escape
         self.line(f"<info>Store</info> {esc(str(store.root))}")
         if not entries and not removed:
@@ -100,4 +114,40 @@ class StoreCommand(CudaCommand):
             )
         for line in wheels.lines():
             self.line(esc(line))
-        return 0
+        if damaged is not None:
+            self._say_verified(damaged, len(entries) + len(wheels.wheels))
+        return code
+
+    def _verified(self, root: Path) -> list[dict[str, Any]]:
+        """`--verify`: the damaged entries of both stores, each read whole."""
+        from poetry_cuda.redist.store import Store
+        from poetry_cuda.wheelstore.store import Store as WheelStore
+
+        found: list[dict[str, Any]] = [
+            {"store": "archives", "folder": str(folder), "name": folder.name, "problems": list(p)}
+            for folder, p in Store(root).verify()
+        ]
+        found += [
+            {
+                "store": "wheels",
+                "folder": str(d.folder),
+                "name": d.name,
+                "problems": list(d.problems),
+            }
+            for d in WheelStore.default().verify()
+        ]
+        return found
+
+    def _say_verified(self, damaged: list[dict[str, Any]], listed: int) -> None:
+        for entry in damaged:
+            self.line(
+                f"<error>Damaged</error> {escape(entry['name'])} ({escape(entry['folder'])}): "
+                + escape("; ".join(entry["problems"][:5]))
+            )
+        if damaged:
+            self.line(
+                "the next command that needs a damaged entry fetches it again; "
+                "`store --prune` removes them now"
+            )
+        else:
+            self.line(f"<info>Verified</info> {listed} entries: every file as it was unpacked")

@@ -43,8 +43,9 @@ Poetry's own virtual environment from the per-user store (`store` lists it), and
 
 --dry-run prints the extra chosen, why, and the command; it runs nothing.
 
-A `lock` (or `poetry add`) in progress on the project is waited for, as a second `lock`
-waits, and none starts while sync installs.
+A `lock` (or `poetry add`) in progress on the project is waited for, up to 30 minutes
+(POETRY_CUDA_LOCK_TIMEOUT, in seconds, when set), and sync then installs what it locked;
+none starts while sync installs.
 
 Exit codes: 0 installed (or, with --dry-run, printed); 2 no cuda.lock, a stale one or a
 stale package manager's lock (by its own check: `uv lock --check`, Poetry's content hash;
@@ -70,8 +71,11 @@ class SyncCommand(CudaCommand):
         # One run per project: a lock in progress finishes first (its journal is no dead
         # run's), and no lock changes the files while they are installed.
         language = user_language()
+        # It waits as long as a cold lock may take: what the lock leaves is what it installs.
         with transaction.exclusive(
-            project, lambda said: self.line_error(escape(localize(said, language)))
+            project,
+            lambda said: self.line_error(escape(localize(said, language))),
+            wait=transaction.RESULT_WAIT,
         ):
             return self._sync(project)
 
