@@ -1,25 +1,23 @@
 """When `env` and `run` repeat the warning that the nvcc on PATH does not match the lock.
 
 A shell that evaluates `env` at every prompt, or a script that calls `run` in a loop, would
-print the same two lines forever, and a warning that is always there stops being read. So
-the warning is shown once per project and mismatch (the nvcc's path and version against the
-locked CUDA), remembered in a per-user state file; but `run` of a compiler or build tool
-(nvcc, cmake, make, ninja, pip, uv, `python -m build`, `python setup.py`, ...) always shows
-it, since that is the command the wrong nvcc would spoil. Deciding is pure (`is_build`,
-`should_show`); the state file is the I/O (`remember`).
+print the same two lines forever, and a warning that is always there stops being read. Both
+commands write nothing (SPEC), so the memory of having told is kept where the warning is
+read, in the shell: `env` sets `VARIABLE` to the mismatch's key beside the CUDA variables,
+and a later `env` in a shell that evaluated it says nothing more about the same mismatch
+(the project, the nvcc's path and version, the locked CUDA). `run` shows the warning only
+before a compiler or build tool (nvcc, cmake, make, ninja, pip, uv, `python -m build`,
+`python setup.py`, ...), the command the wrong nvcc would spoil. Deciding is pure.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
+import os
 import re
 
 from pathlib import PurePath
 from typing import TYPE_CHECKING
-
-from poetry_cuda.files import write_atomic
 
 
 if TYPE_CHECKING:
@@ -27,8 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-STATE_FILE = "nvcc-warned.json"  # in the per-user folder poetry-cuda's caches share
-_KEPT = 200  # mismatches remembered; the oldest are forgotten (shown again) beyond that
+VARIABLE = "POETRY_CUDA_NVCC_WARNED"  # set by `env`: the mismatch this shell was told of
 
 # Programs that compile or build, by name without a version suffix or ".exe".
 _BUILD_TOOLS = frozenset(
@@ -63,32 +60,15 @@ def is_build(argv: Sequence[str]) -> bool:
 
 def key(project: Path, said: str) -> str:
     """The mismatch's identity: the project and the warning's text (nvcc path, its version,
-    the locked CUDA or requirement); a change of any of them is news again."""
-    return hashlib.sha256(f"{project}\0{said}".encode()).hexdigest()
+    the locked CUDA or requirement); a change of any of them is news again. Paths are taken
+    as bytes: a folder name need not be valid UTF-8."""
+    text = os.fsencode(project) + b"\0" + said.encode("utf-8", "surrogateescape")
+    return hashlib.sha256(text).hexdigest()[:32]
 
 
-def should_show(seen: Sequence[str], mismatch: str, argv: Sequence[str] | None) -> bool:
-    """Show the warning: for a build command always, else the first time only."""
-    return (argv is not None and is_build(argv)) or mismatch not in seen
-
-
-def seen(state: Path) -> list[str]:
-    """The mismatches already shown, oldest first; none where the file is absent or unreadable
-    (the warning is then shown again, never lost)."""
-    try:
-        data = json.loads(state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    warned = data.get("warned") if isinstance(data, dict) else None
-    return [k for k in warned if isinstance(k, str)] if isinstance(warned, list) else []
-
-
-def remember(state: Path, known: Sequence[str], mismatch: str) -> None:
-    """Add `mismatch` to the state file, atomically; a file that cannot be written only means
-    the warning is shown again next time."""
-    if mismatch in known:
-        return
-    kept = [*known, mismatch][-_KEPT:]
-    with contextlib.suppress(OSError):
-        state.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(state, json.dumps({"version": 1, "warned": kept}, indent=1) + "\n")
+def should_show(told: str | None, mismatch: str, argv: Sequence[str] | None) -> bool:
+    """Show the warning: `run` (`argv`) before a build only; `env` unless this shell was
+    told of the same mismatch (`told`, the variable's value)."""
+    if argv is not None:
+        return is_build(argv)
+    return told != mismatch

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.cudaenv.decide import ProjectEnv
+from poetry_cuda.cudaenv.nvcc_notice import VARIABLE
 from poetry_cuda.cudaenv.nvcc_notice import is_build
 from poetry_cuda.cudaenv.path_nvcc import Nvcc
 from poetry_cuda.cudaenv.path_nvcc import mismatch
@@ -119,9 +120,11 @@ def test_the_projects_toolkit_first_on_path_says_nothing(
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fake trees are Linux ones")
-def test_nvcc_mismatch_warning_is_shown_once_per_project_except_before_a_build(
+def test_nvcc_mismatch_warning_is_shown_once_per_shell_and_before_a_build(
     cli: Cli, tmp_path: Path, nvcc_13: Path, machine: Machine
 ) -> None:
+    """`env` at every prompt says it once: the shell that evaluated it keeps the mismatch's
+    key (nothing is written); `run` says it before a build only."""
     torch = make_project(tmp_path / "torch-app", **TORCH)  # type: ignore[arg-type]
     other = make_project(tmp_path / "other-app", **TORCH)  # type: ignore[arg-type]
     only_118 = tmp_path / "only-11.8"
@@ -133,21 +136,27 @@ def test_nvcc_mismatch_warning_is_shown_once_per_project_except_before_a_build(
         "PATH": f"{nvcc_13}:{cli.env['PATH']}",
     }
     warning = WARNING.format(path=nvcc_13 / "nvcc")
-    first = cli.run("env", cwd=torch, env=env)
+    cache = Path(cli.env["XDG_CACHE_HOME"])
+    cached_before = sorted(cache.rglob("*")) if cache.exists() else []
+    first = cli.run("env", "--shell", "json", cwd=torch, env=env)
     assert first.code == 0, first
     assert warning in first.stderr
+    told = json.loads(first.stdout)["set"][VARIABLE]
+    again = cli.run("env", cwd=torch, env=env)
+    assert warning in again.stderr  # a shell that did not evaluate the first is told again
+    assert f"export {VARIABLE}='{told}'" in again.stdout
+    evaluated = {**env, VARIABLE: told}
     for args in (("env",), ("env", "--shell", "json"), ("run", "python", "-c", "pass")):
-        again = cli.run(*args, cwd=torch, env=env)
-        assert again.code == 0, again
-        assert "nvcc on PATH" not in again.stderr, args  # told once is enough
+        quiet = cli.run(*args, cwd=torch, env=evaluated)
+        assert quiet.code == 0, quiet
+        assert "nvcc on PATH" not in quiet.stderr, args  # told once is enough
     for build in (("nvcc", "--version"), ("python", "-m", "pip", "--version")):
-        ran = cli.run("run", *build, cwd=torch, env=env)
+        ran = cli.run("run", *build, cwd=torch, env=evaluated)
         assert ran.code == 0, ran
         assert warning in ran.stderr, build  # where the wrong nvcc would do its harm
-    elsewhere = cli.run("run", "python", "-c", "pass", cwd=other, env=env)
-    assert warning in elsewhere.stderr  # another project is told too
-    state = Path(cli.env["XDG_CACHE_HOME"]) / "poetry-cuda" / "nvcc-warned.json"
-    assert len(json.loads(state.read_text())["warned"]) == 2
+    elsewhere = cli.run("env", cwd=other, env=evaluated)
+    assert warning in elsewhere.stderr  # another project is another mismatch
+    assert (sorted(cache.rglob("*")) if cache.exists() else []) == cached_before
 
 
 @pytest.mark.parametrize(

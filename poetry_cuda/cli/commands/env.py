@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import ClassVar
 
@@ -17,10 +16,11 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import did_you_mean
 from poetry_cuda.messages import localize
+from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from pathlib import Path
 
     from poetry_cuda.cudaenv.decide import ProjectEnv
 
@@ -64,6 +64,7 @@ class EnvCommand(CudaCommand):
 
     def run_command(self) -> int:
         from poetry_cuda.cli.registry import package_manager
+        from poetry_cuda.cudaenv import nvcc_notice
         from poetry_cuda.cudaenv.decide import changes
         from poetry_cuda.cudaenv.project_env import project_environment
         from poetry_cuda.cudaenv.shells import SHELLS
@@ -80,39 +81,45 @@ class EnvCommand(CudaCommand):
             )
         env = project_environment(self.project_start(), load_manager=package_manager)
         values, unset = changes(env, os.environ)
+        mismatch = nvcc_mismatch(env, self.project_start())
+        if mismatch is not None:  # the shell remembers it was told (`nvcc_notice`)
+            values[nvcc_notice.VARIABLE] = mismatch.key
         if shell == "json":
             self.print_json(to_json(values, unset, env))
         else:
             self.raw(render(shell, values, unset, env))
         # After the variables: output refused for its encoding says only that.
-        for line in nvcc_warning(env, self.project_start()):
-            self.line_error(escape(line))
+        if mismatch is not None and nvcc_notice.should_show(
+            os.environ.get(nvcc_notice.VARIABLE), mismatch.key, None
+        ):
+            for line in mismatch.lines:
+                self.line_error(escape(line))
         if shell != "json" and self.port.is_verbose():
             for note in env.notes:
                 self.line_error(f"poetry-cuda: {escape(localize(note, user_language()))}")
         return 0
 
 
-def nvcc_warning(env: ProjectEnv, start: Path, argv: Sequence[str] | None = None) -> list[str]:
-    """Lines for standard error where the nvcc the project's PATH finds does not match the
-    lock (another CUDA major, or outside a locked nvcc requirement); none where it does, or
-    where this user was told already and `argv` (what `run` runs) is no build
-    (`poetry_cuda.cudaenv.nvcc_notice`)."""
+@frozen
+class NvccMismatch:
+    """The nvcc on the project's PATH does not match the lock: the warning's lines, and the
+    mismatch's key (`nvcc_notice.key`)."""
+
+    key: str
+    lines: tuple[str, ...]
+
+
+def nvcc_mismatch(env: ProjectEnv, start: Path) -> NvccMismatch | None:
+    """Where the nvcc the project's PATH finds does not match the lock (another CUDA major,
+    or outside a locked nvcc requirement): what to say; None where it matches."""
     from poetry_cuda.cudaenv import nvcc_notice
     from poetry_cuda.cudaenv.decide import apply
     from poetry_cuda.cudaenv.path_nvcc import check
     from poetry_cuda.cudaenv.path_nvcc import warning_lines
-    from poetry_cuda.files import user_cache
-    from poetry_cuda.host.profiles import host_os
     from poetry_cuda.request.project import find_project
 
     found = check(env, apply(env, os.environ).get("PATH", ""), os.environ)
     if found is None:
-        return []
-    state = user_cache(os.environ, host_os(sys.platform), Path.home()) / nvcc_notice.STATE_FILE
-    known = nvcc_notice.seen(state)
-    mismatch = nvcc_notice.key(find_project(start).resolve(), str(found.said))
-    if not nvcc_notice.should_show(known, mismatch, argv):
-        return []
-    nvcc_notice.remember(state, known, mismatch)
-    return warning_lines(found, user_language())
+        return None
+    key = nvcc_notice.key(find_project(start).resolve(), str(found.said))
+    return NvccMismatch(key, tuple(warning_lines(found, user_language())))

@@ -82,8 +82,9 @@ class RunCommand(CudaCommand):
     )
 
     def run_command(self) -> int:
-        from poetry_cuda.cli.commands.env import nvcc_warning
+        from poetry_cuda.cli.commands.env import nvcc_mismatch
         from poetry_cuda.cli.registry import package_manager
+        from poetry_cuda.cudaenv import nvcc_notice
         from poetry_cuda.cudaenv.decide import apply
         from poetry_cuda.cudaenv.project_env import project_environment
 
@@ -96,8 +97,10 @@ class RunCommand(CudaCommand):
             )
         project_env = project_environment(self.project_start(), load_manager=package_manager)
         env = apply(project_env, os.environ)
-        for line in nvcc_warning(project_env, self.project_start(), argv):
-            self.line_error(escape(line))
+        mismatch = nvcc_mismatch(project_env, self.project_start())
+        if mismatch is not None and nvcc_notice.should_show(None, mismatch.key, argv):
+            for line in mismatch.lines:
+                self.line_error(escape(line))
         program = find_program(argv[0], env.get("PATH", ""))
         if program is None:
             raise CommandNotFoundError(
