@@ -46,6 +46,11 @@ class PoetryCudaError(Exception):
             lines.append(message("error.fix", fix=fix).text(language))
         return "\n".join(lines)
 
+    @property
+    def said(self) -> Localized:
+        """What went wrong, as a message to show in the reader's language."""
+        return self._parts[0]
+
     def __str__(self) -> str:
         return self.render()
 

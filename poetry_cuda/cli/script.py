@@ -27,6 +27,7 @@ from typing import NoReturn
 
 from poetry_cuda import __version__
 from poetry_cuda.cli.commands.base import error_lines
+from poetry_cuda.cli.commands.base import parser_problem
 from poetry_cuda.cli.commands.base import reader_gone
 from poetry_cuda.cli.commands.base import unknown_command
 from poetry_cuda.cli.commands.base import user_language
@@ -37,17 +38,19 @@ from poetry_cuda.cli.streams import StreamPort
 from poetry_cuda.cli.terminal import colour_support
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.cli.commands.base import CudaCommand
+    from poetry_cuda.messages import Localized
 
 
 PROGRAM = "poetry-cuda"
 LISTER = f"{PROGRAM} list"
-LIST_FIX = f"`{LISTER}` shows the commands, `{PROGRAM} <command> --help` their options"
+LIST_FIX = message("usage.list-fix", lister=LISTER, program=PROGRAM)
 CRASH_EXIT = 1
 
 
@@ -87,14 +90,14 @@ class _Formatter(argparse.HelpFormatter):
 class _Parser(argparse.ArgumentParser):
     """argparse, whose errors are usage errors: one message with `fix`, exit 2."""
 
-    def __init__(self, fix: str) -> None:
+    def __init__(self, fix: Localized) -> None:
         super().__init__(
             prog=PROGRAM, add_help=False, allow_abbrev=False, formatter_class=_Formatter
         )
         self.fix = fix
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message, fix=self.fix)
+        raise UsageError(parser_problem(message), fix=self.fix)
 
 
 def run_script(argv: Sequence[str]) -> int:
@@ -181,7 +184,7 @@ def read_command(
         if unknown[0].startswith("-") and unknown[0] != "-":
             raise _unknown_option(unknown[0], parser.fix)
         raise UsageError(
-            f'No arguments expected for "{body.name}", got "{unknown[0]}".', fix=parser.fix
+            message("usage.no-arguments", command=body.name, word=unknown[0]), fix=parser.fix
         )
     parsed = vars(known)
     values: dict[str, Any] = {}
@@ -196,7 +199,7 @@ def read_command(
 
 def command_parser(body: type[CudaCommand]) -> _Parser:
     """The parser of `poetry-cuda <body.name>`, generated from its specs."""
-    parser = _Parser(f"`{PROGRAM} {body.name} --help` shows its options")
+    parser = _Parser(message("usage.options-fix", command=f"{PROGRAM} {body.name}"))
     _add_globals(parser, given_only=True)
     for option in body.options:
         flags = [f"--{option.name}", *([f"-{option.short}"] if option.short else [])]
@@ -221,9 +224,9 @@ def _after_dashes(words: list[str]) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
-def _unknown_option(token: str, fix: str) -> UsageError:
+def _unknown_option(token: str, fix: Localized) -> UsageError:
     name = token.partition("=")[0]
-    return UsageError(f'The option "{name}" does not exist.', fix=fix)
+    return UsageError(message("usage.unknown-option", name=name), fix=fix)
 
 
 def _enter(directory: str | None, project: str | None) -> str | None:

@@ -220,12 +220,14 @@ def _variant_findings(
         if target.runs_cuda and requested != "cpu":  # a GPU the lock's targets leave unused
             said = message("doctor.lock-unserved", package=name, variant=variant_name)
             return [warn("host", "variant", said, rerun, subject=name)]
-        return [ok("host", "variant", f"{name} {variant_name} needs no GPU", subject=name)]
+        said = message("doctor.needs-no-gpu", package=name, variant=variant_name)
+        return [ok("host", "variant", said, subject=name)]
     variant = locked_variant(package, kb)
     if variant is None:
         runs, fact = _fixed_verdict(package.cuda, target, kb.nvidia)
         if runs:
-            return [ok("host", "variant", f"{name} {variant_name}: {fact}", subject=name)]
+            said = message("doctor.variant-runs", package=name, variant=variant_name, fact=fact)
+            return [ok("host", "variant", said, subject=name)]
         return [
             fail(
                 "host",
@@ -252,7 +254,8 @@ def _variant_findings(
                 subject=name,
             )
         ]
-    found = [ok("host", "variant", f"{name} {variant_name}: {verdict.detail}", subject=name)]
+    said = message("doctor.variant-runs", package=name, variant=variant_name, fact=verdict.detail)
+    found = [ok("host", "variant", said, subject=name)]
     built = variant.on(target.platform)
     for gpu in target.profile.nvidia_gpus:
         if gpu.compute_capability is None:
@@ -260,7 +263,8 @@ def _variant_findings(
         served, kernels = serves_gpu(built, gpu.compute_capability, native=verdict.fit == "native")
         subject = f"{name} on gpu{gpu.index}"
         if served:
-            found.append(ok("host", "architecture", f"GPU {gpu.index}: {kernels}", subject=subject))
+            said = message("doctor.gpu-kernels", index=gpu.index, kernels=kernels)
+            found.append(ok("host", "architecture", said, subject=subject))
         else:
             found.append(
                 fail(
@@ -288,7 +292,8 @@ def check_locks(state: LockState) -> list[Finding]:
                 state.fix,
             )
         ]
-    found = [ok("locks", "cuda.lock", f"{FILENAME} records {len(cuda_lock.packages)} package(s)")]
+    records = message("doctor.lock-records", file=FILENAME, count=len(cuda_lock.packages))
+    found = [ok("locks", "cuda.lock", records)]
     if state.fresh is False:
         found.append(
             fail(
@@ -299,7 +304,7 @@ def check_locks(state: LockState) -> list[Finding]:
             )
         )
     elif state.fresh:
-        found.append(ok("locks", "fresh", f"{FILENAME} matches pyproject.toml"))
+        found.append(ok("locks", "fresh", message("doctor.lock-fresh", file=FILENAME)))
     run = state.gate.run_said(lock_command(state.backend)) if state.gate else None
     if run is not None:  # `sync` refuses to install, as it would
         found.append(fail("locks", "journal", run, state.fix))
@@ -336,7 +341,14 @@ def _agreement(package: LockedPackage, entries: Sequence[LockedEntry], lockfile:
     ]
     recorded = f"{package.version or package.variant} from {package.source}"
     if matches:
-        return ok("locks", "agree", f"{lockfile} locks {name} {recorded}", subject=name)
+        said = message(
+            "doctor.locks-agree",
+            lockfile=lockfile,
+            name=name,
+            version=package.version or package.variant,
+            source=package.source,
+        )
+        return ok("locks", "agree", said, subject=name)
     seen = ", ".join(e.describe() for e in entries) or "nothing"
     return fail(
         "locks",

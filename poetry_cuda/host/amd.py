@@ -43,6 +43,7 @@ from poetry_cuda.host.pci import read_pci_devices
 from poetry_cuda.host.profiles import INTEGRATED_GFX
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.run import run
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -441,7 +442,11 @@ def _run_program(
 ) -> tuple[tuple[AmdGpu, ...], str | None, ProbeReport]:
     program = _find_program(name, root, environ)
     if program is None:
-        return (), None, ProbeReport(name, "absent", f"{name} is not installed")
+        return (
+            (),
+            None,
+            ProbeReport.saying(name, "absent", message("probe.not-installed", program=name)),
+        )
     argv = [program, "static"] if name == "amd-smi" else [program]
     try:
         completed = run(argv, env=environ, timeout=timeout)
@@ -493,12 +498,13 @@ def detect_amd(
     if gpus:
         reports.append(ProbeReport("kfd", "found", f"{topology}: {_gfx_list(gpus)}"))
     elif topology is not None:
-        reports.append(ProbeReport("kfd", "absent", f"{topology}: no GPU node"))
+        no_node = message("probe.no-gpu-node", topology=topology)
+        reports.append(ProbeReport.saying("kfd", "absent", no_node))
     else:
-        reports.append(ProbeReport("kfd", "absent", "no KFD topology: amdgpu is not loaded"))
+        reports.append(ProbeReport.saying("kfd", "absent", message("probe.no-kfd")))
     for name in PROGRAMS:
         if gpus or not programs:
-            reports.append(ProbeReport(name, "skipped", "not needed"))
+            reports.append(ProbeReport.saying(name, "skipped", message("probe.not-needed")))
             continue
         gpus, module_from_tool, report = _run_program(name, root, environ, timeout)
         reports.append(report)
@@ -522,7 +528,8 @@ def detect_amd(
             detail = ", ".join(f"{d.address} 1002:{d.device:04x}" for d in found)
             reports.append(ProbeReport("pci", "found", f"{detail} (architecture unknown)"))
         else:
-            reports.append(ProbeReport("pci", "absent", "no AMD GPU on the PCI bus"))
+            no_gpu = message("probe.no-pci-gpu", vendor="AMD")
+            reports.append(ProbeReport.saying("pci", "absent", no_gpu))
     compute = (root / "dev" / "kfd").exists()
     if not gpus:
         return AmdDetection(gpus=(), rocm=None, compute=compute, reports=tuple(reports))

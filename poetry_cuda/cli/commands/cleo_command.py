@@ -17,9 +17,11 @@ from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.commands.base import literal_help
+from poetry_cuda.cli.commands.base import parser_problem
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.registry import command
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -41,7 +43,8 @@ class CleoCommand(Command):
             # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
             # Inside Poetry the command's name is "cuda plan": the hint is a whole command line.
             usage = UsageError(
-                str(error).strip(), fix=f"`poetry {self.name} --help` shows its options"
+                parser_problem(str(error)),
+                fix=message("usage.options-fix", command=f"poetry {self.name}"),
             )
             for line in error_lines(usage, user_language()):
                 io.write_error_line(line)
