@@ -21,10 +21,8 @@ from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from tests.support.cli import Cli
     from tests.support.catalog import WorldServer
+    from tests.support.cli import Cli
     from tests.support.fake_nvml import FakeNvml
 
 
