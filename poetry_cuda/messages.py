@@ -52,6 +52,23 @@ MessageId = Literal[
     "usage.options-fix",
     "usage.no-arguments",
     "interrupted",
+    "usage.pass-example",
+    "os.not-found",
+    "os.not-a-folder",
+    "os.permission",
+    "usage.cannot-enter",
+    "usage.give-folder",
+    "usage.project-not-folder",
+    "usage.project-names-folder",
+    "run.no-command",
+    "run.no-command-why",
+    "run.no-command-fix",
+    "run.not-found",
+    "run.not-found-why",
+    "run.not-found-fix",
+    "run.not-executable",
+    "run.not-executable-why",
+    "run.not-executable-fix",
     "driver.none",
     "driver.too-old",
     "no-variant.first-line",
@@ -359,6 +376,10 @@ MessageId = Literal[
     "doctor.nvidia-size",
     "doctor.no-requirement",
     "doctor.macos-no-requirement",
+    "doctor.no-project",
+    "doctor.no-project-fix",
+    "doctor.lockfile-missing",
+    "doctor.lockfile-stale",
     "doctor.recorded-fix",
     "doctor.fix-driver-uv",
     "doctor.shell-fix",
@@ -401,6 +422,51 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         '"{command}" 不接受参数，却收到了 "{word}"。',
     ),
     "interrupted": Texts("Interrupted.", "已中断。"),
+    "usage.pass-example": Texts("pass e.g. {example}", "例如传入 {example}"),
+    "os.not-found": Texts("No such file or directory", "没有这个文件或文件夹"),
+    "os.not-a-folder": Texts("Not a directory", "不是文件夹"),
+    "os.permission": Texts("Permission denied", "没有权限"),
+    "usage.cannot-enter": Texts(
+        "--directory: cannot work in {folder}: {problem}",
+        "--directory：无法进入 {folder}：{problem}",
+    ),
+    "usage.give-folder": Texts("give {option} an existing folder", "给 {option} 一个已有的文件夹"),
+    "usage.project-not-folder": Texts(
+        "--project: {folder} is not a folder", "--project：{folder} 不是文件夹"
+    ),
+    "usage.project-names-folder": Texts(
+        "--project names the folder of the project (or one inside it)",
+        "--project 指定项目所在的文件夹（或其中的某个文件夹）",
+    ),
+    # `run`'s command: missing, not found, not executable.
+    "run.no-command": Texts("run: no command given", "run：没有给出命令"),
+    "run.no-command-why": Texts(
+        "run executes a command with the project's CUDA environment",
+        "run 在项目的 CUDA 环境中执行一条命令",
+    ),
+    "run.no-command-fix": Texts(
+        "write the command after run, e.g. `{example}`", "把命令写在 run 后面，例如 `{example}`"
+    ),
+    "run.not-found": Texts("run: command not found: {command}", "run：找不到命令：{command}"),
+    "run.not-found-why": Texts(
+        "it is neither a path to a file nor a program on the project's PATH",
+        "它既不是文件路径，也不是项目 PATH 上的程序",
+    ),
+    "run.not-found-fix": Texts(
+        "check the spelling, install it in the project's environment, or give its path; "
+        "`poetry cuda env` shows the PATH it runs with",
+        "检查拼写，把它安装到项目的环境里，或给出它的路径；`poetry cuda env` 会显示运行时的 PATH",
+    ),
+    "run.not-executable": Texts(
+        "run: cannot execute {program}: {problem}", "run：无法执行 {program}：{problem}"
+    ),
+    "run.not-executable-why": Texts(
+        "the file exists but the system refused to run it", "文件存在，但系统拒绝运行它"
+    ),
+    "run.not-executable-fix": Texts(
+        "make it executable (chmod +x) or run it with its interpreter, e.g. `{example}`",
+        "给它加上执行权限（chmod +x），或用它的解释器运行，例如 `{example}`",
+    ),
     "driver.none": Texts("no NVIDIA driver found", "未找到 NVIDIA 驱动"),
     "driver.too-old": Texts(
         "driver {version} is older than every CUDA release poetry-cuda knows",
@@ -1302,6 +1368,19 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "doctor.macos-no-requirement": Texts(
         "macOS installs CPU builds: no system CUDA needed",
         "macOS 安装的是 CPU 版：不需要系统 CUDA",
+    ),
+    "doctor.no-project": Texts(
+        "no pyproject.toml here or in any folder above: only the host was checked",
+        "这里和上级文件夹中都没有 pyproject.toml：只检查了主机",
+    ),
+    "doctor.no-project-fix": Texts(
+        "run doctor inside a project (or pass --directory / --project to poetry)",
+        "在项目里运行 doctor（或给 poetry 传入 --directory / --project）",
+    ),
+    "doctor.lockfile-missing": Texts("{lockfile} does not exist", "{lockfile} 不存在"),
+    "doctor.lockfile-stale": Texts(
+        "{lockfile} is stale: it no longer fits pyproject.toml ({why})",
+        "{lockfile} 已过期：它与 pyproject.toml 不再相符（{why}）",
     ),
     # The same fixes for a uv project, where only the script runs: no `poetry cuda` there.
     "doctor.fix-driver-uv": Texts(

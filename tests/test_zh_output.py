@@ -207,6 +207,11 @@ def error_path_outputs(
         "detect AMD and Intel": said(cli, project, "detect", "--target", amd, "--target", intel),
         "plan an Intel host": said(cli, project, "plan", "--target", intel),
         "doctor ok": said(cli, locked, "doctor", **gpu),
+        "run a missing command": said(cli, locked, "run", "no-such-command"),
+        "run no command": said(cli, locked, "run"),
+        "env --shell tcsh": said(cli, locked, "env", "--shell", "tcsh"),
+        "-C to a missing folder": said(cli, project, "-C", "missing", "plan"),
+        "doctor outside a project": said(cli, project.parent, "doctor"),
     }
     for name, args in {
         "poetry cuda lcok": ("cuda", "lcok"),
@@ -275,6 +280,11 @@ def test_no_english_sentence_on_the_error_paths(
         "bad config value": "[tool.poetry-cuda] policy：'bogus' 不是 newest, native 中的一个",
         "unknown config key": "[tool.poetry-cuda] colour：未知的键",
         "plan with a mirror": '镜像：[tool.poetry-cuda] mirrors.pytorch = "sjtu"',
+        "run a missing command": "run：找不到命令：no-such-command",
+        "run no command": "run：没有给出命令",
+        "env --shell tcsh": "--shell：'tcsh' 不是 sh, bash, zsh, fish, powershell, json 中的一个",
+        "-C to a missing folder": "--directory：无法进入 'missing'",
+        "doctor outside a project": "这里和上级文件夹中都没有 pyproject.toml：只检查了主机",
         "ROCm passed over": "amd.json：跳过了更新的 torch：torch 2.13.0（rocm7.1, rocm7.2）需要的",
         "ROCm refused": "解决办法：torch 2.1 起才有 gfx1100 的构建",
     }

@@ -38,6 +38,7 @@ from poetry_cuda.cli.streams import StreamPort
 from poetry_cuda.cli.terminal import colour_support
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.errors import os_problem
 from poetry_cuda.messages import message
 
 
@@ -236,14 +237,14 @@ def _enter(directory: str | None, project: str | None) -> str | None:
             os.chdir(directory)
         except OSError as error:
             raise UsageError(
-                f"--directory: cannot work in {directory!r}: {error.strerror or error}",
-                fix="give -C/--directory an existing folder",
+                message("usage.cannot-enter", folder=repr(directory), problem=os_problem(error)),
+                fix=message("usage.give-folder", option="-C/--directory"),
             ) from None
     if project is not None and not Path(project).is_dir():
         raise UsageError(
-            f"--project: {project!r} is not a folder",
-            why="--project names the folder of the project (or one inside it)",
-            fix="give -P/--project an existing folder",
+            message("usage.project-not-folder", folder=repr(project)),
+            why=message("usage.project-names-folder"),
+            fix=message("usage.give-folder", option="-P/--project"),
         )
     return project
 

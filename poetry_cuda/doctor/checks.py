@@ -313,14 +313,15 @@ def check_locks(state: LockState) -> list[Finding]:
         found.append(warn("locks", "agree", state.backend_error, "upgrade poetry-cuda"))
         return found
     if not state.lockfile_exists:
-        found.append(fail("locks", "agree", f"{lockfile} does not exist", state.fix))
+        missing = message("doctor.lockfile-missing", lockfile=lockfile)
+        found.append(fail("locks", "agree", missing, state.fix))
         return found
     if state.lockfile_stale is not None:
         found.append(
             fail(
                 "locks",
                 "fresh",
-                f"{lockfile} is stale: it no longer fits pyproject.toml ({state.lockfile_stale})",
+                message("doctor.lockfile-stale", lockfile=lockfile, why=state.lockfile_stale),
                 state.fix,
                 subject=lockfile,
             )

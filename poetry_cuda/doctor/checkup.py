@@ -28,6 +28,7 @@ from poetry_cuda.doctor.toolkit import check as check_toolkit
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.messages import message
 from poetry_cuda.request.settings import parse_settings
 
 
@@ -60,8 +61,8 @@ def run_checks(facts: Facts, kb: KnowledgeBase) -> list[Finding]:
             warn(
                 "locks",
                 "project",
-                "no pyproject.toml here or in any folder above: only the host was checked",
-                "run doctor inside a project (or pass --directory / --project to poetry)",
+                message("doctor.no-project"),
+                message("doctor.no-project-fix"),
             )
         )
         return findings

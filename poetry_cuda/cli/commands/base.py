@@ -275,12 +275,12 @@ def parser_problem(said: str) -> Localized:
     if unknown:
         return message("usage.unknown-option", name=unknown.group(1))
     needs = re.fullmatch(r'The "(.+)" option requires a value\.?', said) or re.fullmatch(
-        r"argument (-[^/\s]+)(?:/\S+)?: expected one argument", said
+        r"argument (\S+): expected one argument", said
     )
     if needs:
         return message("usage.needs-value", name=needs.group(1))
     takes = re.fullmatch(r'The "(.+)" option does not accept a value\.?', said) or re.fullmatch(
-        r"argument (-[^/\s]+)(?:/\S+)?: ignored explicit argument .*", said
+        r"argument (\S+): ignored explicit argument .*", said
     )
     if takes:
         return message("usage.takes-no-value", name=takes.group(1))

@@ -14,6 +14,7 @@ from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
 from poetry_cuda.messages import localize
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -68,8 +69,16 @@ class EnvCommand(CudaCommand):
         shell = self.option("shell") or ("powershell" if sys.platform == "win32" else "sh")
         if shell not in SHELLS:
             raise UsageError(
-                f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json",
-                fix="pass e.g. --shell fish",
+                message(
+                    "schema.at",
+                    where="--shell",
+                    problem=message(
+                        "schema.not-one-of",
+                        value=repr(shell),
+                        options="sh, bash, zsh, fish, powershell, json",
+                    ),
+                ),
+                fix=message("usage.pass-example", example="--shell fish"),
             )
         env = project_environment(self.project_start(), load_manager=package_manager)
         values, unset = changes(env, os.environ)
