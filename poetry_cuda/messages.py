@@ -249,6 +249,12 @@ MessageId = Literal[
     "lock.locked",
     "lock.wrote",
     "check.stale",
+    "lock.file-missing",
+    "stale.pyproject",
+    "stale.managed",
+    "stale.targets",
+    "stale.plan-chooses",
+    "stale.lock-records",
     "check.fix",
     "check.fresh",
     "detect.host",
@@ -378,7 +384,6 @@ MessageId = Literal[
     "doctor.macos-no-requirement",
     "doctor.no-project",
     "doctor.no-project-fix",
-    "doctor.lockfile-missing",
     "doctor.lockfile-stale",
     "doctor.recorded-fix",
     "doctor.fix-driver-uv",
@@ -1088,6 +1093,27 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "lock.wrote": Texts("Wrote cuda.lock", "已写入 cuda.lock"),
     # `lock --check`: the header above the reasons, its fix, and the all-clear.
     "check.stale": Texts("cuda.lock is stale:", "cuda.lock 已过期："),
+    "lock.file-missing": Texts("{file} does not exist", "{file} 不存在"),
+    "stale.pyproject": Texts(
+        "the CUDA-relevant parts of pyproject.toml changed since the lock",
+        "锁定之后，pyproject.toml 中与 CUDA 相关的部分有了改动",
+    ),
+    "stale.managed": Texts(
+        "the managed entries in pyproject.toml differ from the plan",
+        "pyproject.toml 中托管的条目与计划不同",
+    ),
+    "stale.targets": Texts(
+        "the targets' facts (driver, CUDA, GPUs) changed since the lock",
+        "锁定之后，目标主机的信息（驱动、CUDA、GPU）有了变化",
+    ),
+    "stale.plan-chooses": Texts(
+        "{name}: the plan chooses {variant} from {source}",
+        "{name}：计划选择的是 {variant}，来自 {source}",
+    ),
+    "stale.lock-records": Texts(
+        "{name}: {file} records {variant} from {source}",
+        "{name}：{file} 记录的是 {variant}，来自 {source}",
+    ),
     "check.fix": Texts("run `{command}`", "运行 `{command}`"),
     "check.fresh": Texts(
         "cuda.lock and the managed configuration are fresh.", "cuda.lock 和托管的配置都是最新的。"
@@ -1377,7 +1403,6 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "run doctor inside a project (or pass --directory / --project to poetry)",
         "在项目里运行 doctor（或给 poetry 传入 --directory / --project）",
     ),
-    "doctor.lockfile-missing": Texts("{lockfile} does not exist", "{lockfile} 不存在"),
     "doctor.lockfile-stale": Texts(
         "{lockfile} is stale: it no longer fits pyproject.toml ({why})",
         "{lockfile} 已过期：它与 pyproject.toml 不再相符（{why}）",

@@ -211,7 +211,7 @@ class PackageManager(Protocol):
         """Run `command` in `project`; raises ResolutionError (exit 4) when it fails."""
         ...
 
-    def lockfile_problem(self, project: Path) -> str | None:
+    def lockfile_problem(self, project: Path) -> Localized | None:
         """Why the lock file is missing or no lock of this manager's; None when it reads as one."""
         ...
 
@@ -347,10 +347,10 @@ def packages(path: Path) -> list[dict[str, Any]]:
     return found
 
 
-def lockfile_problem(path: Path, marker: str) -> str | None:
+def lockfile_problem(path: Path, marker: str) -> Localized | None:
     """Why `path` is not a readable lock file holding the top-level key `marker`, if it is not."""
     if not path.exists():
-        return f"{path.name} does not exist"
+        return message("lock.file-missing", file=path.name)
     try:
         packages(path)
     except InputFileError as error:

@@ -313,7 +313,7 @@ def check_locks(state: LockState) -> list[Finding]:
         found.append(warn("locks", "agree", state.backend_error, "upgrade poetry-cuda"))
         return found
     if not state.lockfile_exists:
-        missing = message("doctor.lockfile-missing", lockfile=lockfile)
+        missing = message("lock.file-missing", file=lockfile)
         found.append(fail("locks", "agree", missing, state.fix))
         return found
     if state.lockfile_stale is not None:
