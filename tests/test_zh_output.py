@@ -161,7 +161,7 @@ def test_the_plugins_install_warning_is_chinese(cli: Cli, tmp_path: Path) -> Non
 
 # Four English words in a row, outside what is quoted as written (`code`, 'values',
 # "names", [sources], paths, URLs): a sentence left in English.
-ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}(?: +[A-Za-z]{2,}){3,}\b")
+ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}(?: +[A-Za-z]+){3,}\b")
 QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|https?://\S+|\S*/\S*")
 RX_7900 = {"index": 0, "name": "Radeon RX 7900 XTX", "vendor": "amd", "gfx": "gfx1100"}
 ARC_B580 = {"index": 0, "name": "Intel Arc B580", "vendor": "intel", "device_ip": "20.1.0"}
