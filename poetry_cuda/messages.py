@@ -312,6 +312,7 @@ MessageId = Literal[
     "install.stale",
     "install.user-mirror",
     "install.locked",
+    "install.shared-failed",
     "run.without-environment",
     "resolution.poetry-failed",
     "resolution.poetry-why",
@@ -1216,6 +1217,9 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{source} 改从 {mirror} 获取（{variable}）；锁文件里记录的仍是 {upstream}",
     ),
     "install.locked": Texts("{name} {version} from {source}", "{name} {version}，来自 {source}"),
+    "install.shared-failed": Texts(
+        "{problem}; Poetry installs as usual", "{problem}；Poetry 照常安装"
+    ),
     "run.without-environment": Texts(
         "{problem}; running without the project's CUDA environment",
         "{problem}；本次运行不使用项目的 CUDA 环境",
