@@ -11,6 +11,8 @@ to fix it) and the exit code documented in the contract:
 
 from __future__ import annotations
 
+import errno
+
 from poetry_cuda.messages import Language
 from poetry_cuda.messages import Localized
 from poetry_cuda.messages import labels_language
@@ -45,6 +47,11 @@ class PoetryCudaError(Exception):
         if fix:
             lines.append(message("error.fix", fix=fix).text(language))
         return "\n".join(lines)
+
+    @property
+    def said(self) -> Localized:
+        """What went wrong, as a message to show in the reader's language."""
+        return self._parts[0]
 
     def __str__(self) -> str:
         return self.render()
@@ -98,3 +105,15 @@ class DetectionError(PoetryCudaError):
 
 class ProjectBusyError(PoetryCudaError):
     """Another poetry-cuda run holds the project and did not finish in time."""
+
+
+def os_problem(error: OSError) -> Localized:
+    """What the system said of a file or folder, in the reader's language where it is a common
+    refusal; else in the system's words."""
+    if error.errno == errno.ENOENT:
+        return message("os.not-found")
+    if error.errno == errno.ENOTDIR:
+        return message("os.not-a-folder")
+    if error.errno == errno.EACCES:
+        return message("os.permission")
+    return str(error.strerror or error)

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from collections.abc import Mapping
 
+    from poetry_cuda.messages import Localized
+
 
 def parse_with_tomlkit(text: str) -> dict[str, Any]:
     """TOML as plain values by tomlkit, a runtime dependency: Python 3.10 has no tomllib."""
@@ -182,7 +184,12 @@ def _parse_file(
 
 
 def refused(
-    kind: type[PoetryCudaError], what: str, error: Exception, *, why: str = "", fix: str
+    kind: type[PoetryCudaError],
+    what: str,
+    error: Exception,
+    *,
+    why: Localized = "",
+    fix: Localized,
 ) -> PoetryCudaError:
     """A document of valid syntax its parser still refuses: an integer of thousands of
     digits, or arrays and tables nested deeper than the parser recurses."""

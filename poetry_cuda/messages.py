@@ -43,6 +43,33 @@ MessageId = Literal[
     "error.why",
     "error.fix",
     "error.did-you-mean",
+    "usage.unknown-command",
+    "usage.did-you-mean",
+    "usage.either",
+    "usage.list-fix",
+    "usage.unknown-option",
+    "usage.needs-value",
+    "usage.takes-no-value",
+    "usage.options-fix",
+    "usage.no-arguments",
+    "interrupted",
+    "usage.pass-example",
+    "os.not-found",
+    "os.not-a-folder",
+    "os.permission",
+    "usage.cannot-enter",
+    "usage.give-folder",
+    "usage.project-not-folder",
+    "usage.project-names-folder",
+    "run.no-command",
+    "run.no-command-why",
+    "run.no-command-fix",
+    "run.not-found",
+    "run.not-found-why",
+    "run.not-found-fix",
+    "run.not-executable",
+    "run.not-executable-why",
+    "run.not-executable-fix",
     "driver.none",
     "driver.too-old",
     "no-variant.first-line",
@@ -67,6 +94,26 @@ MessageId = Literal[
     "unmatched-cuda.what",
     "unmatched-cuda.why",
     "unmatched-cuda.fix",
+    "cuda.not-a-request",
+    "cuda.request-forms",
+    "cuda.request-fix",
+    "schema.at",
+    "schema.unknown-key",
+    "schema.not-one-of",
+    "schema.missing-one-of",
+    "schema.empty",
+    "config.correct",
+    "config.write-example",
+    "config.known-keys",
+    "target.not-found",
+    "target.not-found-fix",
+    "target.unreadable",
+    "target.make-utf8",
+    "target.not-json",
+    "target.is-profile",
+    "target.write-with-detect",
+    "profile.schema-why",
+    "profile.schema-fix",
     "plan.header",
     "plan.no-packages",
     "plan.from",
@@ -146,6 +193,25 @@ MessageId = Literal[
     "rocm.unknown-gfx",
     "rocm.cpu-fallback",
     "rocm.or-cpu-fallback",
+    "rocm.passed-over",
+    "rocm.driver-cannot-run",
+    "rocm.no-build-for",
+    "rocm.none-serves",
+    "rocm.none-matches",
+    "rocm.served-from",
+    "rocm.known-unserved",
+    "rocm.override",
+    "rocm.override-warned",
+    "rocm.driver-unknown",
+    "rocm.driver-not-known",
+    "rocm.platform",
+    "rocm.platform-windows",
+    "xpu.unsupported-gpu",
+    "xpu.no-aot",
+    "xpu.no-level-zero",
+    "xpu.none-serves",
+    "xpu.from",
+    "xpu.fix",
     "reason.only-minor-compatible",
     "reason.only-minor-compatible-on",
     "plan.earlier-machine",
@@ -184,6 +250,7 @@ MessageId = Literal[
     "plan.recorded-targets",
     "plan.user-mirror",
     "plan.user-mirror-uv",
+    "plan.mirror",
     "warning.line",
     "nvcc.mismatch-cuda",
     "nvcc.mismatch-need",
@@ -197,6 +264,12 @@ MessageId = Literal[
     "lock.locked",
     "lock.wrote",
     "check.stale",
+    "lock.file-missing",
+    "stale.pyproject",
+    "stale.managed",
+    "stale.targets",
+    "stale.plan-chooses",
+    "stale.lock-records",
     "check.fix",
     "check.fresh",
     "detect.host",
@@ -220,9 +293,45 @@ MessageId = Literal[
     "detect.toolkits",
     "detect.at",
     "detect.probes",
+    "detect.rocm-no-user-space",
+    "detect.amdgpu-in-tree",
+    "detect.xpu-driver",
+    "detect.not-a-target",
+    "detect.capability",
+    "detect.device-ip",
+    "probe.found",
+    "probe.absent",
+    "probe.skipped",
+    "probe.error",
+    "probe.timeout",
+    "probe.not-needed",
+    "probe.not-needed-because",
+    "probe.gave-driver",
+    "probe.linux-only",
+    "probe.gave-every-fact",
+    "probe.given-explicitly",
+    "probe.no-nvidia-library",
+    "probe.no-nvidia-module",
+    "probe.not-found",
+    "probe.not-installed",
+    "probe.no-cudnn",
+    "probe.no-libcudnn",
+    "probe.no-kfd",
+    "probe.no-gpu-node",
+    "probe.no-pci-gpu",
+    "probe.no-intel-gpu",
+    "probe.no-toolkit",
+    "probe.toolkit-at",
+    "probe.not-a-folder",
+    "probe.nvcc-outside",
+    "probe.macos",
     "install.run-live",
     "install.run-dead",
     "install.stale",
+    "install.user-mirror",
+    "install.locked",
+    "install.shared-failed",
+    "run.without-environment",
     "resolution.poetry-failed",
     "resolution.poetry-why",
     "resolution.poetry-fix",
@@ -277,6 +386,29 @@ MessageId = Literal[
     "doctor.no-venv",
     "doctor.no-venv-fix",
     "doctor.venv-at",
+    "doctor.no-site-packages",
+    "doctor.recreate-venv",
+    "doctor.not-installed",
+    "doctor.install-locked",
+    "doctor.cpu-build-installed",
+    "doctor.install-replaces-cpu",
+    "doctor.other-version",
+    "doctor.missing-wheels",
+    "doctor.needs-no-gpu",
+    "doctor.variant-runs",
+    "doctor.gpu-kernels",
+    "doctor.lock-records",
+    "doctor.lock-fresh",
+    "doctor.locks-agree",
+    "doctor.shell-agrees",
+    "doctor.installed-for",
+    "doctor.nvidia-wheels",
+    "doctor.nvidia-size",
+    "doctor.no-requirement",
+    "doctor.macos-no-requirement",
+    "doctor.no-project",
+    "doctor.no-project-fix",
+    "doctor.lockfile-stale",
     "doctor.recorded-fix",
     "doctor.fix-driver-uv",
     "doctor.shell-fix",
@@ -309,6 +441,74 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "error.fix": Texts("Fix: {fix}", "解决办法：{fix}"),
     # After an unknown option, config key or value: the known ones nearest to it.
     "error.did-you-mean": Texts("Did you mean {names}?", "是不是想写 {names}？"),
+    # Usage errors of both front ends (the console script and `poetry cuda`).
+    "usage.unknown-command": Texts(
+        'The command "{name}" does not exist.', '命令 "{name}" 不存在。'
+    ),
+    "usage.did-you-mean": Texts("{what} Did you mean {names}?", "{what}你是不是想输入 {names}？"),
+    "usage.either": Texts("{first} or {last}", "{first} 或 {last}"),
+    "usage.list-fix": Texts(
+        "`{lister}` shows the commands, `{program} <command> --help` their options",
+        "`{lister}` 列出所有命令，`{program} <command> --help` 列出命令的选项",
+    ),
+    "usage.unknown-option": Texts('The option "{name}" does not exist.', '选项 "{name}" 不存在。'),
+    "usage.needs-value": Texts('The option "{name}" needs a value.', '选项 "{name}" 需要一个值。'),
+    "usage.takes-no-value": Texts(
+        'The option "{name}" takes no value.', '选项 "{name}" 不接受值。'
+    ),
+    "usage.options-fix": Texts(
+        "`{command} --help` shows its options", "`{command} --help` 列出它的选项"
+    ),
+    "usage.no-arguments": Texts(
+        'No arguments expected for "{command}", got "{word}".',
+        '"{command}" 不接受参数，却收到了 "{word}"。',
+    ),
+    "interrupted": Texts("Interrupted.", "已中断。"),
+    "usage.pass-example": Texts("pass e.g. {example}", "例如传入 {example}"),
+    "os.not-found": Texts("No such file or directory", "没有这个文件或文件夹"),
+    "os.not-a-folder": Texts("Not a directory", "不是文件夹"),
+    "os.permission": Texts("Permission denied", "没有权限"),
+    "usage.cannot-enter": Texts(
+        "--directory: cannot work in {folder}: {problem}",
+        "--directory：无法进入 {folder}：{problem}",
+    ),
+    "usage.give-folder": Texts("give {option} an existing folder", "给 {option} 一个已有的文件夹"),
+    "usage.project-not-folder": Texts(
+        "--project: {folder} is not a folder", "--project：{folder} 不是文件夹"
+    ),
+    "usage.project-names-folder": Texts(
+        "--project names the folder of the project (or one inside it)",
+        "--project 指定项目所在的文件夹（或其中的某个文件夹）",
+    ),
+    # `run`'s command: missing, not found, not executable.
+    "run.no-command": Texts("run: no command given", "run：没有给出命令"),
+    "run.no-command-why": Texts(
+        "run executes a command with the project's CUDA environment",
+        "run 在项目的 CUDA 环境中执行一条命令",
+    ),
+    "run.no-command-fix": Texts(
+        "write the command after run, e.g. `{example}`", "把命令写在 run 后面，例如 `{example}`"
+    ),
+    "run.not-found": Texts("run: command not found: {command}", "run：找不到命令：{command}"),
+    "run.not-found-why": Texts(
+        "it is neither a path to a file nor a program on the project's PATH",
+        "它既不是文件路径，也不是项目 PATH 上的程序",
+    ),
+    "run.not-found-fix": Texts(
+        "check the spelling, install it in the project's environment, or give its path; "
+        "`poetry cuda env` shows the PATH it runs with",
+        "检查拼写，把它安装到项目的环境里，或给出它的路径；`poetry cuda env` 会显示运行时的 PATH",
+    ),
+    "run.not-executable": Texts(
+        "run: cannot execute {program}: {problem}", "run：无法执行 {program}：{problem}"
+    ),
+    "run.not-executable-why": Texts(
+        "the file exists but the system refused to run it", "文件存在，但系统拒绝运行它"
+    ),
+    "run.not-executable-fix": Texts(
+        "make it executable (chmod +x) or run it with its interpreter, e.g. `{example}`",
+        "给它加上执行权限（chmod +x），或用它的解释器运行，例如 `{example}`",
+    ),
     "driver.none": Texts("no NVIDIA driver found", "未找到 NVIDIA 驱动"),
     "driver.too-old": Texts(
         "driver {version} is older than every CUDA release poetry-cuda knows",
@@ -409,6 +609,65 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "ask for one of {variants} (e.g. {example}), or allow {lead} {first} to {last} in "
         "pyproject.toml",
         "改用 {variants} 之一（例如 {example}），或在 pyproject.toml 中允许 {lead} {first} 到 {last}",
+    ),
+    # A `cuda` value (the setting, or --cuda) that is no CUDA request at all.
+    "cuda.not-a-request": Texts(
+        "{key}: {value} is not a CUDA request", "{key}：{value} 不是有效的 CUDA 要求"
+    ),
+    "cuda.request-forms": Texts(
+        "it must be 'auto', 'cpu', a variant such as 'cu124', a version such as '12.4', or a "
+        "range such as '>=12.1,<12.7'",
+        "它只能是 'auto'、'cpu'、变体（如 'cu124'）、版本（如 '12.4'）或范围（如 '>=12.1,<12.7'）",
+    ),
+    "cuda.request-fix": Texts(
+        'write e.g. cuda = "cu124" in {table} or pass --cuda cu124',
+        '在 {table} 中写入例如 cuda = "cu124"，或传入 --cuda cu124',
+    ),
+    # A document's bad key or value (`schema.Table`): where, then what is wrong with it.
+    "schema.at": Texts("{where}: {problem}", "{where}：{problem}"),
+    "schema.unknown-key": Texts("unknown key", "未知的键"),
+    "schema.not-one-of": Texts(
+        "{value} is not one of {options}", "{value} 不是 {options} 中的一个"
+    ),
+    "schema.missing-one-of": Texts(
+        "missing (expected one of {options})", "缺少这一项（应为 {options} 中的一个）"
+    ),
+    "schema.empty": Texts("must not be empty", "不能为空"),
+    "config.correct": Texts("correct it in {table}", "请在 {table} 中改正"),
+    "config.write-example": Texts("write e.g. {example}", "改为例如 {example}"),
+    "config.known-keys": Texts(
+        "remove it; the known keys are {keys}", "删除它；已知的键有：{keys}"
+    ),
+    # A target file (--target, `targets`) that cannot be read as a host profile.
+    "target.not-found": Texts("{name}: target file not found", "{name}：找不到目标主机文件"),
+    "target.not-found-fix": Texts(
+        "check the path given to --target, `targets` or POETRY_CUDA_TARGET",
+        "检查传给 --target、`targets` 或 POETRY_CUDA_TARGET 的路径",
+    ),
+    "target.unreadable": Texts(
+        "{name}: cannot read the target file ({problem})",
+        "{name}：无法读取目标主机文件（{problem}）",
+    ),
+    "target.make-utf8": Texts("make the file readable UTF-8 JSON", "把文件改成可读的 UTF-8 JSON"),
+    "target.not-json": Texts(
+        "{name}: not valid JSON (line {line}, column {column}: {problem})",
+        '{name}：不是有效的 JSON（第 {line} 行第 {column} 列，解析器的原话是 "{problem}"）',
+    ),
+    "target.is-profile": Texts(
+        "a target file is a host profile in JSON (docs/host-profiles.md)",
+        "目标主机文件是 JSON 格式的主机描述文件（docs/host-profiles.md）",
+    ),
+    "target.write-with-detect": Texts(
+        "write it with `poetry-cuda detect --json > FILE` on the target machine",
+        "在目标机器上用 `poetry-cuda detect --json > FILE` 生成它",
+    ),
+    "profile.schema-why": Texts(
+        "a host profile must follow the schema in poetry-cuda's docs/host-profiles.md",
+        "主机描述文件必须符合 poetry-cuda 的 docs/host-profiles.md 规定的格式",
+    ),
+    "profile.schema-fix": Texts(
+        "compare it with docs/host-profiles.md and with the output of `poetry-cuda detect --json`",
+        "对照 docs/host-profiles.md 和 `poetry-cuda detect --json` 的输出检查它",
     ),
     # `plan`'s report around the choices (the reasons are recorded facts, quoted as written).
     "plan.header": Texts(
@@ -668,6 +927,94 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "or plan the CPU build with allow-cpu-fallback = true in [tool.poetry-cuda]",
         "或在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true，规划 CPU 版",
     ),
+    # A ROCm or XPU target's plan: the releases passed over, and the refusals.
+    "rocm.passed-over": Texts(
+        "{label}: newer torch passed over: {passed}", "{label}：跳过了更新的 torch：{passed}"
+    ),
+    "rocm.driver-cannot-run": Texts(
+        "torch {version} ({names}) needs a ROCm the amdgpu driver {driver} does not run (it "
+        "runs ROCm {low} to {high})",
+        "torch {version}（{names}）需要的 ROCm 版本 amdgpu 驱动 {driver} 运行不了"
+        "（它能运行 ROCm {low} 到 {high}）",
+    ),
+    "rocm.no-build-for": Texts(
+        "torch {version} ({names}) has no build for {gfx}",
+        "torch {version}（{names}）没有 {gfx} 的构建",
+    ),
+    "rocm.none-serves": Texts(
+        "{label}: no pytorch.org ROCm build of {asked} serves {listed}",
+        "{label}：pytorch.org 上没有能用于 {listed} 的 {asked} ROCm 构建",
+    ),
+    "rocm.none-matches": Texts(
+        "no offered torch version matches {asked}", "没有符合 {asked} 的 torch 版本"
+    ),
+    "rocm.served-from": Texts(
+        "{gfx} is served from torch {first}: widen the torch constraint",
+        "torch {first} 起才有 {gfx} 的构建：请放宽 torch 的版本约束",
+    ),
+    # The knowledge base's own words about a GPU no pytorch.org wheel serves, quoted.
+    "rocm.known-unserved": Texts(
+        "{reason}; {hint}", 'poetry-cuda 知识库的原文："{reason}; {hint}"'
+    ),
+    "rocm.override": Texts(
+        "unsupported workaround: set HSA_OVERRIDE_GFX_VERSION={override}",
+        "不受支持的变通办法：设置 HSA_OVERRIDE_GFX_VERSION={override}",
+    ),
+    "rocm.override-warned": Texts(
+        "unsupported workaround: set HSA_OVERRIDE_GFX_VERSION={override} ({warning})",
+        "不受支持的变通办法：设置 HSA_OVERRIDE_GFX_VERSION={override}（{warning}）",
+    ),
+    "rocm.driver-unknown": Texts(
+        "{label}: the amdgpu kernel driver's version is unknown (an in-tree driver has none), "
+        "so whether it runs the build's ROCm is not checked",
+        "{label}：amdgpu 内核驱动的版本未知（内核自带的驱动没有版本号），"
+        "因此没有检查它能否运行该构建的 ROCm",
+    ),
+    "rocm.driver-not-known": Texts(
+        "{label}: amdgpu {module} is not in the knowledge base's driver table, so whether it "
+        "runs the build's ROCm is not checked",
+        "{label}：知识库的驱动表里没有 amdgpu {module}，因此没有检查它能否运行该构建的 ROCm",
+    ),
+    "rocm.platform": Texts(
+        "{label}: {listed} would need a ROCm build, but pytorch.org publishes ROCm wheels for "
+        "{platforms} only, not {platform}; the plan gives this target the CPU build",
+        "{label}：{listed} 需要 ROCm 版，但 pytorch.org 只为 {platforms} 发布 ROCm wheel，"
+        "没有 {platform} 的；计划为这台目标主机选 CPU 版",
+    ),
+    "rocm.platform-windows": Texts(
+        "{said} (AMD publishes Windows builds itself: see AMD's ROCm on Radeon and Ryzen "
+        "documentation)",
+        "{said}（AMD 自己发布 Windows 版，见 AMD 的 ROCm on Radeon and Ryzen 文档）",
+    ),
+    "xpu.unsupported-gpu": Texts(
+        "{label}: {gpu} is older than Arc (device IP {ip}) or of unknown IP: PyTorch XPU does "
+        "not support it, so it gets the CPU build",
+        "{label}：{gpu} 比 Arc（设备 IP {ip}）旧，或 IP 未知：PyTorch XPU 不支持它，所以它用 CPU 版",
+    ),
+    "xpu.no-aot": Texts(
+        "{label}: torch {version}+xpu has no ahead-of-time kernels for {gpu}: they are compiled "
+        "at first use (slow first run)",
+        "{label}：torch {version}+xpu 没有为 {gpu} 预先编译的内核（kernel）："
+        "首次使用时才编译（第一次运行较慢）",
+    ),
+    "xpu.no-level-zero": Texts(
+        "{label}: Intel's Level Zero GPU driver was not found, and the +xpu build needs it: "
+        "{install}",
+        "{label}：没有找到 Intel 的 Level Zero GPU 驱动，而 +xpu 版需要它；"
+        '安装方法（poetry-cuda 知识库的原文）："{install}"',
+    ),
+    "xpu.none-serves": Texts(
+        "{label}: no pytorch.org XPU build of {asked} serves {listed} on {platform}",
+        "{label}：pytorch.org 上没有能在 {platform} 上用于 {listed} 的 {asked} XPU 构建",
+    ),
+    "xpu.from": Texts(
+        "+xpu wheels exist from torch {first} on, for {platforms}",
+        "从 torch {first} 起才有 +xpu 的 wheel，平台有：{platforms}",
+    ),
+    "xpu.fix": Texts(
+        "allow torch>={first}, or plan the CPU build with allow-cpu-fallback",
+        "允许 torch>={first}，或用 allow-cpu-fallback 规划 CPU 版",
+    ),
     "reason.only-minor-compatible": Texts(
         "{name} is only minor-compatible and the policy is native",
         "{name} 只能借助小版本兼容运行，而策略是 native",
@@ -805,6 +1152,7 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{variables}：个人镜像只对 Poetry 项目有效；这是 uv 项目，`lock` 会拒绝它"
         "（请改在 [tool.poetry-cuda.mirrors] 中设置镜像）",
     ),
+    "plan.mirror": Texts("Mirror: {said}", "镜像：{said}"),
     "warning.line": Texts("Warning: {text}", "警告：{text}"),
     "nvcc.mismatch-cuda": Texts(
         "the nvcc on PATH ({path}) is CUDA {version}, but the locked builds are CUDA {cuda}: "
@@ -856,6 +1204,27 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "lock.wrote": Texts("Wrote cuda.lock", "已写入 cuda.lock"),
     # `lock --check`: the header above the reasons, its fix, and the all-clear.
     "check.stale": Texts("cuda.lock is stale:", "cuda.lock 已过期："),
+    "lock.file-missing": Texts("{file} does not exist", "{file} 不存在"),
+    "stale.pyproject": Texts(
+        "the CUDA-relevant parts of pyproject.toml changed since the lock",
+        "锁定之后，pyproject.toml 中与 CUDA 相关的部分有了改动",
+    ),
+    "stale.managed": Texts(
+        "the managed entries in pyproject.toml differ from the plan",
+        "pyproject.toml 中托管的条目与计划不同",
+    ),
+    "stale.targets": Texts(
+        "the targets' facts (driver, CUDA, GPUs) changed since the lock",
+        "锁定之后，目标主机的信息（驱动、CUDA、GPU）有了变化",
+    ),
+    "stale.plan-chooses": Texts(
+        "{name}: the plan chooses {variant} from {source}",
+        "{name}：计划选择的是 {variant}，来自 {source}",
+    ),
+    "stale.lock-records": Texts(
+        "{name}: {file} records {variant} from {source}",
+        "{name}：{file} 记录的是 {variant}，来自 {source}",
+    ),
     "check.fix": Texts("run `{command}`", "运行 `{command}`"),
     "check.fresh": Texts(
         "cuda.lock and the managed configuration are fresh.", "cuda.lock 和托管的配置都是最新的。"
@@ -894,6 +1263,58 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "detect.toolkits": Texts("CUDA toolkits", "CUDA 工具包"),
     "detect.at": Texts("{version} at {path}", "{version}，位于 {path}"),
     "detect.probes": Texts("Probes", "探测结果"),
+    "detect.rocm-no-user-space": Texts("no user space installed", "没有安装用户态组件"),
+    "detect.amdgpu-in-tree": Texts(
+        ", amdgpu in-tree (version unknown)", "，amdgpu 为内核自带（版本未知）"
+    ),
+    "detect.xpu-driver": Texts("Intel XPU driver", "Intel XPU 驱动"),
+    "detect.not-a-target": Texts("Not a target", "不作为目标"),
+    "detect.capability": Texts(
+        "compute capability {capability} ({sm})", "计算能力 {capability}（{sm}）"
+    ),
+    "detect.device-ip": Texts(", device IP {ip}", "，设备 IP {ip}"),
+    # What each probe did, and the commonest of what it says (the rest quotes a tool).
+    "probe.found": Texts("found", "已找到"),
+    "probe.absent": Texts("absent", "未发现"),
+    "probe.skipped": Texts("skipped", "已跳过"),
+    "probe.error": Texts("error", "出错"),
+    "probe.timeout": Texts("timeout", "超时"),
+    "probe.not-needed": Texts("not needed", "不需要"),
+    "probe.not-needed-because": Texts("not needed: {why}", "不需要：{why}"),
+    "probe.gave-driver": Texts("{probe} gave the driver version", "{probe} 已给出驱动版本"),
+    "probe.linux-only": Texts("Linux only", "只用于 Linux"),
+    "probe.gave-every-fact": Texts(
+        "the probes before it gave every fact", "之前的探测已给出全部信息"
+    ),
+    "probe.given-explicitly": Texts(
+        "driver {version} given explicitly", "明确指定了驱动 {version}"
+    ),
+    "probe.no-nvidia-library": Texts(
+        "no NVIDIA driver: {library} not found", "没有 NVIDIA 驱动：找不到 {library}"
+    ),
+    "probe.no-nvidia-module": Texts(
+        "no NVIDIA kernel module: neither {first} nor {second} exists",
+        "没有 NVIDIA 内核模块：{first} 和 {second} 都不存在",
+    ),
+    "probe.not-found": Texts("{program} not found", "找不到 {program}"),
+    "probe.not-installed": Texts("{program} is not installed", "没有安装 {program}"),
+    "probe.no-cudnn": Texts("no cuDNN found", "没有找到 cuDNN"),
+    "probe.no-libcudnn": Texts("no libcudnn in the linker cache", "链接器缓存里没有 libcudnn"),
+    "probe.no-kfd": Texts(
+        "no KFD topology: amdgpu is not loaded", "没有 KFD 拓扑：amdgpu 没有加载"
+    ),
+    "probe.no-gpu-node": Texts("{topology}: no GPU node", "{topology}：没有 GPU 节点"),
+    "probe.no-pci-gpu": Texts("no {vendor} GPU on the PCI bus", "PCI 总线上没有 {vendor} GPU"),
+    "probe.no-intel-gpu": Texts("no Intel GPU", "没有 Intel GPU"),
+    "probe.no-toolkit": Texts("no CUDA toolkit found", "没有找到 CUDA 工具包"),
+    "probe.toolkit-at": Texts(
+        "{version} at {root} (via {source})", "{version}，位于 {root}（经由 {source}）"
+    ),
+    "probe.not-a-folder": Texts("{setting} is not a folder", "{setting} 不是文件夹"),
+    "probe.nvcc-outside": Texts(
+        "PATH: {nvcc} is not inside a toolkit folder", "PATH：{nvcc} 不在任何工具包文件夹里"
+    ),
+    "probe.macos": Texts("macOS has no NVIDIA CUDA driver", "macOS 没有 NVIDIA CUDA 驱动"),
     # The plugin's warnings before `poetry install` installs the lock.
     "install.run-live": Texts(
         "another poetry-cuda run is changing pyproject.toml and the locks now "
@@ -912,6 +1333,18 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "written; run `poetry cuda lock`",
         "cuda.lock 已过期：写入它之后，pyproject.toml 中与 CUDA 相关的部分有了改动；"
         "请运行 `poetry cuda lock`",
+    ),
+    "install.user-mirror": Texts(
+        "{source} is fetched from {mirror} ({variable}); the lock records {upstream}",
+        "{source} 改从 {mirror} 获取（{variable}）；锁文件里记录的仍是 {upstream}",
+    ),
+    "install.locked": Texts("{name} {version} from {source}", "{name} {version}，来自 {source}"),
+    "install.shared-failed": Texts(
+        "{problem}; Poetry installs as usual", "{problem}；Poetry 照常安装"
+    ),
+    "run.without-environment": Texts(
+        "{problem}; running without the project's CUDA environment",
+        "{problem}；本次运行不使用项目的 CUDA 环境",
     ),
     "resolution.poetry-failed": Texts("Poetry's resolution failed:", "Poetry 解析依赖失败："),
     "resolution.poetry-why": Texts(
@@ -1052,6 +1485,77 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "运行 `{install}`，创建虚拟环境并安装锁定的内容",
     ),
     "doctor.venv-at": Texts("virtual environment at {root}", "虚拟环境位于 {root}"),
+    "doctor.no-site-packages": Texts(
+        "{root} has no site-packages folder", "{root} 里没有 site-packages 文件夹"
+    ),
+    "doctor.recreate-venv": Texts("delete it and run `{install}`", "删除它，然后运行 `{install}`"),
+    "doctor.not-installed": Texts("{name} is not installed", "没有安装 {name}"),
+    "doctor.install-locked": Texts(
+        "run `{install}` to install the locked build", "运行 `{install}`，安装锁定的构建"
+    ),
+    "doctor.install-replaces-cpu": Texts(
+        "run `{install}` to install the locked build (it replaces the CPU build)",
+        "运行 `{install}`，安装锁定的构建（它会替换 CPU 版）",
+    ),
+    "doctor.cpu-build-installed": Texts(
+        "a CPU build of {name} ({version}) is installed where cuda.lock locks {variant} "
+        "({locked}): torch.cuda.is_available() will be False",
+        "安装的是 {name} 的 CPU 版（{version}），而 cuda.lock 锁定的是 {variant}（{locked}）："
+        "torch.cuda.is_available() 将为 False",
+    ),
+    "doctor.other-version": Texts(
+        "{name} {version} is installed; cuda.lock records {expected}",
+        "安装的是 {name} {version}；cuda.lock 记录的是 {expected}",
+    ),
+    "doctor.missing-wheels": Texts(
+        "{name} {version} depends on {missing}, which is not installed",
+        "{name} {version} 依赖 {missing}，但没有安装",
+    ),
+    # doctor's "ok" findings.
+    "doctor.needs-no-gpu": Texts(
+        "{package} {variant} needs no GPU", "{package} {variant} 不需要 GPU"
+    ),
+    "doctor.variant-runs": Texts("{package} {variant}: {fact}", "{package} {variant}：{fact}"),
+    "doctor.gpu-kernels": Texts("GPU {index}: {kernels}", "GPU {index}：{kernels}"),
+    "doctor.lock-records": Texts("{file} records {count} package(s)", "{file} 记录了 {count} 个包"),
+    "doctor.lock-fresh": Texts("{file} matches pyproject.toml", "{file} 与 pyproject.toml 一致"),
+    "doctor.locks-agree": Texts(
+        "{lockfile} locks {name} {version} from {source}",
+        "{lockfile} 锁定的是 {name} {version}，来自 {source}",
+    ),
+    "doctor.shell-agrees": Texts(
+        "the shell's CUDA variables agree with the project", "shell 的 CUDA 变量与项目一致"
+    ),
+    "doctor.installed-for": Texts(
+        "{name} {version} (built for CUDA {cuda})", "{name} {version}（为 CUDA {cuda} 编译）"
+    ),
+    "doctor.nvidia-wheels": Texts(
+        "the {count} nvidia-* wheels {package} depends on are installed",
+        "{package} 依赖的 {count} 个 nvidia-* wheel 都已安装",
+    ),
+    "doctor.nvidia-size": Texts(
+        "{count} nvidia-* wheel(s) installed, {size} in site-packages/nvidia",
+        "已安装 {count} 个 nvidia-* wheel，site-packages/nvidia 中共 {size}",
+    ),
+    "doctor.no-requirement": Texts(
+        "cuda.lock records no system requirement", "cuda.lock 没有记录任何系统依赖"
+    ),
+    "doctor.macos-no-requirement": Texts(
+        "macOS installs CPU builds: no system CUDA needed",
+        "macOS 安装的是 CPU 版：不需要系统 CUDA",
+    ),
+    "doctor.no-project": Texts(
+        "no pyproject.toml here or in any folder above: only the host was checked",
+        "这里和上级文件夹中都没有 pyproject.toml：只检查了主机",
+    ),
+    "doctor.no-project-fix": Texts(
+        "run doctor inside a project (or pass --directory / --project to poetry)",
+        "在项目里运行 doctor（或给 poetry 传入 --directory / --project）",
+    ),
+    "doctor.lockfile-stale": Texts(
+        "{lockfile} is stale: it no longer fits pyproject.toml ({why})",
+        "{lockfile} 已过期：它与 pyproject.toml 不再相符（{why}）",
+    ),
     # The same fixes for a uv project, where only the script runs: no `poetry cuda` there.
     "doctor.fix-driver-uv": Texts(
         "install the NVIDIA driver (https://www.nvidia.com/Download/index.aspx, or your "

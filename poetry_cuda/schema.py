@@ -19,6 +19,8 @@ from poetry_cuda.display import echoed
 from poetry_cuda.display import quoted
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import did_you_mean
+from poetry_cuda.messages import message
+from poetry_cuda.messages import translated
 from poetry_cuda.records import frozen
 
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.errors import PoetryCudaError
+    from poetry_cuda.messages import Localized
     from poetry_cuda.messages import Message
 
 
@@ -56,20 +59,33 @@ class Voice:
 
     error: type[PoetryCudaError]
     prefix: str
-    why: str = ""
-    fix: str | Callable[[str], str] = ""
+    why: Localized = ""
+    fix: Localized | Callable[[str], Localized] = ""
 
     def fail(
-        self, where: str, problem: str, fix: str | None = None, *, hint: Message | None = None
+        self,
+        where: str,
+        problem: Localized,
+        fix: Localized | None = None,
+        *,
+        hint: Message | None = None,
     ) -> PoetryCudaError:
         """The error at `where`; `hint` (the known name nearest a mistyped one) follows."""
-        where = where or "(top level)"
+        where = echoed(where or "(top level)")
         if fix is None:
-            fix = self.fix if isinstance(self.fix, str) else self.fix(where)
-        what = f"{self.prefix}{echoed(where)}: {problem}"
-        return self.error(
-            what if hint is None else Phrase((what, hint), ". "), why=self.why, fix=fix
+            fix = self.fix(where) if callable(self.fix) else self.fix
+        at: Localized = f"{self.prefix}{where}"
+        if self.prefix.endswith(": "):  # a file's name: its colon is the reader's punctuation
+            at = Phrase((self.prefix[:-2], where), ": ")
+        # A problem in the catalogue reads in the user's language; another is English as written.
+        what: Localized = (
+            message("schema.at", where=at, problem=problem)
+            if translated(problem)
+            else Phrase((at, problem), ": ")
         )
+        if hint is not None:
+            what = Phrase((what, hint), ". ")
+        return self.error(what, why=self.why, fix=fix)
 
 
 class Table:
@@ -88,7 +104,12 @@ class Table:
         return ".".join(p for p in (self.path, key) if p)
 
     def error(
-        self, key: str, problem: str, *, fix: str | None = None, hint: Message | None = None
+        self,
+        key: str,
+        problem: Localized,
+        *,
+        fix: Localized | None = None,
+        hint: Message | None = None,
     ) -> PoetryCudaError:
         return self.voice.fail(self.where(key), problem, fix, hint=hint)
 
@@ -100,10 +121,10 @@ class Table:
         return iter(self.data)
 
     @overload
-    def value(self, key: str, kind: type[T], what: str, *, fix: str | None = None) -> T: ...
+    def value(self, key: str, kind: type[T], what: str, *, fix: Localized | None = None) -> T: ...
     @overload
     def value(
-        self, key: str, kind: type[T], what: str, default: D, *, fix: str | None = None
+        self, key: str, kind: type[T], what: str, default: D, *, fix: Localized | None = None
     ) -> T | D: ...
     def value(
         self,
@@ -112,12 +133,12 @@ class Table:
         what: str,
         default: object = ABSENT,
         *,
-        fix: str | None = None,
+        fix: Localized | None = None,
     ) -> object:
         """The value of `key`, of type `kind` (`what` describes it); required without `default`."""
         return self._get(key, kind, what, default, fix)
 
-    def _get(self, key: str, kind: type, what: str, default: object, fix: str | None) -> Any:
+    def _get(self, key: str, kind: type, what: str, default: object, fix: Localized | None) -> Any:
         self._asked.add(key)
         if not self.has(key):
             if default is ABSENT:
@@ -130,17 +151,17 @@ class Table:
         return value
 
     @overload
-    def text(self, key: str, *, fix: str | None = None) -> str: ...
+    def text(self, key: str, *, fix: Localized | None = None) -> str: ...
     @overload
-    def text(self, key: str, default: D, *, fix: str | None = None) -> str | D: ...
-    def text(self, key: str, default: object = ABSENT, *, fix: str | None = None) -> object:
+    def text(self, key: str, default: D, *, fix: Localized | None = None) -> str | D: ...
+    def text(self, key: str, default: object = ABSENT, *, fix: Localized | None = None) -> object:
         """A string that must not be empty, unless a string default stands for it."""
         return self._text(key, default, fix)
 
-    def _text(self, key: str, default: object, fix: str | None = None) -> Any:
+    def _text(self, key: str, default: object, fix: Localized | None = None) -> Any:
         value = self._get(key, str, "a string", default, fix)
         if isinstance(value, str) and not value.strip() and not isinstance(default, str):
-            raise self.error(key, "must not be empty", fix=fix)
+            raise self.error(key, message("schema.empty"), fix=fix)
         return value
 
     def texts(
@@ -150,7 +171,7 @@ class Table:
         *,
         what: str = "a list of strings",
         item: str = "a string",
-        fix: str | None = None,
+        fix: Localized | None = None,
     ) -> tuple[str, ...]:
         """A list of strings; a bad item is named by its index (``sass[1]``)."""
         values = self._get(key, list, what, default, fix)
@@ -185,32 +206,32 @@ class Table:
         options: tuple[C, ...],
         default: C | _Absent = ABSENT,
         *,
-        fix: str | None = None,
+        fix: Localized | None = None,
     ) -> C:
         """One of `options`, typed as they are (a Literal type for a tuple of Literals)."""
         self._asked.add(key)
         if not self.has(key):
             if isinstance(default, _Absent):
-                raise self.error(key, f"missing (expected one of {', '.join(options)})", fix=fix)
+                missing = message("schema.missing-one-of", options=", ".join(options))
+                raise self.error(key, missing, fix=fix)
             return default
         value = self.data[key]
         for option in options:
             if value == option:
                 return option
         hint = did_you_mean(value, options, '"') if isinstance(value, str) else None
-        raise self.error(
-            key, f"{quoted(value)} is not one of {', '.join(options)}", fix=fix, hint=hint
-        )
+        wrong = message("schema.not-one-of", value=quoted(value), options=", ".join(options))
+        raise self.error(key, wrong, fix=fix, hint=hint)
 
     @overload
-    def table(self, key: str, *, what: str = ..., fix: str | None = None) -> Table: ...
+    def table(self, key: str, *, what: str = ..., fix: Localized | None = None) -> Table: ...
     @overload
     def table(
-        self, key: str, default: Mapping[str, Any], *, what: str = ..., fix: str | None = None
+        self, key: str, default: Mapping[str, Any], *, what: str = ..., fix: Localized | None = None
     ) -> Table: ...
     @overload
     def table(
-        self, key: str, default: None, *, what: str = ..., fix: str | None = None
+        self, key: str, default: None, *, what: str = ..., fix: Localized | None = None
     ) -> Table | None: ...
     def table(
         self,
@@ -218,7 +239,7 @@ class Table:
         default: Mapping[str, Any] | _Absent | None = ABSENT,
         *,
         what: str = "a table",
-        fix: str | None = None,
+        fix: Localized | None = None,
     ) -> Table | None:
         """The sub-table at `key`; its errors name ``key.subkey``."""
         data = self._get(key, dict, what, default, fix)
@@ -245,12 +266,12 @@ class Table:
             out.append(Table(row, self.voice, self.where(name)))
         return out
 
-    def only(self, keys: Collection[str], *, fix: str | None = None) -> None:
+    def only(self, keys: Collection[str], *, fix: Localized | None = None) -> None:
         """Refuse the first key (in sorted order) that is not one of `keys`."""
         unknown = sorted(set(self.data) - set(keys))
         if unknown:
             hint = did_you_mean(unknown[0], keys, '"')
-            raise self.error(unknown[0], "unknown key", fix=fix, hint=hint)
+            raise self.error(unknown[0], message("schema.unknown-key"), fix=fix, hint=hint)
 
     def done(self) -> None:
         """Refuse a key that no accessor asked for: a typo must not pass unnoticed."""

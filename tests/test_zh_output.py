@@ -3,6 +3,7 @@ the catalogue, no Chinese label before an English sentence, and the agreed terms
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -14,12 +15,15 @@ import pytest
 from poetry_cuda.messages import CATALOGUE
 from poetry_cuda.messages import placeholders
 from tests.support.example import EXAMPLES
+from tests.support.example import torch_example
 from tests.support.projects import TORCH
 from tests.support.projects import make_project
 
 
 if TYPE_CHECKING:
+    from tests.support.catalog import WorldServer
     from tests.support.cli import Cli
+    from tests.support.fake_nvml import FakeNvml
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,3 +155,146 @@ def test_the_plugins_install_warning_is_chinese(cli: Cli, tmp_path: Path) -> Non
         "poetry-cuda: cuda.lock is stale: the CUDA-relevant parts"
         in english.stdout + english.stderr
     )
+
+
+# -- every command's error paths and rarer reports, under a zh locale --------------------
+
+# Four English words in a row, outside what is quoted as written (`code`, 'values',
+# "names", [sources], paths, URLs): a sentence left in English.
+ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}(?: +[A-Za-z]+){3,}\b")
+QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|https?://\S+|\S*/\S*")
+RX_7900 = {"index": 0, "name": "Radeon RX 7900 XTX", "vendor": "amd", "gfx": "gfx1100"}
+ARC_B580 = {"index": 0, "name": "Intel Arc B580", "vendor": "intel", "device_ip": "20.1.0"}
+AMD_DRIVER = {"kernel_driver": "6.12.12", "source": "kfd"}  # amdgpu 6.4: ROCm 6.1 to 7.0
+
+
+def english_sentences(text: str) -> list[str]:
+    """The lines of `text` that hold an English sentence of their own."""
+    return [line for line in text.splitlines() if ENGLISH_SENTENCE.search(QUOTED.sub("", line))]
+
+
+def write_profile(path: Path, **document: object) -> str:
+    """A host profile of schema 2 for a Linux x86_64 machine; its path."""
+    path.write_text(json.dumps({"schema": 2, "os": "linux", "machine": "x86_64", **document}))
+    return path.name
+
+
+def said(cli: Cli, project: Path, *args: str, **env: str) -> str:
+    result = cli.run(*args, cwd=project, env={**env, **CHINESE})
+    return result.stdout + result.stderr
+
+
+def error_path_outputs(
+    cli: Cli, project: Path, locked: Path, fake_nvml: FakeNvml, mirror: str
+) -> dict[str, str]:
+    """What each command's error paths and rarer reports print under a zh locale."""
+    amd = write_profile(project / "amd.json", gpus=[RX_7900], rocm=AMD_DRIVER)
+    intel = write_profile(project / "arc.json", gpus=[ARC_B580])
+    bad_profile = write_profile(project / "bad.json", os="plan9")
+    (project / "broken.json").write_text("{")
+    gpu = fake_nvml.scenario()
+    found = {
+        "--cuda banana": said(cli, project, "plan", "--cuda", "banana", *TARGET),
+        "lock --cuda >>1": said(cli, project, "lock", "--dry-run", "--cuda", ">>1", *TARGET),
+        "missing target": said(cli, project, "plan", "--target", "missing.json"),
+        "bad profile value": said(cli, project, "plan", "--target", bad_profile),
+        "profile not JSON": said(cli, project, "detect", "--target", "broken.json"),
+        "unknown command": said(cli, project, "lcok"),
+        "unknown option": said(cli, project, "plan", "--bogus"),
+        "option without value": said(cli, project, "plan", "--target"),
+        "detect with probes": said(cli, project, "detect", **gpu),
+        "detect without a GPU": said(cli, project, "detect"),
+        "detect AMD and Intel": said(cli, project, "detect", "--target", amd, "--target", intel),
+        "plan an Intel host": said(cli, project, "plan", "--target", intel),
+        "doctor ok": said(cli, locked, "doctor", **gpu),
+        "run a missing command": said(cli, locked, "run", "no-such-command"),
+        "run no command": said(cli, locked, "run"),
+        "env --shell tcsh": said(cli, locked, "env", "--shell", "tcsh"),
+        "-C to a missing folder": said(cli, project, "-C", "missing", "plan"),
+        "doctor outside a project": said(cli, project.parent, "doctor"),
+    }
+    for name, args in {
+        "poetry cuda lcok": ("cuda", "lcok"),
+        "poetry cuda plan --bogus": ("cuda", "plan", "--bogus"),
+    }.items():
+        result = cli.run(*args, cwd=project, env=CHINESE, program="poetry")
+        found[name] = result.stdout + result.stderr
+    user_mirror = {"POETRY_CUDA_MIRROR_PYTORCH": mirror, **CHINESE}
+    shown = cli.run("show", cwd=locked, env=user_mirror, program="poetry")
+    # What Poetry itself says of the packages is its own; the plugin's notes are ours.
+    notes = [line for line in shown.stderr.splitlines() if line.startswith("poetry-cuda")]
+    found["poetry show with a per-user mirror"] = "\n".join(notes)
+    pyproject = project / "pyproject.toml"
+    original = pyproject.read_text()
+    pyproject.write_text(original.replace('targets = ["hosts/*.json"]', 'policy = "bogus"'))
+    found["bad config value"] = said(cli, project, "plan", *TARGET)
+    pyproject.write_text(original.replace('targets = ["hosts/*.json"]', "colour = 1"))
+    found["unknown config key"] = said(cli, project, "plan", *TARGET)
+    pyproject.write_text(original + '\n[tool.poetry-cuda.mirrors]\npytorch = "sjtu"\n')
+    found["plan with a mirror"] = said(cli, project, "plan", *TARGET)
+    unpinned = original.replace('    "torchvision==0.20.1",\n', "")
+    pyproject.write_text(unpinned.replace('"torch==2.5.1"', '"torch"'))
+    found["ROCm passed over"] = said(cli, project, "plan", "--target", amd)
+    pyproject.write_text(unpinned.replace('"torch==2.5.1"', '"torch<2.1"'))
+    found["ROCm refused"] = said(cli, project, "plan", "--target", amd)
+    return found
+
+
+def test_no_english_sentence_on_the_error_paths(
+    cli: Cli, tmp_path: Path, fake_nvml: FakeNvml, server: WorldServer
+) -> None:
+    """Issue 39 item 8: each command's error paths and rarer reports, in Chinese."""
+    project = tmp_path / "plain" / "torch_project"
+    shutil.copytree(EXAMPLES / "torch_project", project)
+    # The example locked through a per-user mirror (the lock records pytorch.org's index).
+    locked = torch_example(tmp_path / "locked", server)
+    pyproject = locked / "pyproject.toml"
+    mirror = f'\n[tool.poetry-cuda.mirrors]\npytorch = "{server.pytorch_mirror}"\n'
+    pyproject.write_text(pyproject.read_text().replace(mirror, "\n"))
+    user_mirror = {"POETRY_CUDA_MIRROR_PYTORCH": server.pytorch_mirror}
+    result = cli.run("lock", cwd=locked, env=user_mirror)
+    assert result.code == 0, result.stderr
+    outputs = error_path_outputs(cli, project, locked, fake_nvml, server.pytorch_mirror)
+    patterns = english_patterns()
+    for name, text in outputs.items():
+        left = [id for id, pattern in patterns.items() if pattern.search(text)]
+        assert left == [], (name, left, text)
+        assert english_sentences(text) == [], (name, text)
+    expected = {
+        "--cuda banana": "--cuda：'banana' 不是有效的 CUDA 要求",
+        "lock --cuda >>1": "原因：它只能是 'auto'、'cpu'",
+        "missing target": "missing.json：找不到目标主机文件",
+        "bad profile value": "bad.json：os：'plan9' 不是 linux, windows, macos 中的一个",
+        "profile not JSON": "broken.json：不是有效的 JSON（第 1 行第 2 列",
+        "unknown command": '命令 "lcok" 不存在。你是不是想输入 lock？',
+        "poetry cuda lcok": '命令 "cuda lcok" 不存在。你是不是想输入 cuda lock？',
+        "unknown option": '选项 "--bogus" 不存在。',
+        "poetry cuda plan --bogus": '选项 "--bogus" 不存在。',
+        "option without value": '选项 "--target" 需要一个值。',
+        "detect with probes": "  procfs：已跳过：不需要：nvml 已给出驱动版本",
+        "detect without a GPU": "  kfd：未发现：没有 KFD 拓扑：amdgpu 没有加载",
+        "detect AMD and Intel": "ROCm：没有安装用户态组件，amdgpu 6.12.12 [kfd]",
+        "plan an Intel host": "arc.json：没有找到 Intel 的 Level Zero GPU 驱动，而 +xpu 版需要它；",
+        "doctor ok": "ok    cuda.lock 与 pyproject.toml 一致",
+        "poetry show with a per-user mirror": "poetry-cuda: pytorch-cu124 改从 ",
+        "bad config value": "[tool.poetry-cuda] policy：'bogus' 不是 newest, native 中的一个",
+        "unknown config key": "[tool.poetry-cuda] colour：未知的键",
+        "plan with a mirror": '镜像：[tool.poetry-cuda] mirrors.pytorch = "sjtu"',
+        "run a missing command": "run：找不到命令：no-such-command",
+        "run no command": "run：没有给出命令",
+        "env --shell tcsh": "--shell：'tcsh' 不是 sh, bash, zsh, fish, powershell, json 中的一个",
+        "-C to a missing folder": "--directory：无法进入 'missing'",
+        "doctor outside a project": "这里和上级文件夹中都没有 pyproject.toml：只检查了主机",
+        "ROCm passed over": "amd.json：跳过了更新的 torch：torch 2.13.0（rocm7.1, rocm7.2）需要的",
+        "ROCm refused": "解决办法：torch 2.1 起才有 gfx1100 的构建",
+    }
+    for name, text in expected.items():
+        assert text in outputs[name], (name, outputs[name])
+    assert "0：NVIDIA GeForce RTX 4090，计算能力 8.9（sm_89）" in outputs["detect with probes"]
+    assert "Intel XPU 驱动" not in outputs["detect AMD and Intel"]  # the Arc has no driver here
+    assert "GPU 0：Intel Arc B580，Intel，设备 IP 20.1.0" in outputs["detect AMD and Intel"] or (
+        "0：Intel Arc B580，Intel，设备 IP 20.1.0" in outputs["detect AMD and Intel"]
+    )
+    doctor = outputs["doctor ok"]
+    assert "ok    cuda.lock 记录了 2 个包" in doctor
+    assert "poetry.lock 锁定的是 torch 2.5.1+cu124，来自 pytorch-cu124" in doctor

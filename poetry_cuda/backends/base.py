@@ -20,6 +20,7 @@ from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.files import read_toml_once
 from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.request.settings import mirrors_said
 from poetry_cuda.request.settings import parse_settings
@@ -206,7 +207,7 @@ class PackageManager(Protocol):
         """Run `command` in `project`; raises ResolutionError (exit 4) when it fails."""
         ...
 
-    def lockfile_problem(self, project: Path) -> str | None:
+    def lockfile_problem(self, project: Path) -> Localized | None:
         """Why the lock file is missing or no lock of this manager's; None when it reads as one."""
         ...
 
@@ -276,10 +277,10 @@ def packages(path: Path) -> list[dict[str, Any]]:
     return found
 
 
-def lockfile_problem(path: Path, marker: str) -> str | None:
+def lockfile_problem(path: Path, marker: str) -> Localized | None:
     """Why `path` is not a readable lock file holding the top-level key `marker`, if it is not."""
     if not path.exists():
-        return f"{path.name} does not exist"
+        return message("lock.file-missing", file=path.name)
     try:
         packages(path)
     except InputFileError as error:

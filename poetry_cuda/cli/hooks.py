@@ -83,7 +83,7 @@ def install_warnings(project: Path, kb: KnowledgeBase) -> list[Localized]:
         cuda_lock = lockfile.read(project / lockfile.FILENAME)
         pyproject = read_toml(project / "pyproject.toml")
     except PoetryCudaError as error:
-        return [error.what]
+        return [error.said]
     gate = state.gate(project, cuda_lock, pyproject)
     # The gate's obstacles, each in the user's language (the plugin's lock is `poetry cuda lock`).
     warnings: list[Localized] = []

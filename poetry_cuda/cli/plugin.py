@@ -22,6 +22,10 @@ from poetry.plugins.application_plugin import ApplicationPlugin
 
 from poetry_cuda.cli.registry import COMMANDS
 from poetry_cuda.display import shown
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import language_of
+from poetry_cuda.messages import localize
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -114,8 +118,6 @@ def _before_install(
         return
     from poetry_cuda.cli.hooks import install_warnings
     from poetry_cuda.knowledge.packaged import load
-    from poetry_cuda.messages import language_of
-    from poetry_cuda.messages import localize
 
     language = language_of(os.environ)
     for warning in install_warnings(project, load()):
@@ -139,7 +141,8 @@ def _before_run(
 
     warning = apply_for_poetry_run(project, os.environ, load_manager=package_manager)
     if warning:
-        command_event.io.write_error_line(f"<warning>poetry-cuda: {warning}</warning>")
+        said = shown(localize(warning, language_of(os.environ)))
+        command_event.io.write_error_line(f"<warning>poetry-cuda: {said}</warning>")
 
 
 class _MirrorHooks:
@@ -186,12 +189,16 @@ class _MirrorHooks:
 
         if not isinstance(command, Command):
             return
+        io = command_event.io
         for redirect in use_user_mirrors(command.poetry, self.mirrors, load()):
-            _say(
-                command_event.io,
-                f"poetry-cuda: {redirect.name} is fetched from {redact_url(redirect.mirror)} "
-                f"({redirect.variable}); the lock records {redirect.upstream}",
+            said = message(
+                "install.user-mirror",
+                source=redirect.name,
+                mirror=redact_url(redirect.mirror),
+                variable=redirect.variable,
+                upstream=redirect.upstream,
             )
+            _say(io, Phrase(("poetry-cuda: ", said)))
 
     def after(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         if self.failed is not None:
@@ -247,7 +254,8 @@ class _AddHooks:
         try:
             pins = requested_pins(project, io.input.argument("name"), load())
         except PoetryCudaError as error:
-            io.write_error_line(f"<warning>poetry-cuda: {shown(error.what)}</warning>")
+            said = shown(localize(error.said, language_of(os.environ)))
+            io.write_error_line(f"<warning>poetry-cuda: {said}</warning>")
             return
         if pins:
             names = ("pyproject.toml", "poetry.lock")
@@ -327,19 +335,21 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
                 held=True,  # the whole command holds the project (`_AddHooks.before`)
             )
     except PoetryCudaError as error:
-        io.write_error_line(f"<error>poetry-cuda: {shown(error.what)}</error>")
+        said = shown(localize(error.said, language_of(os.environ)))
+        io.write_error_line(f"<error>poetry-cuda: {said}</error>")
         terminate.set_exit_code(error.exit_code)
         return
     except (KeyboardInterrupt, Interrupted):
-        io.write_error_line("<error>poetry-cuda: Interrupted.</error>")
+        said = message("interrupted").text(language_of(os.environ))
+        io.write_error_line(f"<error>poetry-cuda: {said}</error>")
         terminate.set_exit_code(INTERRUPTED_EXIT)
         return
     for package in outcome.cuda_lock.packages:
-        io.write_line(shown(f"poetry-cuda: {package.name} {package.version} from {package.source}"))
+        locked = message(
+            "install.locked", name=package.name, version=package.version, source=package.source
+        )
+        io.write_line(shown(f"poetry-cuda: {locked.text(language_of(os.environ))}"))
 
 
 def _say(io: IO, said: Localized) -> None:
-    from poetry_cuda.messages import language_of
-    from poetry_cuda.messages import localize
-
     io.write_error_line(shown(localize(said, language_of(os.environ))))

@@ -27,6 +27,7 @@ from typing import NoReturn
 
 from poetry_cuda import __version__
 from poetry_cuda.cli.commands.base import error_lines
+from poetry_cuda.cli.commands.base import parser_problem
 from poetry_cuda.cli.commands.base import reader_gone
 from poetry_cuda.cli.commands.base import unknown_command
 from poetry_cuda.cli.commands.base import user_language
@@ -37,19 +38,22 @@ from poetry_cuda.cli.streams import StreamPort
 from poetry_cuda.cli.terminal import colour_support
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.errors import os_problem
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import did_you_mean
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.cli.commands.base import CudaCommand
+    from poetry_cuda.messages import Localized
 
 
 PROGRAM = "poetry-cuda"
 LISTER = f"{PROGRAM} list"
-LIST_FIX = f"`{LISTER}` shows the commands, `{PROGRAM} <command> --help` their options"
+LIST_FIX = message("usage.list-fix", lister=LISTER, program=PROGRAM)
 CRASH_EXIT = 1
 
 
@@ -89,14 +93,14 @@ class _Formatter(argparse.HelpFormatter):
 class _Parser(argparse.ArgumentParser):
     """argparse, whose errors are usage errors: one message with `fix`, exit 2."""
 
-    def __init__(self, fix: str) -> None:
+    def __init__(self, fix: Localized) -> None:
         super().__init__(
             prog=PROGRAM, add_help=False, allow_abbrev=False, formatter_class=_Formatter
         )
         self.fix = fix
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message, fix=self.fix)
+        raise UsageError(parser_problem(message), fix=self.fix)
 
 
 def run_script(argv: Sequence[str]) -> int:
@@ -183,7 +187,7 @@ def read_command(
         if unknown[0].startswith("-") and unknown[0] != "-":
             raise _unknown_option(unknown[0], parser.fix, parser)
         raise UsageError(
-            f'No arguments expected for "{body.name}", got "{unknown[0]}".', fix=parser.fix
+            message("usage.no-arguments", command=body.name, word=unknown[0]), fix=parser.fix
         )
     parsed = vars(known)
     values: dict[str, Any] = {}
@@ -198,7 +202,7 @@ def read_command(
 
 def command_parser(body: type[CudaCommand]) -> _Parser:
     """The parser of `poetry-cuda <body.name>`, generated from its specs."""
-    parser = _Parser(f"`{PROGRAM} {body.name} --help` shows its options")
+    parser = _Parser(message("usage.options-fix", command=f"{PROGRAM} {body.name}"))
     _add_globals(parser, given_only=True)
     for option in body.options:
         flags = [f"--{option.name}", *([f"-{option.short}"] if option.short else [])]
@@ -223,10 +227,10 @@ def _after_dashes(words: list[str]) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
-def _unknown_option(token: str, fix: str, parser: argparse.ArgumentParser) -> UsageError:
+def _unknown_option(token: str, fix: Localized, parser: argparse.ArgumentParser) -> UsageError:
     """`token` is none of `parser`'s options: say so, with the nearest ones."""
     name = token.partition("=")[0]
-    what = f'The option "{name}" does not exist.'
+    what = message("usage.unknown-option", name=name)
     hint = did_you_mean(name, option_names(parser))
     return UsageError(what if hint is None else Phrase((what, hint), " "), fix=fix)
 
@@ -245,14 +249,14 @@ def _enter(directory: str | None, project: str | None) -> str | None:
             os.chdir(directory)
         except OSError as error:
             raise UsageError(
-                f"--directory: cannot work in {directory!r}: {error.strerror or error}",
-                fix="give -C/--directory an existing folder",
+                message("usage.cannot-enter", folder=repr(directory), problem=os_problem(error)),
+                fix=message("usage.give-folder", option="-C/--directory"),
             ) from None
     if project is not None and not Path(project).is_dir():
         raise UsageError(
-            f"--project: {project!r} is not a folder",
-            why="--project names the folder of the project (or one inside it)",
-            fix="give -P/--project an existing folder",
+            message("usage.project-not-folder", folder=repr(project)),
+            why=message("usage.project-names-folder"),
+            fix=message("usage.give-folder", option="-P/--project"),
         )
     return project
 

@@ -31,6 +31,8 @@ def before_install(event: ConsoleCommandEvent, project: Path) -> None:
     from poetry_cuda.display import shown
     from poetry_cuda.errors import PoetryCudaError
     from poetry_cuda.files import read_toml
+    from poetry_cuda.messages import language_of
+    from poetry_cuda.messages import message
     from poetry_cuda.request.settings import parse_settings
     from poetry_cuda.wheelstore.project import DONE
 
@@ -56,9 +58,8 @@ def before_install(event: ConsoleCommandEvent, project: Path) -> None:
             project, extras=extras, groups=groups, poetry=command.poetry, store=store
         )
     except PoetryCudaError as error:
-        io.write_error_line(
-            f"<warning>{shown(PREFIX + error.what)}; Poetry installs as usual</warning>"
-        )
+        said = message("install.shared-failed", problem=error.said).text(language_of(os.environ))
+        io.write_error_line(f"<warning>{shown(PREFIX + said)}</warning>")
         return
     for line in describe(report, store.root):
         io.write_line(shown(PREFIX + line))

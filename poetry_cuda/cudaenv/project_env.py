@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import Cudnn
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.locking.lockfile import LockedToolkit
+    from poetry_cuda.messages import Localized
     from poetry_cuda.redist.manifest import Archive
     from poetry_cuda.versions import CudaVersion
 
@@ -347,7 +348,7 @@ def apply_for_poetry_run(
     environ: MutableMapping[str, str],
     *,
     load_manager: Callable[[str], PackageManager],
-) -> str | None:
+) -> Localized | None:
     """Give `poetry run` the project's environment by changing `environ` in place.
 
     Returns a warning instead of raising: `poetry run` then goes on unchanged. Nothing
@@ -359,7 +360,7 @@ def apply_for_poetry_run(
         env = project_environment(project, environ, load_manager=load_manager)
         values, unset = changes(env, environ)
     except PoetryCudaError as error:
-        return f"{error.what}; running without the project's CUDA environment"
+        return message("run.without-environment", problem=error.said)
     for name in unset:
         environ.pop(name, None)
     environ.update(values)

@@ -251,12 +251,14 @@ def _variant_findings(
         if target.runs_cuda and requested != "cpu":  # a GPU the lock's targets leave unused
             said = message("doctor.lock-unserved", package=name, variant=variant_name)
             return [warn("host", "variant", said, rerun, subject=name)]
-        return [ok("host", "variant", f"{name} {variant_name} needs no GPU", subject=name)]
+        said = message("doctor.needs-no-gpu", package=name, variant=variant_name)
+        return [ok("host", "variant", said, subject=name)]
     variant = locked_variant(package, kb)
     if variant is None:
         runs, fact = _fixed_verdict(package.cuda, target, kb.nvidia)
         if runs:
-            return [ok("host", "variant", f"{name} {variant_name}: {fact}", subject=name)]
+            said = message("doctor.variant-runs", package=name, variant=variant_name, fact=fact)
+            return [ok("host", "variant", said, subject=name)]
         return [
             fail(
                 "host",
@@ -283,7 +285,8 @@ def _variant_findings(
                 subject=name,
             )
         ]
-    found = [ok("host", "variant", f"{name} {variant_name}: {verdict.detail}", subject=name)]
+    said = message("doctor.variant-runs", package=name, variant=variant_name, fact=verdict.detail)
+    found = [ok("host", "variant", said, subject=name)]
     built = variant.on(target.platform)
     for gpu in target.profile.nvidia_gpus:
         if gpu.compute_capability is None:
@@ -291,7 +294,8 @@ def _variant_findings(
         served, kernels = serves_gpu(built, gpu.compute_capability, native=verdict.fit == "native")
         subject = f"{name} on gpu{gpu.index}"
         if served:
-            found.append(ok("host", "architecture", f"GPU {gpu.index}: {kernels}", subject=subject))
+            said = message("doctor.gpu-kernels", index=gpu.index, kernels=kernels)
+            found.append(ok("host", "architecture", said, subject=subject))
         else:
             found.append(
                 fail(
@@ -320,7 +324,8 @@ def check_locks(state: LockState) -> list[Finding]:
                 state.fix,
             )
         ]
-    found = [ok("locks", "cuda.lock", f"{FILENAME} records {len(cuda_lock.packages)} package(s)")]
+    records = message("doctor.lock-records", file=FILENAME, count=len(cuda_lock.packages))
+    found = [ok("locks", "cuda.lock", records)]
     if state.fresh is False:
         found.append(
             fail(
@@ -331,7 +336,7 @@ def check_locks(state: LockState) -> list[Finding]:
             )
         )
     elif state.fresh:
-        found.append(ok("locks", "fresh", f"{FILENAME} matches pyproject.toml"))
+        found.append(ok("locks", "fresh", message("doctor.lock-fresh", file=FILENAME)))
     run = state.gate.run_said(lock_command(state.backend)) if state.gate else None
     if run is not None:  # `sync` refuses to install, as it would
         found.append(fail("locks", "journal", run, state.fix))
@@ -340,14 +345,15 @@ def check_locks(state: LockState) -> list[Finding]:
         found.append(warn("locks", "agree", state.backend_error, "upgrade poetry-cuda"))
         return found
     if not state.lockfile_exists:
-        found.append(fail("locks", "agree", f"{lockfile} does not exist", state.fix))
+        missing = message("lock.file-missing", file=lockfile)
+        found.append(fail("locks", "agree", missing, state.fix))
         return found
     if state.lockfile_stale is not None:
         found.append(
             fail(
                 "locks",
                 "fresh",
-                f"{lockfile} is stale: it no longer fits pyproject.toml ({state.lockfile_stale})",
+                message("doctor.lockfile-stale", lockfile=lockfile, why=state.lockfile_stale),
                 state.fix,
                 subject=lockfile,
             )
@@ -368,7 +374,14 @@ def _agreement(package: LockedPackage, entries: Sequence[LockedEntry], lockfile:
     ]
     recorded = f"{package.version or package.variant} from {package.source}"
     if matches:
-        return ok("locks", "agree", f"{lockfile} locks {name} {recorded}", subject=name)
+        said = message(
+            "doctor.locks-agree",
+            lockfile=lockfile,
+            name=name,
+            version=package.version or package.variant,
+            source=package.source,
+        )
+        return ok("locks", "agree", said, subject=name)
     seen = ", ".join(e.describe() for e in entries) or "nothing"
     return fail(
         "locks",

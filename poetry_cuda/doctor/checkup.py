@@ -72,8 +72,8 @@ def run_checks(facts: Facts, kb: KnowledgeBase, *, strict: bool = False) -> list
             warn(
                 "locks",
                 "project",
-                "no pyproject.toml here or in any folder above: only the host was checked",
-                "run doctor inside a project (or pass --directory / --project to poetry)",
+                message("doctor.no-project"),
+                message("doctor.no-project-fix"),
             )
         )
         return findings

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.lockfile import LockedPackage
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.targets import Target
 
 
@@ -64,8 +65,8 @@ def check_environment(
             fail(
                 "environment",
                 "venv",
-                f"{environment.root} has no site-packages folder",
-                f"delete it and run `{install}`",
+                message("doctor.no-site-packages", root=environment.root),
+                message("doctor.recreate-venv", install=install),
             )
         )
         return found
@@ -87,30 +88,43 @@ def _installed(
     if expected and target.os == "macos":
         expected = public(expected)
     if dist is None:
+        not_installed = message("doctor.not-installed", name=name)
         return fail(
-            "environment", "installed", f"{name} is not installed", f"run `{install}`", subject=name
+            "environment",
+            "installed",
+            not_installed,
+            message("check.fix", command=install),
+            subject=name,
         )
-    fix = f"run `{install}` to install the locked build"
+    fix = message("doctor.install-locked", install=install)
     if package.cuda and is_cpu_build(dist) and target.os != "macos":
         return fail(
             "environment",
             "installed",
-            f"a CPU build of {name} ({dist.version}) is installed where cuda.lock locks "
-            f"{package.variant} ({expected or f'CUDA {package.cuda}'}): torch.cuda.is_available() "
-            "will be False",
-            fix + " (it replaces the CPU build)",
+            message(
+                "doctor.cpu-build-installed",
+                name=name,
+                version=dist.version,
+                variant=package.variant,
+                locked=expected or f"CUDA {package.cuda}",
+            ),
+            message("doctor.install-replaces-cpu", install=install),
             subject=name,
         )
     if expected and not same_version(dist.version, expected):
         return fail(
             "environment",
             "installed",
-            f"{name} {dist.version} is installed; cuda.lock records {expected}",
+            message("doctor.other-version", name=name, version=dist.version, expected=expected),
             fix,
             subject=name,
         )
-    built = f" (built for CUDA {dist.build_cuda})" if dist.build_cuda not in (None, CPU) else ""
-    return ok("environment", "installed", f"{name} {dist.version}{built}", subject=name)
+    said: Localized = f"{name} {dist.version}"
+    if dist.build_cuda not in (None, CPU):
+        said = message(
+            "doctor.installed-for", name=name, version=dist.version, cuda=dist.build_cuda
+        )
+    return ok("environment", "installed", said, subject=name)
 
 
 def _wheel_dependencies(
@@ -136,9 +150,13 @@ def _wheel_dependencies(
                 fail(
                     "environment",
                     "nvidia-wheels",
-                    f"{package.name} {package.version} depends on {', '.join(missing)}, "
-                    "which is not installed",
-                    f"run `{install}`",
+                    message(
+                        "doctor.missing-wheels",
+                        name=package.name,
+                        version=package.version,
+                        missing=", ".join(missing),
+                    ),
+                    message("check.fix", command=install),
                     subject=package.name,
                 )
             )
@@ -147,7 +165,7 @@ def _wheel_dependencies(
                 ok(
                     "environment",
                     "nvidia-wheels",
-                    f"the {len(needed)} nvidia-* wheels {package.name} depends on are installed",
+                    message("doctor.nvidia-wheels", count=len(needed), package=package.name),
                     subject=package.name,
                 )
             )
@@ -178,8 +196,9 @@ def _nvidia_wheels(environment: Environment, install: str) -> list[Finding]:
             ok(
                 "environment",
                 "nvidia-size",
-                f"{len(wheels)} nvidia-* wheel(s) installed, {size(environment.nvidia_bytes)} "
-                "in site-packages/nvidia",
+                message(
+                    "doctor.nvidia-size", count=len(wheels), size=size(environment.nvidia_bytes)
+                ),
             )
         )
     return found
@@ -192,6 +211,6 @@ def check_shell(
     if contradictions is None:
         return []
     if not contradictions:
-        return [ok("environment", "shell", "the shell's CUDA variables agree with the project")]
+        return [ok("environment", "shell", message("doctor.shell-agrees"))]
     fix = message("doctor.shell-fix-uv") if backend == "uv" else message("doctor.shell-fix")
     return [warn("environment", "shell", c.detail, fix, subject=c.variable) for c in contradictions]

@@ -123,9 +123,9 @@ def check_system(
     build compiles with it on any machine.
     """
     if not requirements:
-        return [ok("system", "requirements", "cuda.lock records no system requirement")]
+        return [ok("system", "requirements", message("doctor.no-requirement"))]
     if target.os == "macos":
-        return [ok("system", "requirements", "macOS installs CPU builds: no system CUDA needed")]
+        return [ok("system", "requirements", message("doctor.macos-no-requirement"))]
     found = []
     for req in requirements:
         if req.satisfied_by:

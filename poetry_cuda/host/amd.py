@@ -44,6 +44,8 @@ from poetry_cuda.host.profiles import INTEGRATED_GFX
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.run import run
 from poetry_cuda.host.system_files import read_small
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -452,7 +454,11 @@ def _run_program(
 ) -> tuple[tuple[AmdGpu, ...], str | None, ProbeReport]:
     program = _find_program(name, root, environ)
     if program is None:
-        return (), None, ProbeReport(name, "absent", f"{name} is not installed")
+        return (
+            (),
+            None,
+            ProbeReport.saying(name, "absent", message("probe.not-installed", program=name)),
+        )
     argv = [program, "static"] if name == "amd-smi" else [program]
     try:
         completed = run(argv, env=environ, timeout=timeout)
@@ -505,12 +511,14 @@ def detect_amd(
     if gpus:
         reports.append(ProbeReport("kfd", "found", f"{topology}: {_gfx_list(gpus)}{skipped}"))
     elif topology is not None:
-        reports.append(ProbeReport("kfd", "absent", f"{topology}: no GPU node{skipped}"))
+        no_node = message("probe.no-gpu-node", topology=topology)
+        said = Phrase((no_node, skipped)) if skipped else no_node
+        reports.append(ProbeReport.saying("kfd", "absent", said))
     else:
-        reports.append(ProbeReport("kfd", "absent", "no KFD topology: amdgpu is not loaded"))
+        reports.append(ProbeReport.saying("kfd", "absent", message("probe.no-kfd")))
     for name in PROGRAMS:
         if gpus or not programs:
-            reports.append(ProbeReport(name, "skipped", "not needed"))
+            reports.append(ProbeReport.saying(name, "skipped", message("probe.not-needed")))
             continue
         gpus, module_from_tool, report = _run_program(name, root, environ, timeout)
         reports.append(report)
@@ -534,7 +542,8 @@ def detect_amd(
             detail = ", ".join(f"{d.address} 1002:{d.device:04x}" for d in found)
             reports.append(ProbeReport("pci", "found", f"{detail} (architecture unknown)"))
         else:
-            reports.append(ProbeReport("pci", "absent", "no AMD GPU on the PCI bus"))
+            no_gpu = message("probe.no-pci-gpu", vendor="AMD")
+            reports.append(ProbeReport.saying("pci", "absent", no_gpu))
     compute = (root / "dev" / "kfd").exists()
     if not gpus:
         return AmdDetection(gpus=(), rocm=None, compute=compute, reports=tuple(reports))

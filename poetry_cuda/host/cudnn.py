@@ -19,6 +19,7 @@ from poetry_cuda.host.profiles import Cudnn
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.run import run
 from poetry_cuda.host.system_files import read_small
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -127,7 +128,9 @@ def probe_ldconfig(
     """Ask the dynamic linker's cache (``ldconfig -p``) where libcudnn is."""
     program = next((path for path in candidates if path.is_file()), None)
     if program is None:
-        return [], ProbeReport(LDCONFIG_PROBE, "absent", "ldconfig not found")
+        return [], ProbeReport.saying(
+            LDCONFIG_PROBE, "absent", message("probe.not-found", program="ldconfig")
+        )
     try:
         completed = run([str(program), "-p"], env=environ, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -144,8 +147,8 @@ def probe_ldconfig(
         if version:
             found.append(Cudnn(version=version, path=path, source="ldconfig"))
     result = "found" if found else "absent"
-    detail = ", ".join(c.path for c in found) or "no libcudnn in the linker cache"
-    return found, ProbeReport(LDCONFIG_PROBE, result, detail)
+    detail = ", ".join(c.path for c in found) or message("probe.no-libcudnn")
+    return found, ProbeReport.saying(LDCONFIG_PROBE, result, detail)
 
 
 def find_cudnn(
@@ -183,5 +186,7 @@ def find_cudnn(
         unique.setdefault(os.path.realpath(entry.path), entry)
     cudnn = tuple(sorted(unique.values(), key=lambda c: (_key(c.version), c.path)))
     detail = "; ".join(f"{c.version} at {c.path} ({c.source})" for c in cudnn)
-    report = ProbeReport(PROBE, "found" if cudnn else "absent", detail or "no cuDNN found")
+    report = ProbeReport.saying(
+        PROBE, "found" if cudnn else "absent", detail or message("probe.no-cudnn")
+    )
     return cudnn, (report, *reports)

@@ -48,6 +48,7 @@ from poetry_cuda.host.profiles import host_machine
 from poetry_cuda.host.profiles import host_os
 from poetry_cuda.host.smi import probe_smi
 from poetry_cuda.host.toolkits import find_toolkits
+from poetry_cuda.messages import message
 from poetry_cuda.versions import DriverVersion
 
 
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.nvml import EarlyWorker
     from poetry_cuda.host.probe import GpuFacts
     from poetry_cuda.host.probe import ProbeResult
+    from poetry_cuda.messages import Localized
     from poetry_cuda.versions import CudaVersion
 
 
@@ -90,7 +92,7 @@ def detect_host(
     where = HostPaths.of(env) if paths is None else paths
     if os_name == "macos":
         skipped = tuple(
-            ProbeReport(probe, "skipped", "macOS has no NVIDIA CUDA driver")
+            ProbeReport.saying(probe, "skipped", message("probe.macos"))
             for probe in ("nvml", "procfs", "nvidia-smi", "toolkits", "cudnn")
         )
         return HostProfile(os=os_name, machine=arch, driver=None, probes=skipped)
@@ -105,9 +107,9 @@ def detect_host(
         )
     )
     if merged.driver is not None:
-        merged.skip("procfs", f"{merged.driver_source} gave the driver version")
+        merged.skip("procfs", message("probe.gave-driver", probe=merged.driver_source))
     elif os_name != "linux":
-        merged.skip("procfs", "Linux only")
+        merged.skip("procfs", message("probe.linux-only"))
     else:
         merged.add(probe_procfs(sys_root=where.sys, proc_root=where.proc))
     if merged.needs_more():
@@ -121,7 +123,7 @@ def detect_host(
         )
         merged.add(smi)
     else:
-        merged.skip("nvidia-smi", "the probes before it gave every fact")
+        merged.skip("nvidia-smi", message("probe.gave-every-fact"))
 
     toolkits, toolkit_report = find_toolkits(
         env, os_name=os_name, usr_local=where.usr_local, opt=where.opt, timeout=timeout
@@ -216,10 +218,12 @@ class _Merged:
 
     def override(self, version: DriverVersion) -> None:
         self.driver, self.driver_source, self.is_override = version, "override", True
-        self.probes.append(ProbeReport("override", "found", f"driver {version} given explicitly"))
+        given = message("probe.given-explicitly", version=version)
+        self.probes.append(ProbeReport.saying("override", "found", given))
 
-    def skip(self, probe: str, why: str) -> None:
-        self.probes.append(ProbeReport(probe, "skipped", f"not needed: {why}"))
+    def skip(self, probe: str, why: Localized) -> None:
+        why = message("probe.not-needed-because", why=why)
+        self.probes.append(ProbeReport.saying(probe, "skipped", why))
 
     def add(self, findings: ProbeResult) -> None:
         source = findings.report.probe

@@ -25,6 +25,7 @@ from poetry_cuda.host.pci import CLASS_DISPLAY
 from poetry_cuda.host.pci import VENDOR_INTEL
 from poetry_cuda.host.pci import read_pci_devices
 from poetry_cuda.host.profiles import ProbeReport
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -234,8 +235,8 @@ def detect_intel(*, root: Path) -> IntelDetection:
     """Probe the Intel GPUs of the Linux file system at `root` (see the module docstring)."""
     gpus = intel_gpus(read_pci_devices(root / "sys"))
     if not gpus:
-        report = ProbeReport("pci", "absent", "no Intel GPU on the PCI bus")
-        skipped = ProbeReport("level-zero", "skipped", "no Intel GPU")
+        report = ProbeReport.saying("pci", "absent", message("probe.no-pci-gpu", vendor="Intel"))
+        skipped = ProbeReport.saying("level-zero", "skipped", message("probe.no-intel-gpu"))
         return IntelDetection(gpus=(), xpu=None, reports=(report, skipped))
     listed = ", ".join(f"{gpu.name} ({gpu.device_ip or 'IP unknown'})" for gpu in gpus)
     reports = [ProbeReport("pci", "found", listed)]

@@ -24,6 +24,7 @@ from poetry_cuda.host.run import Running
 from poetry_cuda.host.run import run
 from poetry_cuda.host.run import signal_name
 from poetry_cuda.host.run import start
+from poetry_cuda.messages import message
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -202,11 +203,13 @@ def decode(payload: object, *, os_name: OperatingSystem) -> ProbeResult:
 def _init_failure(error: dict[str, Any], *, os_name: OperatingSystem) -> ProbeResult:
     code = error.get("code")
     name = error.get("name") or f"NVML error {code}"
-    message = error.get("message") or ""
+    said = error.get("message") or ""
     if code == LIBRARY_NOT_FOUND:
         library = "nvml.dll" if os_name == "windows" else LIBRARY
         return ProbeResult(
-            report=ProbeReport(PROBE, "absent", f"no NVIDIA driver: {library} not found")
+            report=ProbeReport.saying(
+                PROBE, "absent", message("probe.no-nvidia-library", library=library)
+            )
         )
     if code == DRIVER_NOT_LOADED:
         return ProbeResult(
@@ -220,13 +223,13 @@ def _init_failure(error: dict[str, Any], *, os_name: OperatingSystem) -> ProbeRe
             problems=(VERSION_MISMATCH,),
         )
     if code is None:
-        return _error(f"pynvml cannot be imported ({message}); install nvidia-ml-py")
+        return _error(f"pynvml cannot be imported ({said}); install nvidia-ml-py")
     return ProbeResult(
-        report=ProbeReport(PROBE, "error", f"nvmlInit failed: {name} ({message})"),
+        report=ProbeReport(PROBE, "error", f"nvmlInit failed: {name} ({said})"),
         problems=(
             Problem(
                 probe=PROBE,
-                message=f"NVML cannot start: {name} ({message})",
+                message=f"NVML cannot start: {name} ({said})",
                 fix="run `nvidia-smi` to see the driver's own diagnosis",
             ),
         ),

@@ -113,4 +113,4 @@ def _named(report: ProbeReport, vendor: str) -> ProbeReport:
     """`report` with the PCI probe named for its vendor (both vendors read the PCI bus)."""
     if report.probe != "pci":
         return report
-    return ProbeReport(f"{vendor}-pci", report.result, report.detail)
+    return ProbeReport(f"{vendor}-pci", report.result, report.detail, report.said)

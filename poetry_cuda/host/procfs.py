@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.system_files import read_small
+from poetry_cuda.messages import message
 from poetry_cuda.versions import DriverVersion
 
 
@@ -76,9 +77,9 @@ def probe_procfs(*, sys_root: Path, proc_root: Path) -> ProbeResult:
     if notes:
         return ProbeResult(report=ProbeReport(PROBE, "error", "; ".join(notes)))
     return ProbeResult(
-        report=ProbeReport(
+        report=ProbeReport.saying(
             PROBE,
             "absent",
-            f"no NVIDIA kernel module: neither {sources[0][0]} nor {sources[1][0]} exists",
+            message("probe.no-nvidia-module", first=sources[0][0], second=sources[1][0]),
         )
     )

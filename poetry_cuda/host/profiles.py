@@ -39,6 +39,8 @@ from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import read_bounded
 from poetry_cuda.files import refused
+from poetry_cuda.messages import localize
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
 from poetry_cuda.schema import Voice
@@ -50,6 +52,8 @@ from poetry_cuda.versions import DriverVersion
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+
+    from poetry_cuda.messages import Localized
 
 
 SCHEMA = 2
@@ -189,11 +193,25 @@ class Problem:
 
 @frozen
 class ProbeReport:
-    """What one probe did: ``found``, ``absent``, ``error``, ``timeout`` or ``skipped``."""
+    """What one probe did: ``found``, ``absent``, ``error``, ``timeout`` or ``skipped``.
+
+    `detail` is what it says in English (as profiles record it); `said`, where the probe
+    says it with a catalogue message, is that message, shown in the reader's language.
+    """
 
     probe: str
     result: str
     detail: str
+    said: Localized = field(default="", compare=False, repr=False)
+
+    @classmethod
+    def saying(cls, probe: str, result: str, said: Localized) -> ProbeReport:
+        return cls(probe, result, localize(said, "en"), said)
+
+    @property
+    def shown(self) -> Localized:
+        """The detail to show: the message where there is one, else the detail as recorded."""
+        return self.said or self.detail
 
 
 # A Kubernetes node's name is a DNS subdomain name, at most 253 characters. A profile
@@ -320,8 +338,8 @@ def _gpu_json(gpu: Gpu) -> dict[str, Any]:
 VOICE = Voice(
     InputFileError,
     "",
-    why="a host profile must follow the schema in poetry-cuda's docs/host-profiles.md",
-    fix="compare it with docs/host-profiles.md and with the output of `poetry-cuda detect --json`",
+    why=message("profile.schema-why"),
+    fix=message("profile.schema-fix"),
 )
 OBJECT = "an object"
 OBJECTS = "a list of objects"
@@ -573,32 +591,38 @@ def load_target(path: Path, *, label: str | None = None) -> HostProfile:
     name = echoed(label or str(path))  # how messages and plans call it: a path is input too
     if not path.exists():
         raise InputFileError(
-            f"{name}: target file not found",
-            fix="check the path given to --target, `targets` or POETRY_CUDA_TARGET",
+            message("target.not-found", name=name), fix=message("target.not-found-fix")
         )
     data = read_bounded(path, limit=PROFILE_LIMIT, name=name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
+        problem = f"{error.__class__.__name__}: {error}"
         raise InputFileError(
-            f"{name}: cannot read the target file ({error.__class__.__name__}: {error})",
-            fix="make the file readable UTF-8 JSON",
+            message("target.unreadable", name=name, problem=problem),
+            fix=message("target.make-utf8"),
         ) from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputFileError(
-            f"{name}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})",
-            why="a target file is a host profile in JSON (docs/host-profiles.md)",
-            fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
+            message(
+                "target.not-json",
+                name=name,
+                line=error.lineno,
+                column=error.colno,
+                problem=error.msg,
+            ),
+            why=message("target.is-profile"),
+            fix=message("target.write-with-detect"),
         ) from None
     except (ValueError, RecursionError) as error:
         raise refused(
             InputFileError,
             f"{name}: not a readable profile",
             error,
-            why="a target file is a host profile in JSON (docs/host-profiles.md)",
-            fix="write it with `poetry-cuda detect --json > FILE` on the target machine",
+            why=message("target.is-profile"),
+            fix=message("target.write-with-detect"),
         ) from None
     return profile_from_json(document, name)
 

@@ -19,6 +19,7 @@ from poetry_cuda.host.probe import GpuFacts
 from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.run import run
+from poetry_cuda.messages import message
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
 from poetry_cuda.versions import DriverVersion
@@ -135,7 +136,11 @@ def probe_smi(
     """Ask nvidia-smi for every GPU, and (if `want_cuda`) for the driver's CUDA version."""
     program = find_nvidia_smi(environ, os_name=os_name, wsl_lib=wsl_lib)
     if program is None:
-        return ProbeResult(report=ProbeReport(PROBE, "absent", "nvidia-smi not found"))
+        return ProbeResult(
+            report=ProbeReport.saying(
+                PROBE, "absent", message("probe.not-found", program="nvidia-smi")
+            )
+        )
     notes = []
     try:
         completed = run([program, *query_arguments(FIELDS)], env=environ, timeout=timeout)

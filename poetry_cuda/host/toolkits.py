@@ -21,6 +21,8 @@ from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.profiles import Toolkit
 from poetry_cuda.host.run import run
 from poetry_cuda.host.system_files import read_small
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.messages import Localized
 
 
 PROBE = "toolkits"
@@ -169,17 +172,19 @@ def find_toolkits(
     nvcc_name = "nvcc.exe" if os_name == "windows" else "nvcc"
     seen: set[str] = set()
     toolkits = []
-    notes = []
+    notes: list[Localized] = []
     for candidate in candidates(environ, os_name=os_name, usr_local=usr_local, opt=opt):
         if not candidate.path.is_dir():
             if candidate.source in ("CUDA_HOME", "CUDA_PATH"):
-                notes.append(f"{candidate.source}={candidate.path} is not a folder")
+                notes.append(
+                    message("probe.not-a-folder", setting=f"{candidate.source}={candidate.path}")
+                )
             continue
         root = Path(os.path.realpath(candidate.path))
         if str(root) in seen:
             continue
         if candidate.nvcc is not None and not looks_like_toolkit(root):
-            notes.append(f"PATH: {candidate.nvcc} is not inside a toolkit folder")
+            notes.append(message("probe.nvcc-outside", nvcc=candidate.nvcc))
             continue
         seen.add(str(root))
         nvcc = root / "bin" / nvcc_name
@@ -197,8 +202,11 @@ def find_toolkits(
             )
         )
     toolkits.sort(key=lambda toolkit: (_version_key(toolkit.version), toolkit.root))
-    described = [f"{t.version} at {t.root} (via {t.source})" for t in toolkits]
-    detail = "; ".join(described + notes)
+    described: list[Localized] = [
+        message("probe.toolkit-at", version=t.version, root=t.root, source=t.source)
+        for t in toolkits
+    ]
+    detail = Phrase((*described, *notes), "; ") if described or notes else ""
     if toolkits:
-        return tuple(toolkits), ProbeReport(PROBE, "found", detail)
-    return (), ProbeReport(PROBE, "absent", detail or "no CUDA toolkit found")
+        return tuple(toolkits), ProbeReport.saying(PROBE, "found", detail)
+    return (), ProbeReport.saying(PROBE, "absent", detail or message("probe.no-toolkit"))

@@ -216,23 +216,31 @@ def staleness(
     pyproject: Mapping[str, Any],
     text: str,
     new_text: str,
-) -> list[str]:
+) -> list[Localized]:
     """Why the recorded lock no longer matches the project and its targets."""
     if current is None:
-        return [f"{lockfile.FILENAME} does not exist"]
-    reasons = []
+        return [message("lock.file-missing", file=lockfile.FILENAME)]
+    reasons: list[Localized] = []
     if not is_fresh(current, pyproject):
-        reasons.append("the CUDA-relevant parts of pyproject.toml changed since the lock")
+        reasons.append(message("stale.pyproject"))
     if text != new_text:
-        reasons.append("the managed entries in pyproject.toml differ from the plan")
+        reasons.append(message("stale.managed"))
     if {t.facts for t in current.targets} != {t.facts for t in wanted.targets}:
-        reasons.append("the targets' facts (driver, CUDA, GPUs) changed since the lock")
+        reasons.append(message("stale.targets"))
     chosen = {(p.name, p.variant, p.source, p.url) for p in wanted.packages}
     recorded = {(p.name, p.variant, p.source, p.url) for p in current.packages}
     for name, variant, source, _ in sorted(chosen - recorded):
-        reasons.append(f"{name}: the plan chooses {variant} from {source}")
+        reasons.append(message("stale.plan-chooses", name=name, variant=variant, source=source))
     for name, variant, source, _ in sorted(recorded - chosen):
-        reasons.append(f"{name}: {lockfile.FILENAME} records {variant} from {source}")
+        reasons.append(
+            message(
+                "stale.lock-records",
+                name=name,
+                file=lockfile.FILENAME,
+                variant=variant,
+                source=source,
+            )
+        )
     planned_extras = {(e.name, e.variant, e.serves) for e in wanted.extras}
     recorded_extras = {(e.name, e.variant, e.serves) for e in current.extras}
     for name, variant, serves in sorted(planned_extras - recorded_extras):
@@ -362,7 +370,7 @@ def preview(
     )
 
 
-def stale_reasons(planned: Planned, backend: PackageManager) -> tuple[str, ...]:
+def stale_reasons(planned: Planned, backend: PackageManager) -> tuple[Localized, ...]:
     """Why the project's locks are not what `lock` would leave (`--check`); () when fresh."""
     project = planned.project
     start = _start(planned, backend, adopt=None)

@@ -57,7 +57,7 @@ class Checked:
     """`lock --check`: the plan, and why the locks are not what `lock` would leave."""
 
     planned: Planned
-    stale: tuple[str, ...]
+    stale: tuple[Localized, ...]
 
 
 def _backend(

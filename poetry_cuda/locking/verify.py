@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.backends.base import PackageManager
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.plan import Choice
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.plan import SystemRequirement
@@ -43,14 +44,14 @@ SDIST_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".zip")
 CUDA_RUNTIME_WHEEL = LIBRARY_WHEELS["cuda-runtime"]
 
 
-def lockfile_staleness(plan: Plan, project: Path, backend: PackageManager) -> str | None:
+def lockfile_staleness(plan: Plan, project: Path, backend: PackageManager) -> Localized | None:
     """Why the backend's lock file does not hold what `lock` would leave there, if it does not."""
     problem = backend.lockfile_problem(project)
     if problem is None:
         try:
             verify(plan, project, backend)
         except PoetryCudaError as error:
-            problem = error.what
+            problem = error.said
     # Last, the manager's own check: a lock that holds the plan may still miss a new dependency.
     return problem or backend.outdated(project)
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.rocm import RocmRelease
     from poetry_cuda.knowledge.xpu import XpuKnowledge
     from poetry_cuda.knowledge.xpu import XpuRelease
+    from poetry_cuda.messages import Localized
     from poetry_cuda.messages import Message
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.candidates import Requests
@@ -77,7 +78,7 @@ class StackDecision:
     and the labels of the targets decided here (their GPUs are accounted for)."""
 
     chosen: StackBuild | None
-    warnings: tuple[str, ...]
+    warnings: tuple[Localized, ...]
     decided: tuple[str, ...]
 
 
@@ -109,11 +110,14 @@ def decide_stack(
     plans = [
         (t, plan_target(t, list(offered), stacks, allow_cpu_fallback, missing)) for t in needing
     ]
-    warnings = tuple(dict.fromkeys(w for _, plan in plans for w in plan.warnings))
+    warnings: list[Localized] = []
+    for warning in (w for _, plan in plans for w in plan.warnings):
+        if warning not in warnings:  # a message is not hashable: no dict.fromkeys
+            warnings.append(warning)
     decided = tuple(t.label for t in needing)
     served = [(t, plan) for t, plan in plans if plan.accelerator in ("rocm", "xpu")]
     if not served:
-        return StackDecision(None, warnings, decided)
+        return StackDecision(None, tuple(warnings), decided)
     plan = served[0][1]
     assert plan.torch is not None and plan.variant is not None
     known: RocmRelease | XpuRelease | None
@@ -148,7 +152,7 @@ def decide_stack(
     chosen = StackBuild(
         plan, build, arches, reason, bound, known.source, known.confidence, companions
     )
-    return StackDecision(chosen, warnings, decided)
+    return StackDecision(chosen, tuple(warnings), decided)
 
 
 def _reason(

@@ -58,7 +58,7 @@ class AcceleratorPlan:
     accelerator: Accelerator
     torch: str | None = None
     variant: str | None = None
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Localized, ...] = ()
     gpus: tuple[Gpu, ...] = ()
 
 
@@ -90,7 +90,7 @@ def plan_accelerator(
         # An APU's GPU beside a discrete AMD GPU is the display's, as beside an NVIDIA one.
         discrete = tuple(gpu for gpu in amd if gpu.gfx not in INTEGRATED_GFX)
         integrated = tuple(gpu for gpu in amd if gpu.gfx in INTEGRATED_GFX) if discrete else ()
-        warnings = _left_out(profile, (*integrated, *intel), "ROCm")
+        warnings: list[Localized] = [*_left_out(profile, (*integrated, *intel), "ROCm")]
         return _plan_rocm(profile, discrete or amd, admitted, constraint, rocm_kb, warnings)
     if intel:
         return _plan_xpu(profile, intel, admitted, constraint, xpu_kb)
@@ -144,26 +144,25 @@ def _plan_rocm(
     admitted: tuple[Version, ...],
     constraint: str,
     kb: RocmKnowledge,
-    warnings: list[str],
+    warnings: list[Localized],
 ) -> AcceleratorPlan:
     gfx = sorted({gpu.gfx for gpu in gpus if gpu.gfx})
     listed = _described(gpus)
     platform = _platform(profile)
     if platform not in kb.index.platforms:
-        warnings.append(
-            f"{profile.label}: {listed} would need a ROCm build, but pytorch.org publishes "
-            f"ROCm wheels for {', '.join(kb.index.platforms)} only, not {platform}; the plan "
-            "gives this target the CPU build"
-            + (
-                " (AMD publishes Windows builds itself: see AMD's ROCm on Radeon and Ryzen "
-                "documentation)"
-                if profile.os == "windows"
-                else ""
-            )
+        unpublished = message(
+            "rocm.platform",
+            label=profile.label,
+            listed=listed,
+            platforms=", ".join(kb.index.platforms),
+            platform=platform,
         )
+        if profile.os == "windows":
+            unpublished = message("rocm.platform-windows", said=unpublished)
+        warnings.append(unpublished)
         return AcceleratorPlan("cpu", warnings=tuple(warnings))
     driver = _kernel_driver(profile, kb, warnings)
-    passed: list[str] = []
+    passed: list[Localized] = []
     for version in admitted:
         release = kb.release(str(version))
         if release is None:
@@ -173,7 +172,8 @@ def _plan_rocm(
         if runnable:
             build = max(runnable, key=lambda row: version_key(row.rocm))
             if passed:
-                warnings.append(f"{profile.label}: newer torch passed over: {'; '.join(passed)}")
+                said = Phrase(tuple(passed), "; ")
+                warnings.append(message("rocm.passed-over", label=profile.label, passed=said))
             return AcceleratorPlan(
                 "rocm",
                 torch=str(version),
@@ -184,14 +184,22 @@ def _plan_rocm(
         names = ", ".join(build.variant for build in release.builds)
         if serving and driver is not None:
             passed.append(
-                f"torch {version} ({names}) needs a ROCm the amdgpu driver {driver.release} "
-                f"does not run (it runs ROCm {driver.rocm_min} to {driver.rocm_max})"
+                message(
+                    "rocm.driver-cannot-run",
+                    version=version,
+                    names=names,
+                    driver=driver.release,
+                    low=driver.rocm_min,
+                    high=driver.rocm_max,
+                )
             )
         elif len(passed) < 3:
             usable = _usable(kb, release.builds)
             # A release may serve each gfx in some build, but none in one build.
             missing = [name for name in gfx if name not in usable] or gfx
-            passed.append(f"torch {version} ({names}) has no build for {', '.join(missing)}")
+            passed.append(
+                message("rocm.no-build-for", version=version, names=names, gfx=", ".join(missing))
+            )
     releases = (kb.release(str(version)) for version in admitted)
     builds = [build for release in releases if release is not None for build in release.builds]
     served = _usable(kb, builds)
@@ -210,21 +218,15 @@ def _serves(kb: RocmKnowledge, build: RocmBuild, gfx: list[str]) -> bool:
 
 
 def _kernel_driver(
-    profile: HostProfile, kb: RocmKnowledge, warnings: list[str]
+    profile: HostProfile, kb: RocmKnowledge, warnings: list[Localized]
 ) -> KernelDriver | None:
     module = profile.rocm.kernel_driver if profile.rocm else None
     if module is None:
-        warnings.append(
-            f"{profile.label}: the amdgpu kernel driver's version is unknown (an in-tree "
-            "driver has none), so whether it runs the build's ROCm is not checked"
-        )
+        warnings.append(message("rocm.driver-unknown", label=profile.label))
         return None
     driver = kb.driver_release(module)
     if driver is None:
-        warnings.append(
-            f"{profile.label}: amdgpu {module} is not in the knowledge base's driver table, "
-            "so whether it runs the build's ROCm is not checked"
-        )
+        warnings.append(message("rocm.driver-not-known", label=profile.label, module=module))
     return driver
 
 
@@ -233,12 +235,14 @@ def _refusal(
     listed: str,
     gfx: list[str],
     constraint: str,
-    passed: list[str],
+    passed: list[Localized],
     unserved: list[str],
     kb: RocmKnowledge,
 ) -> NoVariantError:
     asked = f"torch{constraint}" if constraint else "torch"
-    why = "; ".join(passed) or f"no offered torch version matches {asked}"
+    why: Localized = (
+        Phrase(tuple(passed), "; ") if passed else message("rocm.none-matches", asked=asked)
+    )
     fixes: list[Localized] = []
     for name in gfx:
         row = kb.unserved_gpu(name)
@@ -247,17 +251,18 @@ def _refusal(
             if first is None:
                 fixes.append(message("rocm.unknown-gfx", gfx=name))
             elif name in unserved:
-                fixes.append(f"{name} is served from torch {first}: widen the torch constraint")
+                fixes.append(message("rocm.served-from", gfx=name, first=first))
             continue
-        fixes.append(f"{row.reason}; {row.hint}")
+        fixes.append(message("rocm.known-unserved", reason=row.reason, hint=row.hint))
         if row.override is not None:
             fixes.append(
-                f"unsupported workaround: set HSA_OVERRIDE_GFX_VERSION={row.override}"
-                + (f" ({row.warning})" if row.warning else "")
+                message("rocm.override-warned", override=row.override, warning=row.warning)
+                if row.warning
+                else message("rocm.override", override=row.override)
             )
     fixes.append(message("rocm.or-cpu-fallback") if fixes else message("rocm.cpu-fallback"))
     return NoVariantError(
-        f"{profile.label}: no pytorch.org ROCm build of {asked} serves {listed}",
+        message("rocm.none-serves", label=profile.label, asked=asked, listed=listed),
         why=why,
         fix=Phrase(tuple(fixes), "; "),
     )
@@ -277,16 +282,19 @@ def _plan_xpu(
     constraint: str,
     kb: XpuKnowledge,
 ) -> AcceleratorPlan:
-    warnings = []
+    warnings: list[Localized] = []
     served = []
     for gpu in gpus:
         if gpu.device_ip is not None and kb.supported(".".join(gpu.device_ip.split(".")[:2])):
             served.append(gpu)
         else:
             warnings.append(
-                f"{profile.label}: {gpu.describe()} is older than Arc (device IP "
-                f"{kb.requirement.min_device_ip}) or of unknown IP: PyTorch XPU does not "
-                "support it, so it gets the CPU build"
+                message(
+                    "xpu.unsupported-gpu",
+                    label=profile.label,
+                    gpu=gpu.describe(),
+                    ip=kb.requirement.min_device_ip,
+                )
             )
     if not served:
         return AcceleratorPlan("cpu", warnings=tuple(warnings))
@@ -301,13 +309,11 @@ def _plan_xpu(
             ip = ".".join((gpu.device_ip or "").split(".")[:2])
             if not kb.native(release, ip, windows=windows):
                 warnings.append(
-                    f"{profile.label}: torch {version}+xpu has no ahead-of-time kernels for "
-                    f"{gpu.describe()}: they are compiled at first use (slow first run)"
+                    message("xpu.no-aot", label=profile.label, version=version, gpu=gpu.describe())
                 )
         if profile.os == "linux" and profile.xpu is None:
             warnings.append(
-                f"{profile.label}: Intel's Level Zero GPU driver was not found, and the +xpu "
-                f"build needs it: {kb.requirement.install}"
+                message("xpu.no-level-zero", label=profile.label, install=kb.requirement.install)
             )
         return AcceleratorPlan(
             "xpu",
@@ -319,8 +325,13 @@ def _plan_xpu(
     asked = f"torch{constraint}" if constraint else "torch"
     first = kb.releases[0].torch if kb.releases else "?"
     raise NoVariantError(
-        f"{profile.label}: no pytorch.org XPU build of {asked} serves {listed} on {platform}",
-        why=f"+xpu wheels exist from torch {first} on, for "
-        + ", ".join(sorted({p for r in kb.releases for p in r.platforms})),
-        fix=f"allow torch>={first}, or plan the CPU build with allow-cpu-fallback",
+        message(
+            "xpu.none-serves", label=profile.label, asked=asked, listed=listed, platform=platform
+        ),
+        why=message(
+            "xpu.from",
+            first=first,
+            platforms=", ".join(sorted({p for r in kb.releases for p in r.platforms})),
+        ),
+        fix=message("xpu.fix", first=first),
     )

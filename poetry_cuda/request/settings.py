@@ -25,6 +25,7 @@ from poetry_cuda.knowledge.packaged import mirrors_of
 from poetry_cuda.knowledge.packaged import variant_indexes
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import did_you_mean
+from poetry_cuda.messages import message
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.schema import Table
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import KnownMirror
+    from poetry_cuda.messages import Message
 
 
 Policy = Literal["newest", "native"]
@@ -111,10 +113,9 @@ class CudaRequest:
             specifier = None
         if not specifier:
             raise ConfigError(
-                f"{key}: {quoted(text)} is not a CUDA request",
-                why="it must be 'auto', 'cpu', a variant such as 'cu124', a version such as "
-                "'12.4', or a range such as '>=12.1,<12.7'",
-                fix=f'write e.g. cuda = "cu124" in {TABLE} or pass --cuda cu124',
+                message("cuda.not-a-request", key=key, value=quoted(text)),
+                why=message("cuda.request-forms"),
+                fix=message("cuda.request-fix", table=TABLE),
             )
         return cls(value, "version", specifier, key=key)
 
@@ -309,7 +310,7 @@ KEYS = {  # every key of [tool.poetry-cuda]
 }
 
 
-VOICE = Voice(ConfigError, f"{TABLE} ", fix=f"correct it in {TABLE}")
+VOICE = Voice(ConfigError, f"{TABLE} ", fix=message("config.correct", table=TABLE))
 
 
 def overlong(data: object, limit: Callable[[tuple[str, ...]], int]) -> tuple[str, int, int] | None:
@@ -364,8 +365,8 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
             fix=f"correct it in {TABLE}",
         )
     table = Table(raw, VOICE)
-    table.only(KEYS, fix=f"remove it; the known keys are {', '.join(sorted(KEYS))}")
-    cuda = table.value("cuda", str, "a string", "auto", fix='write e.g. cuda = "auto"')
+    table.only(KEYS, fix=message("config.known-keys", keys=", ".join(sorted(KEYS))))
+    cuda = table.value("cuda", str, "a string", "auto", fix=_example('cuda = "auto"'))
     fallback = table.value(
         "allow-cpu-fallback",
         bool,
@@ -408,12 +409,12 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
     return Settings(
         wheel_variants=_parse_wheel_variants(table),
         cuda=CudaRequest.parse(cuda),
-        policy=table.choice("policy", POLICIES, "newest", fix='write e.g. policy = "newest"'),
+        policy=table.choice("policy", POLICIES, "newest", fix=_example('policy = "newest"')),
         allow_cpu_fallback=fallback,
         targets=targets,
-        backend=table.choice("backend", BACKENDS, "auto", fix='write e.g. backend = "auto"'),
+        backend=table.choice("backend", BACKENDS, "auto", fix=_example('backend = "auto"')),
         toolkit=table.choice(
-            "toolkit", TOOLKIT_MODES, "system", fix='write e.g. toolkit = "system"'
+            "toolkit", TOOLKIT_MODES, "system", fix=_example('toolkit = "system"')
         ),
         install=table.choice(
             "install", INSTALL_MODES, "copy", fix='write install = "copy" or install = "shared"'
@@ -430,6 +431,11 @@ def parse_settings(pyproject: dict[str, Any]) -> Settings:
             )
         ),
     )
+
+
+def _example(setting: str) -> Message:
+    """The fix of a bad value: an example of a good one."""
+    return message("config.write-example", example=setting)
 
 
 def _setting_limit(keys: tuple[str, ...]) -> int:

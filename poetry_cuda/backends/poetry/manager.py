@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from poetry_cuda.backends.base import InstallCommand
     from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.managed import Managed
 
 
@@ -47,7 +48,7 @@ class PoetryManager:
     def locked(self, project: Path, name: str) -> list[LockedEntry]:
         return runner.locked(project, name)
 
-    def lockfile_problem(self, project: Path) -> str | None:
+    def lockfile_problem(self, project: Path) -> Localized | None:
         return lockfile_problem(project / self.lockfile, "metadata")
 
     def outdated(self, project: Path) -> str | None:

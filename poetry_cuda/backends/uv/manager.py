@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from poetry_cuda.backends.base import InstallCommand
     from poetry_cuda.backends.base import LockedEntry
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.managed import Managed
 
 
@@ -48,7 +49,7 @@ class UvManager:
     def locked(self, project: Path, name: str) -> list[LockedEntry]:
         return runner.locked(project, name)
 
-    def lockfile_problem(self, project: Path) -> str | None:
+    def lockfile_problem(self, project: Path) -> Localized | None:
         return lockfile_problem(project / self.lockfile, "version")
 
     def outdated(self, project: Path) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 import sys
 
 from pathlib import Path
@@ -32,6 +33,7 @@ from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import interruptible
 from poetry_cuda.locking.interrupts import stopping
+from poetry_cuda.messages import labels_language
 from poetry_cuda.messages import language_of
 from poetry_cuda.messages import message
 
@@ -256,14 +258,33 @@ def unknown_command(
     import difflib  # only for a mistyped name
 
     close = [prefix + match for match in difflib.get_close_matches(name, known, n=3, cutoff=0.6)]
-    what = f'The command "{prefix}{name}" does not exist.'
+    what: Localized = message("usage.unknown-command", name=prefix + name)
     if close:
-        first = ", ".join(close[:-1])
-        what += f" Did you mean {f'{first} or ' if first else ''}{close[-1]}?"
-    return UsageError(
-        what,
-        fix=f"`{lister}` shows the commands, `{program} <command> --help` their options",
+        names: Localized = close[-1]
+        if close[:-1]:
+            names = message("usage.either", first=", ".join(close[:-1]), last=close[-1])
+        what = message("usage.did-you-mean", what=what, names=names)
+    return UsageError(what, fix=message("usage.list-fix", lister=lister, program=program))
+
+
+def parser_problem(said: str) -> Localized:
+    """What argparse (the script) or cleo (inside Poetry) says of a bad option, as a catalogue
+    message where it is one they say; else in their words."""
+    said = said.strip()
+    unknown = re.fullmatch(r'The option "(.+)" does not exist\.?', said)
+    if unknown:
+        return message("usage.unknown-option", name=unknown.group(1))
+    needs = re.fullmatch(r'The "(.+)" option requires a value\.?', said) or re.fullmatch(
+        r"argument (\S+): expected one argument", said
     )
+    if needs:
+        return message("usage.needs-value", name=needs.group(1))
+    takes = re.fullmatch(r'The "(.+)" option does not accept a value\.?', said) or re.fullmatch(
+        r"argument (\S+): ignored explicit argument .*", said
+    )
+    if takes:
+        return message("usage.takes-no-value", name=takes.group(1))
+    return said
 
 
 def error_json(error: PoetryCudaError) -> dict[str, object]:
@@ -327,7 +348,7 @@ class CudaCommand:
         except Exception:
             if not stopping():
                 raise
-        self.line_error("<error>Interrupted.</error>")
+        self.line_error(f"<error>{escape(message('interrupted').text(user_language()))}</error>")
         return INTERRUPTED_EXIT
 
     def run_command(self) -> int:
@@ -374,8 +395,10 @@ class CudaCommand:
         # json.dumps escapes every control and non-ASCII character (ensure_ascii).
         self.raw(shown(json.dumps(data, indent=2)))
 
-    def warn(self, message: str) -> None:
-        self.line_error(f"<comment>Warning: {escape(message)}</comment>")
+    def warn(self, warning: Localized) -> None:
+        language = user_language()
+        said = message("warning.line", text=warning).text(labels_language([warning], language))
+        self.line_error(f"<comment>{escape(said)}</comment>")
 
 
 def section(

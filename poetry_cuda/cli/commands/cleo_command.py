@@ -19,11 +19,13 @@ from poetry_cuda.cli.commands.base import error_lines
 from poetry_cuda.cli.commands.base import exact
 from poetry_cuda.cli.commands.base import fitted
 from poetry_cuda.cli.commands.base import literal_help
+from poetry_cuda.cli.commands.base import parser_problem
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.registry import command
 from poetry_cuda.errors import UsageError
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import did_you_mean
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -49,11 +51,11 @@ class CleoCommand(Command):
         except CleoError as error:
             # An unknown option or a missing argument is bad usage: exit 2, not cleo's 1.
             # Inside Poetry the command's name is "cuda plan": the hint is a whole command line.
-            what = str(error).strip()
-            hint = self._nearest_option(what)
+            what = parser_problem(str(error))
+            hint = self._nearest_option(str(error).strip())
             usage = UsageError(
-                what if hint is None else Phrase((what.rstrip(".") + ".", hint), " "),
-                fix=f"`poetry {self.name} --help` shows its options",
+                what if hint is None else Phrase((what, hint), " "),
+                fix=message("usage.options-fix", command=f"poetry {self.name}"),
             )
             for line in error_lines(usage, user_language()):
                 io.write_error_line(line)

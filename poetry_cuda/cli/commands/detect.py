@@ -13,6 +13,8 @@ from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import section
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import localize
 from poetry_cuda.messages import message
 
 
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import Gpu
     from poetry_cuda.host.profiles import HostProfile
     from poetry_cuda.messages import Language
-    from poetry_cuda.messages import Message
+    from poetry_cuda.messages import Localized
 
 
 KUBERNETES_OPTIONS = (
@@ -104,10 +106,11 @@ def render(profile: HostProfile, language: Language = "en") -> list[str]:
 
     esc = escape
 
-    def say(said: Message) -> str:
-        return esc(said.text(language))
+    def say(said: Localized) -> str:
+        return esc(localize(said, language))
 
     colon = "：" if language == "zh" else ": "
+    comma = "，" if language == "zh" else ", "
     where = say(message("detect.where", os=profile.os, machine=profile.machine))
     label = say(message("detect.this-machine")) if profile.label == DETECTED else esc(profile.label)
     lines = [f"<info>{say(message('detect.host'))}</info>{colon}{label}{where}"]
@@ -140,8 +143,8 @@ def render(profile: HostProfile, language: Language = "en") -> list[str]:
                 )
             )
             if gpu.compute_capability is not None
-            else f"{gpu.index}: {esc(gpu.name)}, {_identity(gpu)}"
-            + (f", {gpu.memory_mib} MiB" if gpu.memory_mib else "")
+            else f"{gpu.index}{colon}{esc(gpu.name)}{comma}{say(_identity(gpu))}"
+            + (say(message("detect.memory", mib=gpu.memory_mib)) if gpu.memory_mib else "")
         )
         + f" [{gpu.source}]"
         for gpu in profile.gpus
@@ -174,32 +177,53 @@ def render(profile: HostProfile, language: Language = "en") -> list[str]:
     lines += section("cuDNN", cudnn, found_none, colon=colon)
     if profile.rocm is not None:
         rocm = profile.rocm
-        kernel = f", amdgpu {esc(rocm.kernel_driver)}" if rocm.kernel_driver else ""
-        version = esc(rocm.version) if rocm.version else "no user space installed"
-        kernel = kernel or ", amdgpu in-tree (version unknown)"
-        lines.append(f"<info>ROCm</info>: {version}{kernel} [{esc(rocm.source)}]")
-    if profile.xpu is not None:
-        lines.append(
-            f"<info>Intel XPU driver</info>: {esc(profile.xpu.driver)} [{esc(profile.xpu.source)}]"
+        kernel = (
+            f"{comma}amdgpu {esc(rocm.kernel_driver)}"
+            if rocm.kernel_driver
+            else say(message("detect.amdgpu-in-tree"))
         )
+        version = esc(rocm.version) if rocm.version else say(message("detect.rocm-no-user-space"))
+        lines.append(f"<info>ROCm</info>{colon}{version}{kernel} [{esc(rocm.source)}]")
+    if profile.xpu is not None:
+        driver_label = say(message("detect.xpu-driver"))
+        lines.append(
+            f"<info>{driver_label}</info>{colon}{esc(profile.xpu.driver)} "
+            f"[{esc(profile.xpu.source)}]"
+        )
+    not_a_target = say(message("detect.not-a-target"))
     for report in profile.probes:
         if report.probe in ("amd-target", "intel-target"):
-            lines.append(f"<comment>Not a target</comment>: {esc(report.detail)}")
+            lines.append(f"<comment>{not_a_target}</comment>{colon}{say(report.shown)}")
     for problem in profile.problems:  # a probe's own words: in English, labels included
         lines.append(f"<error>Problem</error> [{problem.probe}]: {esc(problem.message)}")
         lines.append(f"  Fix: {esc(problem.fix)}")
     probes = [
-        f"  {p.probe}: {p.result}" + (f": {esc(p.detail)}" if p.detail else "")
+        f"  {p.probe}{colon}{say(probe_result(p.result))}"
+        + (f"{colon}{say(p.shown)}" if p.detail else "")
         for p in profile.probes
     ]
     return lines + section(say(message("detect.probes")), probes, colon=colon)
 
 
-def _identity(gpu: Gpu) -> str:
+def _identity(gpu: Gpu) -> Localized:
     """What tells builds apart for a GPU: compute capability, gfx target or device IP."""
     cc = gpu.compute_capability
     if cc is not None:
-        return f"compute capability {cc} ({cc.sm})"
+        return message("detect.capability", capability=cc, sm=cc.sm)
     if gpu.gfx is not None:
-        return f"AMD {escape(gpu.gfx)}"
-    return "Intel" + (f", device IP {escape(gpu.device_ip)}" if gpu.device_ip else "")
+        return f"AMD {gpu.gfx}"
+    if gpu.device_ip:
+        return Phrase(("Intel", message("detect.device-ip", ip=gpu.device_ip)))
+    return "Intel"
+
+
+def probe_result(result: str) -> Localized:
+    """A probe's result word (found, absent, error, timeout, skipped) in the reader's language."""
+    words: dict[str, Localized] = {
+        "found": message("probe.found"),
+        "absent": message("probe.absent"),
+        "skipped": message("probe.skipped"),
+        "error": message("probe.error"),
+        "timeout": message("probe.timeout"),
+    }
+    return words.get(result, result)

@@ -12,10 +12,12 @@ from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.display import quoted
 from poetry_cuda.errors import UsageError
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import did_you_mean
 from poetry_cuda.messages import localize
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
 
@@ -73,11 +75,19 @@ class EnvCommand(CudaCommand):
 
         shell = self.option("shell") or ("powershell" if sys.platform == "win32" else "sh")
         if shell not in SHELLS:
-            what = f"--shell: {shell!r} is not one of sh, bash, zsh, fish, powershell, json"
+            what = message(
+                "schema.at",
+                where="--shell",
+                problem=message(
+                    "schema.not-one-of",
+                    value=quoted(shell),
+                    options="sh, bash, zsh, fish, powershell, json",
+                ),
+            )
             hint = did_you_mean(shell, SHELLS)
             raise UsageError(
                 what if hint is None else Phrase((what, hint), ". "),
-                fix="pass e.g. --shell fish",
+                fix=message("usage.pass-example", example="--shell fish"),
             )
         env = project_environment(self.project_start(), load_manager=package_manager)
         values, unset = changes(env, os.environ)

@@ -87,7 +87,7 @@ class LockCommand(PlanCommand):
                 header = message("check.stale").text(language)
                 self.line_error(f"<error>{escape(header)}</error>")
                 for reason in stale:
-                    self.line_error(f"  {escape(reason)}")
+                    self.line_error(f"  {escape(localize(reason, language))}")
                 fix = message("check.fix", command=self.invocation)
                 self.line_error(escape(message("error.fix", fix=fix).text(language)))
                 return 1

@@ -102,7 +102,7 @@ class PlanCommand(CudaCommand):
             image_line = base_image_line(planned, user_language())
             if image_line is not None:
                 self.line(image_line)
-            for line in mirror_lines(planned.settings):
+            for line in mirror_lines(planned.settings, user_language()):
                 self.line(line)
             for line in user_mirror_lines(redirected, backend, user_language()):
                 self.line(line)
@@ -150,9 +150,12 @@ def index_check_said() -> str:
     )
 
 
-def mirror_lines(settings: Settings) -> list[str]:
+def mirror_lines(settings: Settings, language: Language) -> list[str]:
     """The mirrors in use, as set and as expanded (a known name stands for its template)."""
-    return [f"<info>Mirror</info>: {escape(mirror.said)}" for mirror in settings.mirrors.values()]
+    return [
+        labelled_line(message("plan.mirror", said=mirror.said).text(language))
+        for mirror in settings.mirrors.values()
+    ]
 
 
 def targets_said(plan: Plan, targets_from: str) -> Localized:

@@ -17,6 +17,7 @@ from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import CommandNotExecutableError
 from poetry_cuda.errors import CommandNotFoundError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -91,9 +92,9 @@ class RunCommand(CudaCommand):
         argv = list(self.argument("cmd") or [])
         if not argv:
             raise UsageError(
-                "run: no command given",
-                why="run executes a command with the project's CUDA environment",
-                fix=f"write the command after run, e.g. `{self.program} nvcc --version`",
+                message("run.no-command"),
+                why=message("run.no-command-why"),
+                fix=message("run.no-command-fix", example=f"{self.program} nvcc --version"),
             )
         project_env = project_environment(self.project_start(), load_manager=package_manager)
         env = apply(project_env, os.environ)
@@ -104,19 +105,17 @@ class RunCommand(CudaCommand):
         program = find_program(argv[0], env.get("PATH", ""))
         if program is None:
             raise CommandNotFoundError(
-                f"run: command not found: {argv[0]}",
-                why="it is neither a path to a file nor a program on the project's PATH",
-                fix="check the spelling, install it in the project's environment, or give "
-                "its path; `poetry cuda env` shows the PATH it runs with",
+                message("run.not-found", command=argv[0]),
+                why=message("run.not-found-why"),
+                fix=message("run.not-found-fix"),
             )
         try:
             return execute(program, argv, env)
         except OSError as error:
             raise CommandNotExecutableError(
-                f"run: cannot execute {program}: {error.strerror or error}",
-                why="the file exists but the system refused to run it",
-                fix="make it executable (chmod +x) or run it with its interpreter, e.g. "
-                f"`{self.program} python script.py`",
+                message("run.not-executable", program=program, problem=error.strerror or error),
+                why=message("run.not-executable-why"),
+                fix=message("run.not-executable-fix", example=f"{self.program} python script.py"),
             ) from None
 
     @property
