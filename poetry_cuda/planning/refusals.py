@@ -161,8 +161,14 @@ def no_variant(
     """
     asked = _asked(family, requests)
     losses = [loss for _, ls in passed for loss in ls]
-    by_target = any(not (loss.excluded or loss.python) for loss in losses)
     by_python = [loss.build for loss in losses if loss.python]
+    # A build Requires-Python ruled out may not run on the targets either: then narrowing
+    # requires-python alone would not help, and the targets' reason is said as well.
+    also_blocked = _blocked_on_targets(by_python, targets, kb)
+    only_python = bool(losses) and all(loss.python for loss in losses)  # no CPU build installs
+    losses += also_blocked
+    python_alone = {id(b) for b in by_python} - {id(loss.build) for loss in also_blocked}
+    by_target = any(not (loss.excluded or loss.python) for loss in losses)
     lines: list[Localized] = [message("no-variant.first-line", lead=family.lead, asked=asked)]
     if request.pinned_by:
         lines[0] = message(
@@ -175,8 +181,13 @@ def no_variant(
     elif losses and not by_target:
         lines[0] = message("no-variant.first-line-allowed", lead=family.lead, asked=asked)
     lines += _losses(family, request, passed)
-    said_python = {str(loss.why): loss.why for loss in losses if loss.python}
-    lines += [Phrase(("  ", why)) for why in said_python.values()]
+    said: dict[str, Localized] = {
+        str(loss.why): loss.why
+        for loss in losses
+        if loss.python and id(loss.build) in python_alone
+    }
+    said |= {str(loss.said): loss.said for loss in also_blocked}
+    lines += [Phrase(("  ", why)) for why in said.values()]
     serving = _serving_versions(family, targets, kb, python)
     if serving:
         versions = sorted({v for v, _ in serving}, key=_version_key)
@@ -203,14 +214,34 @@ def no_variant(
     if by_python:
         gap, releases = _python_refused(family, by_python)
         why.append(message("no-variant.why-python", python=python, gap=gap, releases=releases))
-        fix.append(message("no-variant.fix-or-narrow-python", gap=gap))
+        if python_alone:
+            fix.append(message("no-variant.fix-or-narrow-python", gap=gap))
     if losses and all(loss.excluded for loss in losses):
         why.append(message("no-variant.why-excluded", said=request.said))
-    if not (losses and all(loss.python for loss in losses)):  # else no CPU build installs either
+    if not only_python:
         fix.append(message("no-variant.fix-or-cpu-fallback"))
     return NoVariantError(
         Phrase(tuple(lines), "\n"), why=Phrase(tuple(why), "; "), fix=Phrase(tuple(fix))
     )
+
+
+def _blocked_on_targets(
+    builds: Sequence[FamilyBuild], targets: Sequence[Target], kb: KnowledgeBase
+) -> list[Loss]:
+    """The builds among `builds` that some GPU target cannot run, each with that reason."""
+    gpu_targets = [t for t in targets if t.runs_cuda]
+    several = len(targets) > 1
+    found: list[Loss] = []
+    for build in builds:
+        if build.variant.is_cpu:
+            continue
+        for target in gpu_targets:
+            verdict = judge(build.variant, target, kb.nvidia)
+            if not verdict.ok:
+                label = target.label if several else None
+                found.append(Loss(build, verdict.detail, target=label, unserved=verdict.unserved))
+                break
+    return found
 
 
 def _python_refused(family: Family, builds: Sequence[FamilyBuild]) -> tuple[str, str]:

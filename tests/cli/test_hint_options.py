@@ -43,6 +43,7 @@ OTHERS = {
         "--color",
         "--find-links",
         "--reinstall-package",
+        "--bare",
     },
     "pip": {"--force-reinstall", "--no-deps"},
     "nvidia-smi": {"--query-gpu", "--format"},

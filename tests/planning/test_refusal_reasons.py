@@ -41,12 +41,9 @@ def _refusal(deps: list[str], doc: dict[str, Any], python: str) -> tuple[str, st
     return text, why, fix
 
 
-@pytest.mark.parametrize("host", [RTX5090_580, RTX4090_575], ids=["rtx5090-580", "rtx4090-575"])
-def test_requires_python_refusal_names_python_and_offers_no_refused_version(
-    host: dict[str, Any],
-) -> None:
+def test_requires_python_refusal_names_python_and_offers_no_refused_version() -> None:
     assert _release("2.15").requires_python == ">=3.11"  # PyPI torch 2.15.0 METADATA
-    text, why, fix = _refusal(["torch==2.15.0"], host, ">=3.10")
+    text, why, fix = _refusal(["torch==2.15.0"], RTX5090_580, ">=3.10")
     assert "kernels" not in why and "driver" not in why
     assert "requires-python (>=3.10)" in why and "Python 3.10" in why and ">=3.11" in why
     offered = re.search(r"versions that would serve these targets: (\S+) to (\S+) ", fix)
@@ -56,6 +53,17 @@ def test_requires_python_refusal_names_python_and_offers_no_refused_version(
     # A CPU build of 2.15.0 installs on no more Pythons: the fallback is not offered.
     assert "allow-cpu-fallback" not in fix
     assert "satisfies every target" not in text
+
+
+def test_a_release_refused_by_python_and_by_the_driver_names_both_and_offers_no_narrowing() -> None:
+    """Narrowing requires-python alone would not help where the release's builds do not run
+    on the target either (torch 2.15.0 is CUDA 13 only; a 575 driver runs CUDA <= 12.9)."""
+    text, why, fix = _refusal(["torch==2.15.0"], RTX4090_575, ">=3.10")
+    assert "driver must run the build's CUDA version" in why
+    assert "Python 3.10 is outside the Requires-Python of torch 2.15.0 (>=3.11)" in why
+    assert "cu130 ruled out" in text and "580" in text
+    assert "narrow" not in fix and "2.15.0" not in fix
+    assert "allow-cpu-fallback" not in fix  # a CPU 2.15.0 installs on no more Pythons
 
 
 def test_requires_python_refusal_of_a_cpu_plan_is_not_blamed_on_the_driver() -> None:

@@ -114,7 +114,10 @@ def test_item6_a_profile_s_invalid_machine_exits_2(
     assert "host.json: machine: " in result.stderr
     assert problem in result.stderr
     assert "not published for" not in result.stderr
-    assert "Fix: compare it with the output of `poetry-cuda detect --json`" in result.stderr
+    assert (
+        "Fix: compare it with docs/host-profiles.md and with the output of `poetry-cuda detect --json`"
+        in (result.stderr)
+    )
     assert_no_forged_line(result)
     assert len(result.stderr) < 2_000, len(result.stderr)
 
