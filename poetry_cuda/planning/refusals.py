@@ -182,9 +182,7 @@ def no_variant(
         lines[0] = message("no-variant.first-line-allowed", lead=family.lead, asked=asked)
     lines += _losses(family, request, passed)
     said: dict[str, Localized] = {
-        str(loss.why): loss.why
-        for loss in losses
-        if loss.python and id(loss.build) in python_alone
+        str(loss.why): loss.why for loss in losses if loss.python and id(loss.build) in python_alone
     }
     said |= {str(loss.said): loss.said for loss in also_blocked}
     lines += [Phrase(("  ", why)) for why in said.values()]
