@@ -23,6 +23,7 @@ from poetry_cuda.errors import NoVariantError
 from poetry_cuda.planning.compat import NO_CUDA
 from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import best_fit
+from poetry_cuda.planning.extras import covers
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -78,11 +79,21 @@ def pick_extras(
     policy: Policy,
     allow_cpu_fallback: bool,
 ) -> tuple[Pick, ...]:
-    """For each family, the extra that fits `target` (see the module's rule)."""
-    return tuple(
-        _pick([e for e in extras if e.family == family], target, nvidia, policy, allow_cpu_fallback)
-        for family in families(extras)
-    )
+    """For each family, the extra that fits `target` (see the module's rule), among those
+    whose platform marker takes `target` in. A platform fork is the package manager's to
+    choose, by its marker; a family whose extras there all install one build is left to
+    the user: which of them to install is not the machine's to say."""
+    picks = []
+    for family in families(extras):
+        here = [
+            e
+            for e in extras
+            if e.family == family and e.chosen_by_name and covers(e.marker, target)
+        ]
+        if not here or (len(here) > 1 and len({e.variant for e in here}) == 1):
+            continue
+        picks.append(_pick(here, target, nvidia, policy, allow_cpu_fallback))
+    return tuple(picks)
 
 
 def _pick(
