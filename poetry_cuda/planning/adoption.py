@@ -133,9 +133,11 @@ def review(plan: Plan, hand: HandWritten) -> Adoption:
     conflicts: list[Conflict] = []
     taken: list[HandPin] = []
     settled: set[str] = set()  # packages with a pin that stays
+    # A pin in an extra stands beside the plan unless its family offers one build per extra.
+    forked = {pin.family for pin in hand.pins if pin.extra is not None and hand.extras(pin.family)}
     for pin in hand.pins:
         choice = choices.get(pin.package)
-        if choice is None or choice.family != pin.family or pin.extra is not None:
+        if choice is None or choice.family != pin.family or pin.family in forked:
             continue
         why = _contradiction(pin, choice.variant, choice.source)
         if why is None:
@@ -147,7 +149,9 @@ def review(plan: Plan, hand: HandWritten) -> Adoption:
     taken_packages = {pin.package for pin in taken}
     # A package with any contradicted entry is taken over whole (its other entries too).
     taken.extend(
-        p for p in hand.pins if p.package in taken_packages and p not in taken and p.extra is None
+        p
+        for p in hand.pins
+        if p.package in taken_packages and p not in taken and p.family not in forked
     )
     chosen = {c.family: c for c in plan.packages}
     unused: list[HandIndex] = []
