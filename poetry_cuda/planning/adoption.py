@@ -75,10 +75,12 @@ def _same_url(first: str, second: str) -> bool:
 
 
 def adopted_source(family: Family, variant: str, chosen: Source, hand: HandWritten) -> Source:
-    """The authors' own index where it is the one the plan chose, else `chosen`."""
+    """The authors' own index where it is the one the plan chose, else `chosen` (also where
+    the index's name and URL are the ones poetry-cuda gives it: then it is ours, as
+    `managed.is_our_source` has it, though a pin of the authors' names it)."""
     for index in hand.indexes:
         same = index.family == family.name and index.variant == variant
-        if same and _same_url(index.url, chosen.url):
+        if same and _same_url(index.url, chosen.url) and not family.names(index.name, index.url):
             return Source(index.name, index.url, adopted=True)
     return chosen
 

@@ -19,7 +19,6 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
 from poetry_cuda.names import canonical_name
-from poetry_cuda.planning.managed import MANAGED_MARKERS
 from poetry_cuda.request.handwritten import array
 from poetry_cuda.request.handwritten import index_pin
 from poetry_cuda.request.handwritten import table
@@ -73,8 +72,7 @@ def entries(pyproject: Mapping[str, Any]) -> list[WrittenEntry]:
     managed = _managed_names(pyproject)
     found = []
     for name, value in table(table(table(pyproject, "tool"), "uv"), "sources").items():
-        # An optional package's pin has no line in the group: its marker says it is ours.
-        if _managed_shape(value) and (canonical_name(name) in managed or _our_marker(value)):
+        if canonical_name(name) in managed and _managed_shape(value):
             continue
         for entry in value if isinstance(value, list) else [value]:
             index = entry.get("index") if isinstance(entry, dict) else None
@@ -102,11 +100,6 @@ def _managed_shape(value: object) -> bool:
         and isinstance(value[0], dict)
         and set(value[0]) == {"index", "marker"}
     )
-
-
-def _our_marker(value: object) -> bool:
-    """A managed-shape value on the platforms poetry-cuda pins packages for."""
-    return isinstance(value, list) and value[0].get("marker") in MANAGED_MARKERS
 
 
 def pins(family: Family, entry: WrittenEntry, indexes: Mapping[str, HandIndex]) -> list[HandPin]:
