@@ -199,6 +199,15 @@ class LockedExtra:
     version: str | None = None  # the lead's version planned for the fork
 
     @property
+    def described(self) -> str:
+        """How messages name it: "the cu128 extra", "the platform fork sys_platform == ..."."""
+        return (
+            f"the platform fork {self.marker}"
+            if self.kind == "marker"
+            else f"the {self.name} extra"
+        )
+
+    @property
     def chosen_by_name(self) -> bool:
         """Whether it is installed by naming it (an extra or group), not by the platform."""
         return self.kind != "marker"

@@ -4,6 +4,8 @@ pin does not narrow Linux's, and plain `uv lock`'s resolution is what the lock r
 
 from __future__ import annotations
 
+import json
+
 from typing import TYPE_CHECKING
 
 import pytest
@@ -70,8 +72,19 @@ def test_per_platform_exact_pins(
     assert forks[WINDOWS]["serves"] == []
 
     # The platform picks the fork, as uv's markers do: sync names no extra, on any host.
-    for host in (fake_nvml.scenario(gpus=[RTX_4090]), fake_nvml.scenario(library=False)):
+    gpu = fake_nvml.scenario(gpus=[RTX_4090])
+    for host in (gpu, fake_nvml.scenario(library=False)):
         dry = cli.run("sync", "--dry-run", cwd=project, env=host)
         assert dry.code == 0, dry.stdout + dry.stderr
+        assert f"Platform fork: {LINUX} for torch (its marker ({LINUX}) takes" in dry.stdout
         assert "Would run: uv sync --locked\n" in dry.stdout
         assert "Extra" not in dry.stdout
+
+    # doctor checks the installed build against the fork of this platform.
+    synced = cli.run("sync", cwd=project, env=gpu)
+    assert synced.code == 0, synced.stdout + synced.stderr
+    report = cli.run("doctor", "--json", cwd=project, env=gpu)
+    rows = json.loads(report.stdout)["findings"]
+    (row,) = [r for r in rows if r["area"] == "environment" and r["check"] == "extra"]
+    assert row["status"] == "ok", row
+    assert row["message"] == f"the platform fork {LINUX} is installed (torch 2.8.0+cu128)"
