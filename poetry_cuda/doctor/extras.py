@@ -117,6 +117,8 @@ def _pick(
     judged = tuple(Judged(e, verdict) for e, verdict in zip(extras, fit.verdicts, strict=True))
     chosen = None if fit.best is None else judged[fit.best]
     driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
+    if chosen is not None and fit.how == "stack":
+        return Pick(family, chosen.extra, str(chosen.verdict.detail), judged)
     if not target.runs_cuda:
         host = "macOS has no CUDA" if target.os == "macos" else "this machine has no NVIDIA driver"
         if chosen is None:

@@ -31,6 +31,9 @@ from packaging.markers import UndefinedComparison
 from packaging.markers import UndefinedEnvironmentName
 from packaging.markers import default_environment
 
+from poetry_cuda.accelerators import PLANNED
+from poetry_cuda.accelerators import build_accelerator
+from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.names import canonical_name
 from poetry_cuda.planning.compat import arches_of
 from poetry_cuda.planning.compat import best_fit
@@ -51,7 +54,6 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.model import KnowledgeBase
-    from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.planning.candidates import FamilyBuild
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.dependencies import Dependency
@@ -170,24 +172,45 @@ def family_forks(
 ) -> list[Fork]:
     """The forks of `family` (none: it is planned as one build for the whole project)."""
     extras = hand.extras(family.name)
+    deps = [d for found in requests.values() for d in found]
+    scopes = [s for s in dict.fromkeys(scope(d.origin) for d in deps) if s in exclusive]
     if extras:
-        return [
+        found = [
             Fork(name, hand.extra_kind(name), variant, _scope_of(name, hand.extra_kind(name)))
             for name, variant in extras.items()
         ]
-    if _agree(requests, None, exclusive):
-        return []
-    deps = [d for found in requests.values() for d in found]
-    scopes = [s for s in dict.fromkeys(scope(d.origin) for d in deps) if s in exclusive]
+        # The exclusive extras whose builds the recognised indexes do not show (ROCm, XPU).
+        known = {f.scope for f in found}
+        others = [_with_variant(f, family, requests, hand, exclusive) for f in _scoped(scopes)]
+        return found + [f for f in others if f.scope not in known and _stack(f.variant)]
+    agree = _agree(requests, None, exclusive)
     markers = dict.fromkeys(d.marker for d in deps if d.marker and "extra" not in d.marker)
-    for split in (
-        [Fork(_extra_name(s), _kind_of(s), "", s) for s in scopes if s is not None],
-        [Fork(marker, "marker", "", marker=marker) for marker in markers],
-    ):
+    for split in (_scoped(scopes), [Fork(m, "marker", "", marker=m) for m in markers]):
         forks = [_with_variant(f, family, requests, hand, exclusive) for f in split]
-        if len(forks) > 1 and all(_agree(requests, f, exclusive) for f in forks):
+        if len(forks) < 2 or not all(_agree(requests, f, exclusive) for f in forks):
+            continue
+        # Extras of different builds are forks (uv's guide); platforms only where they must.
+        if not agree or (split[0].kind != "marker" and len({f.variant for f in forks}) > 1):
             return forks
     return []
+
+
+def _scoped(scopes: Sequence[str | None]) -> list[Fork]:
+    """A fork, of no variant yet, for each exclusive extra or group."""
+    return [Fork(_extra_name(s), _kind_of(s), "", s) for s in scopes if s is not None]
+
+
+def _labels_build(family: Family, label: str | None) -> bool:
+    """Whether `label` names a build of `family`: one its knowledge lists, or ROCm's or XPU's."""
+    if label is None:
+        return False
+    known = {v.name for r in family.releases for v in r.variants}
+    return label in known or _stack(label)
+
+
+def _stack(variant: str) -> bool:
+    """Whether `variant` is a ROCm or XPU build (`rocm6.4`, `xpu`)."""
+    return build_accelerator(variant, has_cuda=False) not in PLANNED
 
 
 def _kind_of(scoped: str) -> ForkKind:
@@ -220,11 +243,10 @@ def _with_variant(
 ) -> Fork:
     """`fork` with the variant its authors ask for: a `+cu128` label of its requests, else
     the hand-written pin that holds there, else the CPU build."""
-    known = {v.name for r in family.releases for v in r.variants}
     for deps in requests.values():
         for dep in deps:
-            if fork.holds(dep, exclusive) and dep.local_label in known:
-                return dataclasses.replace(fork, variant=dep.local_label)
+            if fork.holds(dep, exclusive) and _labels_build(family, dep.local_label):
+                return dataclasses.replace(fork, variant=dep.local_label or "")
     platforms = _platforms(fork.marker)
     for pin in hand.pins:
         if pin.family != family.name or pin.extra not in (None, fork.name):
@@ -259,6 +281,14 @@ def plan_extras(
         fork.name: build_of(fork_requests(requests, fork, scoped), fork.variant) for fork in forks
     }
     builds = {name: build.variant for name, build in found.items() if build is not None}
+    # A ROCm or XPU fork: its build as its label names it (the knowledge lists CUDA's).
+    stacks = {
+        fork.name: Variant(fork.variant, None)
+        for fork in forks
+        if found[fork.name] is None
+        and build_accelerator(fork.variant, has_cuda=False) not in PLANNED
+    }
+    builds.update(stacks)
     best: dict[str, list[str]] = {fork.name: [] for fork in forks}
     why: dict[str, list[str]] = {fork.name: [] for fork in forks}
     beaten: dict[str, list[str]] = {fork.name: [] for fork in forks}  # runs, but not best
@@ -278,13 +308,15 @@ def plan_extras(
     choices = []
     for fork in forks:
         build = found[fork.name]
-        if build is None:
+        if build is None and fork.name not in stacks:
             reason = f"no {family.lead} release the project allows has a {fork.variant} build"
         elif best[fork.name]:
             reason = "fits " + "; ".join(why[fork.name])
         elif beaten[fork.name]:
             reason = "runs on " + ", ".join(beaten[fork.name])
-        elif build.variant.cuda is None:
+        elif fork.name in stacks:
+            reason = f"the {fork.variant} build, for machines with its GPUs; no target has one"
+        elif build is not None and build.variant.cuda is None:
             reason = "the CPU build, for machines without an NVIDIA driver; no target is one"
         else:
             reason = "runs on no target"
@@ -299,10 +331,25 @@ def plan_extras(
                 serves=tuple(best[fork.name]),
                 reason=reason,
                 marker=fork.marker,
-                version=None if build is None or build.assumed else build.lead_version,
+                version=_version(build, fork, requests, scoped),
             )
         )
     return choices, warnings, builds
+
+
+def _version(
+    build: FamilyBuild | None,
+    fork: Fork,
+    requests: dict[str, list[Dependency]],
+    exclusive: Collection[str],
+) -> str | None:
+    """The lead's version planned for `fork`: its build's, or the one its label pin names."""
+    if build is not None:
+        return None if build.assumed else build.lead_version
+    lead = next(iter(requests))
+    pins = [d.constraint for d in requests[lead] if fork.holds(d, exclusive)]
+    pinned = [c.removeprefix("==").partition("+")[0] for c in pins if c.startswith("==")]
+    return pinned[0] if pinned else None
 
 
 @frozen
@@ -343,6 +390,8 @@ def _fit(
     extra = names[fit.best]
     if fit.how == "cpu":
         return _TargetFit(extra, "no NVIDIA driver: the CPU build")
+    if fit.how == "stack":
+        return _TargetFit(extra, str(fit.verdicts[fit.best].detail))
     driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
     if fit.how == "fallback":
         warning = (
