@@ -489,11 +489,11 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{name} is a {stack} build, not planned yet", "{name} 是 {stack} 版，目前还不规划"
     ),
     "verdict.stack-gpu": Texts(
-        "{name} is a {stack} build, for this machine's {gpus}",
-        "{name} 是 {stack} 版，适用于本机的 {gpus}",
+        "{name} is the {stack} build, for the GPUs here ({gpus})",
+        "{name} 是 {stack} 版，适用于本机的 GPU（{gpus}）",
     ),
     "verdict.stack-no-gpu": Texts(
-        "{name} is a {stack} build, and no {stack} GPU is here",
+        "{name} is the {stack} build, and no {stack} GPU is here",
         "{name} 是 {stack} 版，本机没有 {stack} GPU",
     ),
     "verdict.needs-driver": Texts("{name} needs an NVIDIA driver", "{name} 需要 NVIDIA 驱动"),

@@ -185,7 +185,12 @@ def _judged(policy: Policy, build: Variant, target: Target, nvidia: Nvidia) -> V
     if build.accelerator in PLANNED:
         return judge_under(policy, build, target, nvidia)
     stack = stack_name(build.accelerator)
-    gpus = [gpu.describe() for gpu in target.profile.gpus if gpu.accelerator == build.accelerator]
+    # What tells the GPUs apart (cuda.lock records no GPU names).
+    gpus = [
+        gpu.gfx or gpu.device_ip or stack
+        for gpu in target.profile.gpus
+        if gpu.accelerator == build.accelerator
+    ]
     if not gpus:
         return Verdict("no", message("verdict.stack-no-gpu", name=build.name, stack=stack))
     shown = ", ".join(dict.fromkeys(gpus))

@@ -66,3 +66,48 @@ def lock_as_found(cli: Cli, project: Path) -> dict[str, dict[str, Any]]:
     check = cli.run("lock", "--check", cwd=project)
     assert check.code == 0, check.stdout + check.stderr
     return {e["name"]: e for e in read_toml(project / "cuda.lock")["extras"]}
+
+
+HOSTS: dict[str, dict[str, Any]] = {
+    "gpu.json": GPU_HOST,
+    "amd.json": {
+        "schema": 2,
+        "os": "linux",
+        "machine": "x86_64",
+        "gpus": [{"name": "AMD Instinct MI250X", "vendor": "amd", "gfx": "gfx90a"}],
+    },
+    "arc.json": {
+        "schema": 2,
+        "os": "linux",
+        "machine": "x86_64",
+        "gpus": [{"name": "Intel Arc A770", "vendor": "intel", "device_ip": "12.55.8"}],
+        "xpu": {"driver": "1.6.32224", "source": "level-zero"},
+    },
+    "cpu.json": {"schema": 2, "os": "linux", "machine": "x86_64", "gpus": []},
+}
+
+
+def gpu_world(dest: Path, world: Path, rocm: Path) -> Path:
+    """One tree with the standard world's indexes and the ROCm world's `/whl/rocm*` and
+    `/whl/xpu` (and, on the PyPI stand-in, the Intel runtime the XPU builds pin), linked."""
+    dest.mkdir(parents=True)
+    for top in world.iterdir():
+        if top.name not in ("whl", "simple"):
+            (dest / top.name).symlink_to(top)
+    for folder in ("whl", "simple"):
+        (dest / folder).mkdir(parents=True)
+        for entry in (world / folder).iterdir():
+            (dest / folder / entry.name).symlink_to(entry)
+        for entry in (rocm / folder).iterdir():
+            if not (dest / folder / entry.name).exists():  # PyPI's torch stays the world's
+                (dest / folder / entry.name).symlink_to(entry)
+    return dest
+
+
+def write_hosts(project: Path) -> tuple[str, ...]:
+    """The four hosts as target files in `project`; the `--target` arguments naming them."""
+    arguments: list[str] = []
+    for name, facts in HOSTS.items():
+        (project / name).write_text(json.dumps(facts))
+        arguments += ["--target", name]
+    return tuple(arguments)
