@@ -134,7 +134,8 @@ def environment(target: Target) -> dict[str, str]:
     found = PLATFORMS.get((os, machine))
     if found is not None:
         return found
-    return {**PLATFORMS[("linux", "x86_64")], "platform_machine": machine}
+    same_os = next(v for (known, _), v in PLATFORMS.items() if known == os)
+    return {**same_os, "platform_machine": machine}
 
 
 def holds_on_linux(marker: str) -> bool:
