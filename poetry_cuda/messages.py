@@ -150,6 +150,8 @@ MessageId = Literal[
     "verdict.not-published",
     "verdict.cpu-build",
     "verdict.not-planned",
+    "verdict.stack-gpu",
+    "verdict.stack-no-gpu",
     "verdict.needs-driver",
     "verdict.driver-at-least",
     "verdict.cuda-driver",
@@ -778,6 +780,14 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "verdict.cpu-build": Texts("{name} is a CPU build", "{name} 是 CPU 版"),
     "verdict.not-planned": Texts(
         "{name} is a {stack} build, not planned yet", "{name} 是 {stack} 版，目前还不规划"
+    ),
+    "verdict.stack-gpu": Texts(
+        "{name} is the {stack} build, for the GPUs here ({gpus})",
+        "{name} 是 {stack} 版，适用于本机的 GPU（{gpus}）",
+    ),
+    "verdict.stack-no-gpu": Texts(
+        "{name} is the {stack} build, and no {stack} GPU is here",
+        "{name} 是 {stack} 版，本机没有 {stack} GPU",
     ),
     "verdict.needs-driver": Texts("{name} needs an NVIDIA driver", "{name} 需要 NVIDIA 驱动"),
     "verdict.driver-at-least": Texts("a driver >= {version}", " >= {version} 的驱动"),

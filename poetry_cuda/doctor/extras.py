@@ -6,7 +6,9 @@ build cuda.lock records: the rule the plan named each target's extra by. On a ho
 an NVIDIA driver, the highest-CUDA one whose build runs there (native or
 minor-compatible, every GPU served; policy `native` leaves out what runs only through
 minor-version compatibility), the CPU build only with `allow-cpu-fallback`; on a host
-without one, the CPU build.
+without one, the CPU build. A platform fork (cuda.lock's extras of kind "marker") is not
+chosen by name: the package manager installs the one whose marker this host matches, and
+doctor checks that the installed build is that fork's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from poetry_cuda.errors import NoVariantError
 from poetry_cuda.planning.compat import NO_CUDA
 from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import best_fit
+from poetry_cuda.planning.compat import judge_under
+from poetry_cuda.planning.extras import covers
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -78,11 +82,21 @@ def pick_extras(
     policy: Policy,
     allow_cpu_fallback: bool,
 ) -> tuple[Pick, ...]:
-    """For each family, the extra that fits `target` (see the module's rule)."""
-    return tuple(
-        _pick([e for e in extras if e.family == family], target, nvidia, policy, allow_cpu_fallback)
-        for family in families(extras)
-    )
+    """For each family, the extra that fits `target` (see the module's rule), among those
+    whose platform marker takes `target` in. A platform fork is the package manager's to
+    choose, by its marker; a family whose extras there all install one build is left to
+    the user: which of them to install is not the machine's to say."""
+    picks = []
+    for family in families(extras):
+        here = [e for e in extras if e.family == family and covers(e.marker, target)]
+        named = [e for e in here if e.chosen_by_name]
+        if named and len(named) > 1 and len({e.variant for e in named}) == 1:
+            continue
+        if named:
+            picks.append(_pick(named, target, nvidia, policy, allow_cpu_fallback))
+        elif here:
+            picks.append(_platform_fork(here[0], target, nvidia, policy))
+    return tuple(picks)
 
 
 def _pick(
@@ -103,6 +117,8 @@ def _pick(
     judged = tuple(Judged(e, verdict) for e, verdict in zip(extras, fit.verdicts, strict=True))
     chosen = None if fit.best is None else judged[fit.best]
     driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
+    if chosen is not None and fit.how == "stack":
+        return Pick(family, chosen.extra, str(chosen.verdict.detail), judged)
     if not target.runs_cuda:
         host = "macOS has no CUDA" if target.os == "macos" else "this machine has no NVIDIA driver"
         if chosen is None:
@@ -117,6 +133,13 @@ def _pick(
     reason = f"the highest-CUDA extra that runs here: {driver}; {chosen.verdict.detail}"
     reason += "".join(f"; not {j.extra.name}: {j.verdict.detail}" for j in passed)
     return Pick(family, chosen.extra, reason, judged)
+
+
+def _platform_fork(fork: LockedExtra, target: Target, nvidia: Nvidia, policy: Policy) -> Pick:
+    """The platform fork `target` is in: the package manager installs it, runs or not."""
+    verdict = judge_under(policy, fork.build(), target, nvidia)
+    reason = f"its marker ({fork.marker}) takes this machine in; {verdict.detail}"
+    return Pick(fork.family, fork, reason, (Judged(fork, verdict),))
 
 
 def _cuda(judged: Judged) -> CudaVersion:
@@ -199,7 +222,8 @@ def check_extras(
             message = f"no extra of {pick.family} fits this machine: {pick.reason}"
             found.append(fail("host", "extra", message, refusal_fix(target)))
             continue
-        found.append(ok("host", "extra", f"the {pick.extra.name} extra fits here: {pick.reason}"))
+        said = pick.extra.described
+        found.append(ok("host", "extra", f"{said} fits here: {pick.reason}"))
         if environment is not None:
             found.append(_installed_extra(pick, pick.extra, environment, kb, target, sync))
     return found
@@ -241,7 +265,7 @@ def _installed_extra(
         return ok(
             "environment",
             "extra",
-            f"the {extra.name} extra is installed ({build})",
+            f"{extra.described} is installed ({build})",
             subject=pick.family,
         )
     verdict = pick.verdict(extra)

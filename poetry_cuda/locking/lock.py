@@ -129,6 +129,8 @@ def build_lock(
                 arches=e.arches,
                 serves=e.serves,
                 reason=e.reason,
+                marker=e.marker,
+                version=e.version,
             )
             for e in plan.extras
         ),

@@ -188,8 +188,8 @@ class LockedPackage:
 
 
 SASS, PTX = "sm_", "compute_"  # how an architecture is spelled: sm_89 SASS, compute_90 PTX
-ExtraKind = Literal["extra", "group"]
-EXTRA_KINDS: tuple[ExtraKind, ...] = ("extra", "group")
+ExtraKind = Literal["extra", "group", "marker"]  # marker: a platform fork
+EXTRA_KINDS: tuple[ExtraKind, ...] = ("extra", "group", "marker")
 
 
 @frozen
@@ -204,6 +204,22 @@ class LockedExtra:
     arches: tuple[str, ...]  # sm_XY with SASS, compute_XY with PTX
     serves: tuple[str, ...]  # the labels of the targets it was the best fit for
     reason: str
+    marker: str = ""  # the environments the fork holds in ("" everywhere)
+    version: str | None = None  # the lead's version planned for the fork
+
+    @property
+    def described(self) -> str:
+        """How messages name it: "the cu128 extra", "the platform fork sys_platform == ..."."""
+        return (
+            f"the platform fork {self.marker}"
+            if self.kind == "marker"
+            else f"the {self.name} extra"
+        )
+
+    @property
+    def chosen_by_name(self) -> bool:
+        """Whether it is installed by naming it (an extra or group), not by the platform."""
+        return self.kind != "marker"
 
     def build(self) -> Variant:
         """The build as the knowledge base models one, to judge it on a host again."""
@@ -380,6 +396,8 @@ def read(path: Path) -> CudaLock:
                 arches=e.parsed_list("arches", _arch),
                 serves=e.texts("serves", ()),
                 reason=e.value("reason", str, STRING),
+                marker=e.value("marker", str, STRING, None) or "",
+                version=e.value("version", str, STRING, None),
             )
             for e in top.tables("extras")
         ),

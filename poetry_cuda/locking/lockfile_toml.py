@@ -128,6 +128,8 @@ def _extra_table(extra: LockedExtra) -> dict[str, Any]:
         "arches": extra.arches,
         "serves": extra.serves,
         "reason": extra.reason,
+        "marker": extra.marker or None,  # a fork's, absent before forks
+        "version": extra.version,
     }
 
 

@@ -16,6 +16,7 @@ from packaging.specifiers import SpecifierSet
 
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
+from poetry_cuda.planning.extras import holds_on_linux
 
 
 if TYPE_CHECKING:
@@ -95,7 +96,12 @@ def verify_extras(planned: Planned, project: Path, backend: PackageManager) -> N
             continue
         entries = backend.locked(project, family.lead)
         label = f"+{extra.variant}"
-        if not any(entry.version.endswith(label) for entry in entries):
+        # PyPI's CPU builds for macOS and Windows carry no label (its Linux builds are CUDA's).
+        plain = extra.variant == "cpu" and not holds_on_linux(extra.marker)
+        if not any(
+            entry.version.endswith(label) or (plain and "+" not in entry.version)
+            for entry in entries
+        ):
             seen = ", ".join(e.describe() for e in entries) or "nothing"
             raise ResolutionError(
                 f"{backend.lockfile} locks no {extra.variant} build of {family.lead} for the "

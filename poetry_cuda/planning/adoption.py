@@ -75,10 +75,12 @@ def _same_url(first: str, second: str) -> bool:
 
 
 def adopted_source(family: Family, variant: str, chosen: Source, hand: HandWritten) -> Source:
-    """The authors' own index where it is the one the plan chose, else `chosen`."""
+    """The authors' own index where it is the one the plan chose, else `chosen` (also where
+    the index's name and URL are the ones poetry-cuda gives it: then it is ours, as
+    `managed.is_our_source` has it, though a pin of the authors' names it)."""
     for index in hand.indexes:
         same = index.family == family.name and index.variant == variant
-        if same and _same_url(index.url, chosen.url):
+        if same and _same_url(index.url, chosen.url) and not family.names(index.name, index.url):
             return Source(index.name, index.url, adopted=True)
     return chosen
 
@@ -133,9 +135,11 @@ def review(plan: Plan, hand: HandWritten) -> Adoption:
     conflicts: list[Conflict] = []
     taken: list[HandPin] = []
     settled: set[str] = set()  # packages with a pin that stays
+    # A pin in an extra stands beside the plan unless its family offers one build per extra.
+    forked = {pin.family for pin in hand.pins if pin.extra is not None and hand.extras(pin.family)}
     for pin in hand.pins:
         choice = choices.get(pin.package)
-        if choice is None or choice.family != pin.family or pin.extra is not None:
+        if choice is None or choice.family != pin.family or pin.family in forked:
             continue
         why = _contradiction(pin, choice.variant, choice.source)
         if why is None:
@@ -147,7 +151,9 @@ def review(plan: Plan, hand: HandWritten) -> Adoption:
     taken_packages = {pin.package for pin in taken}
     # A package with any contradicted entry is taken over whole (its other entries too).
     taken.extend(
-        p for p in hand.pins if p.package in taken_packages and p not in taken and p.extra is None
+        p
+        for p in hand.pins
+        if p.package in taken_packages and p not in taken and p.family not in forked
     )
     chosen = {c.family: c for c in plan.packages}
     unused: list[HandIndex] = []

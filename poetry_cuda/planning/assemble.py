@@ -23,6 +23,7 @@ from poetry_cuda.planning.candidates import newest_build
 from poetry_cuda.planning.candidates import version_label
 from poetry_cuda.planning.choice import choose_family
 from poetry_cuda.planning.compat import arches_of
+from poetry_cuda.planning.extras import family_forks
 from poetry_cuda.planning.extras import plan_extras
 from poetry_cuda.planning.flavours import build_requirements
 from poetry_cuda.planning.flavours import from_data
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from poetry_cuda.planning.candidates import Requests
     from poetry_cuda.planning.candidates import Unavailable
     from poetry_cuda.planning.choice import Chosen
+    from poetry_cuda.planning.extras import Fork
     from poetry_cuda.planning.gpu_stacks import GpuStacks
     from poetry_cuda.planning.gpu_stacks import StackBuild
     from poetry_cuda.planning.plan import ExtraChoice
@@ -75,6 +77,7 @@ def make_plan(
     *,
     python: str | None = None,
     stacks: GpuStacks | None = None,
+    exclusive: Collection[str] = (),
 ) -> Plan:
     """The plan for `deps` on `targets`; `hand` is the project's own CUDA configuration.
 
@@ -83,9 +86,11 @@ def make_plan(
     builds, as (family, lead version, variant), an index was found to lack (lock reads the
     index pages): no family chooses them (`choice.choose_family`). `stacks`: what is known
     of the ROCm and XPU builds, for targets with AMD or Intel GPUs (`gpu_stacks`); without
-    it those targets get CPU builds.
+    it those targets get CPU builds. `exclusive`: the extras and groups the project declares
+    mutually exclusive (`dependencies.exclusive`), whose requests never narrow each other.
     """
     hand = HandWritten() if hand is None else hand
+    exclusive = frozenset(exclusive)
     for dep in deps:
         constraints.check(dep.constraint, f"{dep.origin}: {dep.name}")
     choices: list[Choice] = []
@@ -97,8 +102,9 @@ def make_plan(
         if not any(d.name in family.members or d.name in family.companions for d in deps):
             continue
         requests = family_requests(family, deps)
-        if hand.extras(family.name):
-            part = _family_extras(family, requests, targets, settings, kb, hand)
+        forks = family_forks(family, requests, hand, exclusive)
+        if forks:
+            part = _family_extras(family, requests, targets, settings, kb, forks, exclusive)
         else:
             scope = _Scope(python, tuple(unavailable), stacks)
             part = _family_choices(family, requests, deps, targets, settings, kb, hand, scope)
@@ -137,12 +143,13 @@ def _family_extras(
     targets: Sequence[Target],
     settings: Settings,
     kb: KnowledgeBase,
-    hand: HandWritten,
+    forks: Sequence[Fork],
+    exclusive: Collection[str],
 ) -> Part:
-    """A multi-variant project's family: its extras judged per target, and the hidden
-    needs of the build each installs."""
+    """A forked family: its forks judged per target, and the hidden needs of the build each
+    installs."""
     found, warnings, builds = plan_extras(
-        family, requests, targets, settings, kb, hand, partial(newest_build, family)
+        family, requests, targets, settings, kb, forks, exclusive, partial(newest_build, family)
     )
     requirements = [
         dataclasses.replace(from_data(family.lead, r), reason=f"the {extra} extra: {r.reason}")

@@ -258,12 +258,12 @@ def admitted_releases(
     return [builds for builds in found if builds]
 
 
-def newest_build(family: Family, requests: Requests, variant: str) -> Variant | None:
+def newest_build(family: Family, requests: Requests, variant: str) -> FamilyBuild | None:
     """The `variant` build of the newest release the constraints admit that publishes it."""
     for builds in admitted_releases(family, requests):
         for build in builds:
             if build.variant.name == variant:
-                return build.variant
+                return build
     return None
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Literal
 
+from poetry_cuda.accelerators import PLANNED
 from poetry_cuda.accelerators import stack_name
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
@@ -155,7 +156,7 @@ def judge(variant: Variant, target: Target, nvidia: Nvidia) -> Verdict:
     return Verdict(fit, Phrase(tuple(facts), "; "))
 
 
-How = Literal["cuda", "cpu", "fallback"]
+How = Literal["cuda", "cpu", "fallback", "stack"]
 """cuda: the highest CUDA build that runs; cpu: the CPU build, on a host without an NVIDIA
 driver; fallback: the CPU build on a GPU host no CUDA build runs on (allow-cpu-fallback)."""
 
@@ -178,6 +179,24 @@ def judge_under(policy: Policy, variant: Variant, target: Target, nvidia: Nvidia
     return verdict
 
 
+def _judged(policy: Policy, build: Variant, target: Target, nvidia: Nvidia) -> Verdict:
+    """`judge_under`, where a ROCm or XPU build (a fork's, which names no GPU architectures
+    yet) runs on a target with a GPU of its accelerator."""
+    if build.accelerator in PLANNED:
+        return judge_under(policy, build, target, nvidia)
+    stack = stack_name(build.accelerator)
+    # What tells the GPUs apart (cuda.lock records no GPU names).
+    gpus = [
+        gpu.gfx or gpu.device_ip or stack
+        for gpu in target.profile.gpus
+        if gpu.accelerator == build.accelerator
+    ]
+    if not gpus:
+        return Verdict("no", message("verdict.stack-no-gpu", name=build.name, stack=stack))
+    shown = ", ".join(dict.fromkeys(gpus))
+    return Verdict("native", message("verdict.stack-gpu", name=build.name, stack=stack, gpus=shown))
+
+
 def best_fit(
     builds: Sequence[Variant],
     target: Target,
@@ -189,7 +208,10 @@ def best_fit(
     """The build that fits `target` best: on a host with an NVIDIA driver the highest-CUDA
     one that runs there (the first of equals), else the CPU build only with
     `allow_cpu_fallback`; on a host without one, the (first) CPU build."""
-    verdicts = tuple(judge_under(policy, build, target, nvidia) for build in builds)
+    verdicts = tuple(_judged(policy, build, target, nvidia) for build in builds)
+    stack = [i for i, v in enumerate(verdicts) if v.ok and builds[i].accelerator not in PLANNED]
+    if stack and not target.runs_cuda:
+        return BestFit(stack[0], "stack", verdicts)
     cpu = next((i for i, verdict in enumerate(verdicts) if verdict.fit == "cpu"), None)
     if not target.runs_cuda:
         return BestFit(cpu, None if cpu is None else "cpu", verdicts)

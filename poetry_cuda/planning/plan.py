@@ -114,14 +114,16 @@ class ExtraChoice:
     every such extra against the targets and names the one that fits each target.
     """
 
-    name: str  # the extra's (or group's) name: "cu128"
-    kind: Literal["extra", "group"]
+    name: str  # the extra's (or group's) name: "cu128"; a platform fork's marker
+    kind: Literal["extra", "group", "marker"]
     family: str  # the family it serves: "torch"
     variant: str  # "cu128", or "cpu"
     cuda: CudaVersion | None
     arches: tuple[str, ...]  # sm_XY with SASS, compute_XY with PTX
     serves: tuple[str, ...]  # the labels of the targets this extra is the best fit for
     reason: str  # why it fits those targets, or why it fits none
+    marker: str = ""  # the environments the fork holds in ("" everywhere)
+    version: str | None = None  # the lead's version the fork's requests admit, newest first
 
 
 @frozen
@@ -186,6 +188,8 @@ class Plan:
                     "arches": list(e.arches),
                     "serves": list(e.serves),
                     "reason": e.reason,
+                    "marker": e.marker,
+                    "version": e.version,
                 }
                 for e in self.extras
             ],

@@ -22,6 +22,7 @@ from poetry_cuda.planning.targets import RECORDED
 from poetry_cuda.planning.targets import load_targets
 from poetry_cuda.planning.toolkit_wheels import additions as toolkit_additions
 from poetry_cuda.records import frozen
+from poetry_cuda.request.dependencies import exclusive
 from poetry_cuda.request.dependencies import read_dependencies
 from poetry_cuda.request.handwritten import HandWritten
 from poetry_cuda.request.handwritten import recognise
@@ -205,6 +206,7 @@ def _choose(
         unavailable,
         python=project_python(pyproject),
         stacks=stacks,
+        exclusive=exclusive(pyproject),
     )
     adoption = review(plan, hand)
     if adoption.needed:

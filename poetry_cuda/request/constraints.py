@@ -23,6 +23,8 @@ from poetry_cuda.errors import ConfigError
 
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from poetry.core.constraints.version import VersionConstraint
 
 
@@ -58,3 +60,12 @@ def is_open_above(text: str, version: str) -> bool:
 def overlaps(first: str, second: str) -> bool:
     """Whether two constraints admit at least one common version."""
     return not _parse(first).intersect(_parse(second)).is_empty()
+
+
+def compatible(texts: Sequence[str]) -> bool:
+    """Whether the constraints admit at least one common version (none: they do)."""
+    found = None
+    for text in texts:
+        parsed = _parse(text)
+        found = parsed if found is None else found.intersect(parsed)
+    return found is None or not found.is_empty()

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 
 _LOCAL_LABEL = re.compile(r"\+([A-Za-z0-9][A-Za-z0-9.]*)")
+EXTRAS_ORIGIN = "[project.optional-dependencies]"
+GROUPS_ORIGIN = "[dependency-groups]"
 
 
 def pinned(location: object) -> str | None:
@@ -50,6 +52,9 @@ class Dependency:
     # Installed only with an extra: a PEP 621 optional dependency, Poetry's `optional = true`,
     # or a `[tool.poetry.dependencies]` entry that only enriches PEP 621 dependencies.
     optional: bool = False
+    # The environment marker it holds under: "sys_platform == 'linux'"; "" where it holds
+    # everywhere.
+    marker: str = ""
 
     @property
     def local_label(self) -> str | None:
@@ -74,6 +79,7 @@ def _pep508(text: object, origin: str, *, optional: bool = False) -> Dependency:
         extras=frozenset(canonical_name(e) for e in requirement.extras),
         origin=origin,
         optional=optional,
+        marker=str(requirement.marker or ""),
     )
 
 
@@ -106,7 +112,7 @@ def read_dependencies(
     for text in _requirements(project.get("dependencies"), "[project] dependencies"):
         found.append(_pep508(text, "[project] dependencies"))
     for extra, texts in _table(project, "optional-dependencies").items():
-        origin = f"[project.optional-dependencies] {extra}"
+        origin = f"{EXTRAS_ORIGIN} {extra}"
         for text in _requirements(texts, origin):
             found.append(_pep508(text, origin, optional=True))
 
@@ -119,5 +125,30 @@ def read_dependencies(
         for item in items:
             if isinstance(item, dict):  # {include-group = "..."}: its items are read on their own
                 continue
-            found.append(_pep508(item, f"[dependency-groups] {group}"))
+            found.append(_pep508(item, f"{GROUPS_ORIGIN} {group}"))
     return tuple(found)
+
+
+def exclusive(pyproject: Mapping[str, Any]) -> frozenset[str]:
+    """The extras and dependency groups `[tool.uv] conflicts` declares mutually exclusive,
+    as origins: "[project.optional-dependencies] vllm", "[dependency-groups] cu128"."""
+    found: set[str] = set()
+    sets = _table(pyproject, "tool", "uv").get("conflicts")
+    for items in sets if isinstance(sets, list) else []:
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            if isinstance(item.get("extra"), str):
+                found.add(f"{EXTRAS_ORIGIN} {canonical_name(item['extra'])}")
+            elif isinstance(item.get("group"), str):
+                found.add(f"{GROUPS_ORIGIN} {canonical_name(item['group'])}")
+    return frozenset(found)
+
+
+def scope(origin: str) -> str | None:
+    """The extra or group a dependency's origin names, as `exclusive` writes it (None:
+    the project's main dependencies)."""
+    for table in (EXTRAS_ORIGIN, GROUPS_ORIGIN):
+        if origin.startswith(table + " "):
+            return f"{table} {canonical_name(origin[len(table) + 1 :])}"
+    return None

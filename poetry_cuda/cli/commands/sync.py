@@ -92,8 +92,9 @@ class SyncCommand(CudaCommand):
         self.line(backend_line(backend.name, message("backend.recorded"), user_language()))
         for pick in picks:
             if pick.extra is not None:  # always: `fitting_extras` refused the others
+                kind = "Extra" if pick.extra.chosen_by_name else "Platform fork"
                 self.line(
-                    f"<info>Extra</info>: {pick.extra.name} for {pick.family} "
+                    f"<info>{kind}</info>: {pick.extra.name} for {pick.family} "
                     f"({escape(pick.reason)})"
                 )
         dry_run = bool(self.option("dry-run"))
