@@ -25,7 +25,9 @@ TOML; they move to the package managers' readers in ``backends/`` when `lock`, `
 from __future__ import annotations
 
 import functools
+import platform
 import re
+import sys
 
 from typing import TYPE_CHECKING
 from typing import Any
@@ -39,10 +41,12 @@ from poetry.core.constraints.version import parse_constraint
 from poetry.core.constraints.version.exceptions import ParseConstraintError
 from poetry.core.version.exceptions import InvalidVersionError
 
+from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.host.profiles import host_os
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 
@@ -484,7 +488,7 @@ def _uv_edges(items: object, *, extra: str, group: str) -> list[Edge]:
     return edges
 
 
-# -- a lock file's duplicates on its targets: `lock`, `lock --check` and doctor -------------
+# -- a lock file's duplicates where it is installed: `lock`, `--check`, doctor, the plugin ---
 
 
 @frozen
@@ -605,5 +609,18 @@ def stale(
 
 
 def platforms(targets: Iterable[Target]) -> list[tuple[OperatingSystem, str]]:
-    """(operating system, canonical machine) of each target, once each."""
-    return list(dict.fromkeys((t.os, canonical_machine(t.profile.machine)) for t in targets))
+    """(operating system, canonical machine) of each target and of this machine, once each:
+    a lock made for other machines is installed here too (`poetry install`, `sync`), and a
+    version installed twice here breaks this machine's environment as it would a target's."""
+    found = [(t.os, canonical_machine(t.profile.machine)) for t in targets]
+    return list(dict.fromkeys([*found, *here()]))
+
+
+def here() -> list[tuple[OperatingSystem, str]]:
+    """This machine's (operating system, canonical machine); none on a system poetry-cuda
+    does not know (its lock checks then cover the targets alone)."""
+    try:
+        system = host_os(sys.platform)
+    except DetectionError:
+        return []
+    return [(system, canonical_machine(platform.machine()))]

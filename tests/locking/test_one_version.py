@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 
 PIN = 'dup==1.5; sys_platform == "linux"'
+SETTING = 'targets = ["hosts/*.json"]'
 
 
 @pytest.fixture
@@ -106,6 +107,87 @@ def test_lock_refuses_check_and_doctor_report_and_the_pin_fixes_it(
     assert fixed.code == 0, fixed.stdout + fixed.stderr
     lock = read_toml(project / "poetry.lock")
     assert find(lock, "poetry", [("linux", "x86_64"), ("windows", "x86_64")]) == []
+    assert cli.run("lock", "--check", cwd=project, env=gpu).code == 0
+
+
+def installed_dup(project: Path) -> list[str]:
+    """The versions of dup installed in the project's environment."""
+    found = project.glob(".venv/lib/python3*/site-packages/dup-*.dist-info")
+    return sorted(path.name.removesuffix(".dist-info").split("-")[1] for path in found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("install", ["copy", "shared"])
+def test_the_plugins_poetry_install_refuses_two_versions_with_the_pin(
+    cli: Cli,
+    tmp_path: Path,
+    server: WorldServer,
+    fake_nvml: FakeNvml,
+    spelt_twice: str,
+    install: str,
+) -> None:
+    project = torch_example(tmp_path, server, "poetry")
+    gpu = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
+    assert cli.run("lock", cwd=project, env=gpu).code == 0
+    original = (project / "pyproject.toml").read_text()
+    setting = original.replace(SETTING, f'{SETTING}\ninstall = "{install}"', 1)
+    with_top(project, setting, spelt_twice)
+    made = cli.run("lock", cwd=project, env=gpu, program="poetry")  # Poetry's lock: dup twice
+    assert made.code == 0, made.stderr
+
+    refused = cli.run("install", cwd=project, env=gpu, program="poetry")
+    said = refused.stdout + refused.stderr
+    assert refused.code == 4, said
+    assert "installs dup twice on linux x86_64" in said
+    assert '1.5 (markers sys_platform == "linux")' in said
+    assert '2.0 (markers platform_system == "Linux")' in said
+    assert "add 'dup==1.5; sys_platform == \"linux\"' to the project's dependencies" in said
+    assert "Installing" not in said
+    assert installed_dup(project) == []  # nothing installed, neither version
+
+    # The pin the message names: one version here, which the install installs.
+    with_top(project, setting, spelt_twice, PIN)
+    assert cli.run("lock", cwd=project, env=gpu).code == 0
+    done = cli.run("install", cwd=project, env=gpu, program="poetry")
+    assert done.code == 0, done.stdout + done.stderr
+    assert installed_dup(project) == ["1.5"]
+
+
+@pytest.mark.slow
+def test_lock_check_checks_this_machine_as_well_as_the_targets(
+    cli: Cli, tmp_path: Path, server: WorldServer, fake_nvml: FakeNvml, spelt_twice: str
+) -> None:
+    # Locked for a Windows workstation only; this Linux machine installs dup twice from the
+    # same lock.
+    project = torch_example(tmp_path, server, "poetry")
+    linux = (project / "hosts" / "workstation-rtx4090.json").read_text()
+    windows = linux.replace('"os": "linux"', '"os": "windows"')
+    (project / "hosts" / "workstation-windows.json").write_text(windows)
+    only = 'targets = ["hosts/workstation-windows.json"]'
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(SETTING, only))
+    gpu = fake_nvml.scenario()
+    assert cli.run("lock", cwd=project, env=gpu).code == 0
+    original = pyproject.read_text()
+    with_top(project, original, spelt_twice)
+    assert cli.run("lock", cwd=project, env=gpu, program="poetry").code == 0
+    lock = read_toml(project / "poetry.lock")
+    assert find(lock, "poetry", [("windows", "x86_64")]) == []  # fresh for the lock's target
+
+    checked = cli.run("lock", "--check", cwd=project, env=gpu)
+    said = checked.stdout + checked.stderr
+    assert checked.code == 1, said
+    assert "installs dup twice on linux x86_64" in said
+    assert '1.5 (markers sys_platform == "linux")' in said
+    assert '2.0 (markers platform_system == "Linux")' in said
+    assert "dup==1.5" in said
+
+    # `lock` refuses it for this machine too, and the pin makes both fresh.
+    refused = cli.run("lock", cwd=project, env=gpu)
+    assert refused.code == 4, refused.stdout + refused.stderr
+    assert "installs dup twice on linux x86_64" in refused.stderr
+    with_top(project, original, spelt_twice, PIN)
+    assert cli.run("lock", cwd=project, env=gpu).code == 0
     assert cli.run("lock", "--check", cwd=project, env=gpu).code == 0
 
 
