@@ -132,7 +132,7 @@ class _InstallHooks:
         from poetry_cuda.locking import duplicates
 
         try:
-            duplicates.refuse(project, "poetry.lock", duplicates.here())
+            duplicates.refuse_install(project, "poetry.lock")
         except PoetryCudaError as error:
             self.failed = _stop(command_event, error)
             return

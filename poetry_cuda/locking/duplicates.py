@@ -41,6 +41,7 @@ from poetry.core.constraints.version import parse_constraint
 from poetry.core.constraints.version.exceptions import ParseConstraintError
 from poetry.core.version.exceptions import InvalidVersionError
 
+from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
@@ -581,10 +582,15 @@ WHY = (
 )
 
 
-def refusal(found: Sequence[tuple[OperatingSystem, Found]], lockfile: str) -> ResolutionError:
-    """`lock`'s error for a lock that installs a distribution twice: both versions named,
-    and the pin that keeps the one the resolution meant for that platform."""
-    return ResolutionError(
+def refusal(
+    found: Sequence[tuple[OperatingSystem, Found]],
+    lockfile: str,
+    error: type[PoetryCudaError] = ResolutionError,
+) -> PoetryCudaError:
+    """The error for a lock that installs a distribution twice (`lock`'s, exit 4, unless
+    `error` says another): both versions named, and the pin that keeps the one the
+    resolution meant for that platform."""
+    return error(
         "; ".join(f.describe(lockfile) for _, f in found),
         why=WHY,
         fix="; ".join(dict.fromkeys(f.pin(os) for os, f in found)),
@@ -596,6 +602,14 @@ def refuse(project: Path, lockfile: str, platforms: Iterable[tuple[OperatingSyst
     found = read_and_find(project, lockfile, platforms)
     if found:
         raise refusal(found, lockfile)
+
+
+def refuse_install(project: Path, lockfile: str) -> None:
+    """Before `sync` or the plugin's `poetry install` installs anything: a ConfigError (exit
+    2, as for a stale lock) when the project's lock installs a distribution twice here."""
+    found = read_and_find(project, lockfile, here())
+    if found:
+        raise refusal(found, lockfile, ConfigError)
 
 
 def stale(

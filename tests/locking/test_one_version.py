@@ -26,6 +26,7 @@ from tests.support.store_worlds import write_index
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from collections.abc import Mapping
     from pathlib import Path
 
     from tests.support.catalog import WorldServer
@@ -116,6 +117,26 @@ def installed_dup(project: Path) -> list[str]:
     return sorted(path.name.removesuffix(".dist-info").split("-")[1] for path in found)
 
 
+def locked_twice(cli: Cli, project: Path, env: Mapping[str, str], index: str, install: str) -> str:
+    """The example locked, with `install` set, then top[a,b] added and locked by Poetry
+    alone: dup 1.5 and 2.0 on Linux. Returns pyproject.toml as before top was added."""
+    assert cli.run("lock", cwd=project, env=env).code == 0
+    original = (project / "pyproject.toml").read_text()
+    setting = original.replace(SETTING, f'{SETTING}\ninstall = "{install}"', 1)
+    with_top(project, setting, index)
+    made = cli.run("lock", cwd=project, env=env, program="poetry")
+    assert made.code == 0, made.stderr
+    return setting
+
+
+def assert_refused_here(said: str) -> None:
+    """The refusal of an install: both versions, and the pin that keeps one."""
+    assert "installs dup twice on linux x86_64" in said
+    assert '1.5 (markers sys_platform == "linux")' in said
+    assert '2.0 (markers platform_system == "Linux")' in said
+    assert "add 'dup==1.5; sys_platform == \"linux\"' to the project's dependencies" in said
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("install", ["copy", "shared"])
 def test_the_plugins_poetry_install_refuses_two_versions_with_the_pin(
@@ -128,20 +149,12 @@ def test_the_plugins_poetry_install_refuses_two_versions_with_the_pin(
 ) -> None:
     project = torch_example(tmp_path, server, "poetry")
     gpu = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
-    assert cli.run("lock", cwd=project, env=gpu).code == 0
-    original = (project / "pyproject.toml").read_text()
-    setting = original.replace(SETTING, f'{SETTING}\ninstall = "{install}"', 1)
-    with_top(project, setting, spelt_twice)
-    made = cli.run("lock", cwd=project, env=gpu, program="poetry")  # Poetry's lock: dup twice
-    assert made.code == 0, made.stderr
+    setting = locked_twice(cli, project, gpu, spelt_twice, install)
 
     refused = cli.run("install", cwd=project, env=gpu, program="poetry")
     said = refused.stdout + refused.stderr
-    assert refused.code == 4, said
-    assert "installs dup twice on linux x86_64" in said
-    assert '1.5 (markers sys_platform == "linux")' in said
-    assert '2.0 (markers platform_system == "Linux")' in said
-    assert "add 'dup==1.5; sys_platform == \"linux\"' to the project's dependencies" in said
+    assert refused.code == 2, said
+    assert_refused_here(said)
     assert "Installing" not in said
     assert installed_dup(project) == []  # nothing installed, neither version
 
@@ -151,6 +164,28 @@ def test_the_plugins_poetry_install_refuses_two_versions_with_the_pin(
     done = cli.run("install", cwd=project, env=gpu, program="poetry")
     assert done.code == 0, done.stdout + done.stderr
     assert installed_dup(project) == ["1.5"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("install", ["copy", "shared"])
+def test_sync_refuses_two_versions_with_the_pin_before_installing(
+    cli: Cli,
+    tmp_path: Path,
+    server: WorldServer,
+    fake_nvml: FakeNvml,
+    spelt_twice: str,
+    install: str,
+) -> None:
+    project = torch_example(tmp_path, server, "poetry")
+    gpu = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
+    locked_twice(cli, project, gpu, spelt_twice, install)
+
+    refused = cli.run("sync", cwd=project, env=gpu)
+    said = refused.stdout + refused.stderr
+    assert refused.code == 2, said
+    assert_refused_here(said)
+    assert "Running:" not in said
+    assert installed_dup(project) == []
 
 
 @pytest.mark.slow
