@@ -506,13 +506,19 @@ class Found:
             + " and ".join(f"{v.version} ({_where(v)})" for v in self.duplicate.versions)
         )
 
-    def pin(self, os: OperatingSystem) -> str:
-        """How the user pins the intended version on that platform, or why none can be."""
+    def entry(self, os: OperatingSystem) -> str | None:
+        """The dependency (PEP 508) that pins the intended version on that platform; None
+        when no version is intended."""
         chosen = self.intended.version
         if chosen is None:
+            return None
+        return f'{self.duplicate.name}=={chosen.version}; sys_platform == "{_SYSTEMS[os][0]}"'
+
+    def pin(self, os: OperatingSystem) -> str:
+        """How the user pins the intended version on that platform, or why none can be."""
+        entry = self.entry(os)
+        if entry is None:
             return f"{self.intended.why}; require one version of {self.duplicate.name} yourself"
-        marker = f'sys_platform == "{_SYSTEMS[os][0]}"'
-        entry = f"{self.duplicate.name}=={chosen.version}; {marker}"
         return f"add {entry!r} to the project's dependencies, then lock again ({self.intended.why})"
 
 

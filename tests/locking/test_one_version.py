@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from benchmarks.common import tool_env
+from benchmarks.shared_store import lock_one_version
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking.duplicates import find
+from poetry_cuda.locking.duplicates import here
 from poetry_cuda.locking.duplicates import read_and_find
 from poetry_cuda.locking.duplicates import refuse
 from tests.support.example import snapshot
@@ -224,6 +227,25 @@ def test_lock_check_checks_this_machine_as_well_as_the_targets(
     with_top(project, original, spelt_twice, PIN)
     assert cli.run("lock", cwd=project, env=gpu).code == 0
     assert cli.run("lock", "--check", cwd=project, env=gpu).code == 0
+
+
+@pytest.mark.slow
+def test_the_shared_store_benchmark_locks_with_the_pins_lock_prescribes(
+    tmp_path: Path, spelt_twice: str
+) -> None:
+    # Poetry's own lock installs dup twice here, as it does nvidia-cublas for the real torch
+    # stack from PyPI: the benchmark pins the version `lock` names, and locks again.
+    project = tmp_path / "project"
+    env = tool_env(tmp_path / "home")
+    pins = lock_one_version(project, spelt_twice, ["top[a,b]==1.0"], env)
+    assert pins == [PIN]
+    lock = read_toml(project / "poetry.lock")
+    assert find(lock, "poetry", here()) == []
+    assert [p["version"] for p in lock["package"] if p["name"] == "dup"] == ["1.5"]
+    assert read_toml(project / "pyproject.toml")["project"]["dependencies"] == [
+        "top[a,b]==1.0",
+        PIN,
+    ]
 
 
 def package(
