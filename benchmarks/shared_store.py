@@ -32,7 +32,10 @@ a cold install no slower than `poetry install`.
 `--stack` keeps the built stack between runs (half a minute to build; 750 MiB of wheels
 at scale 1); `--work` is where the projects, caches and stores go (some 9 GiB at scale 1;
 a temporary folder by default, removed afterwards). `--pypi torch==2.9.1` measures the real
-stack from PyPI instead (3 GB downloaded per cold install, some 25 GiB of disk). Not part
+stack from PyPI instead (3 GB downloaded per cold install, some 25 GiB of disk); where
+Poetry's lock installs a distribution twice on this machine (torch 2.15.0 from PyPI: two
+nvidia-cublas on Linux), the version `poetry-cuda lock` names is pinned for this platform
+and the project locked again, as a user fixes it (`lock_one_version`). Not part
 of a plain `tools/dev.py bench`: it takes minutes and gigabytes, so it runs alone, or with
 `tools/dev.py bench --only shared_store`.
 """
@@ -63,6 +66,7 @@ from benchmarks.common import size
 from benchmarks.common import timed
 from benchmarks.common import tool_env
 from poetry_cuda.files import read_toml
+from poetry_cuda.locking import duplicates
 from tests.support.index import IndexServer
 from tests.support.padded_stack import STACK
 from tests.support.padded_stack import build_stack
@@ -72,6 +76,7 @@ from tests.support.store_worlds import poetry_project
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from collections.abc import Mapping
     from collections.abc import Sequence
 
 
@@ -198,10 +203,11 @@ def measure(
             build_stack(stack_root, scale=scale)
             index = stack_of.enter_context(IndexServer(stack_root)).url("/simple/")
             dependencies = ["torch==2.9.1"]
-        template = poetry_project(base / "template", index, dependencies)
-        if pypi:
-            _without_sources(template / "pyproject.toml")
-        timed([POETRY, "--no-plugins", "lock"], template, Case("lock", base, index).env)
+        template = base / "template"
+        env = Case("lock", base, index).env
+        pins = lock_one_version(template, index, dependencies, env, on_pypi=bool(pypi))
+        if pins:
+            print(f"   pinned as `poetry-cuda lock` prescribes: {', '.join(pins)}", flush=True)
         cases = [Case(name, base, index) for name in CANDIDATES if name in only]
         found: dict[str, list[dict[str, float]]] = {case.name: [] for case in cases}
         for run in range(runs):  # the ways in turn, so the machine's load falls on all
@@ -218,6 +224,36 @@ def measure(
     )
     where = "the indexes of PyPI" if pypi else "every index on 127.0.0.1"
     return _tables(results, what, runs, f"{where}; {before}")
+
+
+def lock_one_version(
+    folder: Path,
+    index: str,
+    dependencies: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    on_pypi: bool = False,
+) -> list[str]:
+    """The project in `folder`, locked by Poetry with the pins `poetry-cuda lock` prescribes;
+    returns the pins. Where Poetry's lock installs a distribution twice on this machine (the
+    real torch stack from PyPI: two nvidia-cublas on Linux, whose mixed files crash `import
+    torch`, and which the shared store refuses), the version its resolution meant here is
+    pinned for this platform (`locking.duplicates`), and the project locked again."""
+    pins: list[str] = []
+    while True:
+        project = poetry_project(folder, index, [*dependencies, *pins])
+        if on_pypi:
+            _without_sources(project / "pyproject.toml")
+        timed([POETRY, "--no-plugins", "lock"], project, env)
+        lock = read_toml(project / "poetry.lock")
+        found = duplicates.find(lock, "poetry", duplicates.here())
+        if not found:
+            return pins
+        more = [f.entry(os) for os, f in found]
+        new = [entry for entry in dict.fromkeys(more) if entry is not None and entry not in pins]
+        if None in more or not new:  # nothing to pin, or the pins did not help
+            raise duplicates.refusal(found, "poetry.lock")
+        pins += new
 
 
 def _without_sources(pyproject: Path) -> None:

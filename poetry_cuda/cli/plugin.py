@@ -71,8 +71,10 @@ class CudaApplicationPlugin(ApplicationPlugin):
             # First of all: a malformed variable stops the command before anything else runs.
             dispatcher.add_listener(COMMAND, mirrors.before, priority=20)
             dispatcher.add_listener(TERMINATE, mirrors.after, priority=20)
+            installs = _InstallHooks(application)
             # Above Poetry's own listeners (priority 0): act before the installer runs.
-            dispatcher.add_listener(COMMAND, partial(_before_install, application), priority=10)
+            dispatcher.add_listener(COMMAND, installs.before, priority=10)
+            dispatcher.add_listener(TERMINATE, installs.after)
             dispatcher.add_listener(COMMAND, adds.before, priority=10)
             # After `add`'s pins are written: the Poetry it makes (and redirects) reads them.
             dispatcher.add_listener(COMMAND, mirrors.redirect, priority=5)
@@ -109,23 +111,57 @@ def _managed_project(application: Application, command: str | None, *names: str)
     return project if is_managed(project) else None
 
 
-def _before_install(
-    application: Application, event: Event, event_name: str, dispatcher: EventDispatcher
-) -> None:
-    command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
-    project = _managed_project(application, command_event.command.name, *INSTALLING)
-    if project is None:
-        return
-    from poetry_cuda.cli.hooks import install_warnings
-    from poetry_cuda.knowledge.packaged import load
+class _InstallHooks:
+    """`poetry install` and `poetry sync` in a managed project: refused, before anything is
+    installed, when poetry.lock installs a distribution in two versions on this machine
+    (the rule `lock` and doctor apply, `locking.duplicates`); else the install gate's
+    warnings, then the shared store where the project asks for it."""
 
-    language = language_of(os.environ)
-    for warning in install_warnings(project, load()):
-        said = localize(warning, language)
-        command_event.io.write_error_line(f"<warning>poetry-cuda: {said}</warning>")
-    from poetry_cuda.cli.shared_hook import before_install  # install = "shared"
+    def __init__(self, application: Application) -> None:
+        self.application = application
+        self.failed: int | None = None  # the exit code of an install refused
 
-    before_install(command_event, project)
+    def before(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
+        command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
+        project = _managed_project(self.application, command_event.command.name, *INSTALLING)
+        if project is None:
+            return
+        from poetry_cuda.cli.hooks import install_warnings
+        from poetry_cuda.errors import PoetryCudaError
+        from poetry_cuda.knowledge.packaged import load
+        from poetry_cuda.locking import duplicates
+
+        try:
+            duplicates.refuse_install(project, "poetry.lock")
+        except PoetryCudaError as error:
+            self.failed = _stop(command_event, error)
+            return
+        language = language_of(os.environ)
+        for warning in install_warnings(project, load()):
+            said = localize(warning, language)
+            command_event.io.write_error_line(f"<warning>poetry-cuda: {said}</warning>")
+        from poetry_cuda.cli.shared_hook import before_install  # install = "shared"
+
+        before_install(command_event, project)
+
+    def after(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
+        if self.failed is not None:
+            terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]
+            terminate.set_exit_code(self.failed)
+            self.failed = None
+
+
+def _stop(event: ConsoleCommandEvent, error: PoetryCudaError) -> int:
+    """The command does not run: `error` is said; its exit code is returned, for the
+    command's end (`ConsoleTerminateEvent`) to set."""
+    from poetry_cuda.cli.commands.base import error_lines
+    from poetry_cuda.cli.commands.base import user_language
+
+    for line in error_lines(error, user_language()):
+        event.io.write_error_line(line)
+    event.disable_command()
+    event.stop_propagation()
+    return error.exit_code
 
 
 def _before_run(
@@ -162,19 +198,13 @@ class _MirrorHooks:
             name.startswith(MIRROR_VARIABLES) for name in os.environ
         ):
             return
-        from poetry_cuda.cli.commands.base import error_lines
-        from poetry_cuda.cli.commands.base import user_language
         from poetry_cuda.errors import PoetryCudaError
         from poetry_cuda.request.user_mirrors import user_mirrors
 
         try:
             self.mirrors = user_mirrors(os.environ)
         except PoetryCudaError as error:
-            for line in error_lines(error, user_language()):
-                command_event.io.write_error_line(line)
-            self.failed = error.exit_code
-            command_event.disable_command()
-            event.stop_propagation()
+            self.failed = _stop(command_event, error)
 
     def redirect(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         command_event: ConsoleCommandEvent = event  # type: ignore[assignment]
@@ -271,14 +301,7 @@ class _AddHooks:
 
     def _stop(self, event: ConsoleCommandEvent, error: PoetryCudaError) -> None:
         """Poetry's add does not run: the error is said, and is the exit code."""
-        from poetry_cuda.cli.commands.base import error_lines
-        from poetry_cuda.cli.commands.base import user_language
-
-        for line in error_lines(error, user_language()):
-            event.io.write_error_line(line)
-        self.failed = error.exit_code
-        event.disable_command()
-        event.stop_propagation()
+        self.failed = _stop(event, error)
 
     def after(self, event: Event, event_name: str, dispatcher: EventDispatcher) -> None:
         terminate: ConsoleTerminateEvent = event  # type: ignore[assignment]

@@ -25,7 +25,9 @@ TOML; they move to the package managers' readers in ``backends/`` when `lock`, `
 from __future__ import annotations
 
 import functools
+import platform
 import re
+import sys
 
 from typing import TYPE_CHECKING
 from typing import Any
@@ -39,10 +41,13 @@ from poetry.core.constraints.version import parse_constraint
 from poetry.core.constraints.version.exceptions import ParseConstraintError
 from poetry.core.version.exceptions import InvalidVersionError
 
+from poetry_cuda.errors import ConfigError
+from poetry_cuda.errors import DetectionError
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.host.profiles import host_os
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 
@@ -484,7 +489,7 @@ def _uv_edges(items: object, *, extra: str, group: str) -> list[Edge]:
     return edges
 
 
-# -- a lock file's duplicates on its targets: `lock`, `lock --check` and doctor -------------
+# -- a lock file's duplicates where it is installed: `lock`, `--check`, doctor, the plugin ---
 
 
 @frozen
@@ -501,13 +506,19 @@ class Found:
             + " and ".join(f"{v.version} ({_where(v)})" for v in self.duplicate.versions)
         )
 
-    def pin(self, os: OperatingSystem) -> str:
-        """How the user pins the intended version on that platform, or why none can be."""
+    def entry(self, os: OperatingSystem) -> str | None:
+        """The dependency (PEP 508) that pins the intended version on that platform; None
+        when no version is intended."""
         chosen = self.intended.version
         if chosen is None:
+            return None
+        return f'{self.duplicate.name}=={chosen.version}; sys_platform == "{_SYSTEMS[os][0]}"'
+
+    def pin(self, os: OperatingSystem) -> str:
+        """How the user pins the intended version on that platform, or why none can be."""
+        entry = self.entry(os)
+        if entry is None:
             return f"{self.intended.why}; require one version of {self.duplicate.name} yourself"
-        marker = f'sys_platform == "{_SYSTEMS[os][0]}"'
-        entry = f"{self.duplicate.name}=={chosen.version}; {marker}"
         return f"add {entry!r} to the project's dependencies, then lock again ({self.intended.why})"
 
 
@@ -577,10 +588,15 @@ WHY = (
 )
 
 
-def refusal(found: Sequence[tuple[OperatingSystem, Found]], lockfile: str) -> ResolutionError:
-    """`lock`'s error for a lock that installs a distribution twice: both versions named,
-    and the pin that keeps the one the resolution meant for that platform."""
-    return ResolutionError(
+def refusal(
+    found: Sequence[tuple[OperatingSystem, Found]],
+    lockfile: str,
+    error: type[PoetryCudaError] = ResolutionError,
+) -> PoetryCudaError:
+    """The error for a lock that installs a distribution twice (`lock`'s, exit 4, unless
+    `error` says another): both versions named, and the pin that keeps the one the
+    resolution meant for that platform."""
+    return error(
         "; ".join(f.describe(lockfile) for _, f in found),
         why=WHY,
         fix="; ".join(dict.fromkeys(f.pin(os) for os, f in found)),
@@ -594,6 +610,14 @@ def refuse(project: Path, lockfile: str, platforms: Iterable[tuple[OperatingSyst
         raise refusal(found, lockfile)
 
 
+def refuse_install(project: Path, lockfile: str) -> None:
+    """Before `sync` or the plugin's `poetry install` installs anything: a ConfigError (exit
+    2, as for a stale lock) when the project's lock installs a distribution twice here."""
+    found = read_and_find(project, lockfile, here())
+    if found:
+        raise refusal(found, lockfile, ConfigError)
+
+
 def stale(
     project: Path, lockfile: str, platforms: Iterable[tuple[OperatingSystem, str]]
 ) -> list[str]:
@@ -605,5 +629,18 @@ def stale(
 
 
 def platforms(targets: Iterable[Target]) -> list[tuple[OperatingSystem, str]]:
-    """(operating system, canonical machine) of each target, once each."""
-    return list(dict.fromkeys((t.os, canonical_machine(t.profile.machine)) for t in targets))
+    """(operating system, canonical machine) of each target and of this machine, once each:
+    a lock made for other machines is installed here too (`poetry install`, `sync`), and a
+    version installed twice here breaks this machine's environment as it would a target's."""
+    found = [(t.os, canonical_machine(t.profile.machine)) for t in targets]
+    return list(dict.fromkeys([*found, *here()]))
+
+
+def here() -> list[tuple[OperatingSystem, str]]:
+    """This machine's (operating system, canonical machine); none on a system poetry-cuda
+    does not know (its lock checks then cover the targets alone)."""
+    try:
+        system = host_os(sys.platform)
+    except DetectionError:
+        return []
+    return [(system, canonical_machine(platform.machine()))]

@@ -138,7 +138,7 @@ def _refuse_twice(wheels: list[LockedWheel], project: Path) -> None:
                 f"{other.version} and {item.version}",
                 why="two versions of one distribution share their files; installed together, "
                 "what is left matches neither",
-                fix="run `poetry cuda lock`, which pins the version meant for this platform",
+                fix="run `poetry cuda lock`, which names the pin that keeps one of them",
             )
 
 

@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from benchmarks.common import tool_env
+from benchmarks.shared_store import lock_one_version
 from poetry_cuda.errors import ResolutionError
 from poetry_cuda.files import read_toml
 from poetry_cuda.locking.duplicates import find
+from poetry_cuda.locking.duplicates import here
 from poetry_cuda.locking.duplicates import read_and_find
 from poetry_cuda.locking.duplicates import refuse
 from tests.support.example import snapshot
@@ -26,6 +29,7 @@ from tests.support.store_worlds import write_index
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from collections.abc import Mapping
     from pathlib import Path
 
     from tests.support.catalog import WorldServer
@@ -34,6 +38,7 @@ if TYPE_CHECKING:
 
 
 PIN = 'dup==1.5; sys_platform == "linux"'
+SETTING = 'targets = ["hosts/*.json"]'
 
 
 @pytest.fixture
@@ -107,6 +112,140 @@ def test_lock_refuses_check_and_doctor_report_and_the_pin_fixes_it(
     lock = read_toml(project / "poetry.lock")
     assert find(lock, "poetry", [("linux", "x86_64"), ("windows", "x86_64")]) == []
     assert cli.run("lock", "--check", cwd=project, env=gpu).code == 0
+
+
+def installed_dup(project: Path) -> list[str]:
+    """The versions of dup installed in the project's environment."""
+    found = project.glob(".venv/lib/python3*/site-packages/dup-*.dist-info")
+    return sorted(path.name.removesuffix(".dist-info").split("-")[1] for path in found)
+
+
+def locked_twice(cli: Cli, project: Path, env: Mapping[str, str], index: str, install: str) -> str:
+    """The example locked, with `install` set, then top[a,b] added and locked by Poetry
+    alone: dup 1.5 and 2.0 on Linux. Returns pyproject.toml as before top was added."""
+    assert cli.run("lock", cwd=project, env=env).code == 0
+    original = (project / "pyproject.toml").read_text()
+    setting = original.replace(SETTING, f'{SETTING}\ninstall = "{install}"', 1)
+    with_top(project, setting, index)
+    made = cli.run("lock", cwd=project, env=env, program="poetry")
+    assert made.code == 0, made.stderr
+    return setting
+
+
+def assert_refused_here(said: str) -> None:
+    """The refusal of an install: both versions, and the pin that keeps one."""
+    assert "installs dup twice on linux x86_64" in said
+    assert '1.5 (markers sys_platform == "linux")' in said
+    assert '2.0 (markers platform_system == "Linux")' in said
+    assert "add 'dup==1.5; sys_platform == \"linux\"' to the project's dependencies" in said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("install", ["copy", "shared"])
+def test_the_plugins_poetry_install_refuses_two_versions_with_the_pin(
+    cli: Cli,
+    tmp_path: Path,
+    server: WorldServer,
+    fake_nvml: FakeNvml,
+    spelt_twice: str,
+    install: str,
+) -> None:
+    project = torch_example(tmp_path, server, "poetry")
+    gpu = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
+    setting = locked_twice(cli, project, gpu, spelt_twice, install)
+
+    refused = cli.run("install", cwd=project, env=gpu, program="poetry")
+    said = refused.stdout + refused.stderr
+    assert refused.code == 2, said
+    assert_refused_here(said)
+    assert "Installing" not in said
+    assert installed_dup(project) == []  # nothing installed, neither version
+
+    # The pin the message names: one version here, which the install installs.
+    with_top(project, setting, spelt_twice, PIN)
+    assert cli.run("lock", cwd=project, env=gpu).code == 0
+    done = cli.run("install", cwd=project, env=gpu, program="poetry")
+    assert done.code == 0, done.stdout + done.stderr
+    assert installed_dup(project) == ["1.5"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("install", ["copy", "shared"])
+def test_sync_refuses_two_versions_with_the_pin_before_installing(
+    cli: Cli,
+    tmp_path: Path,
+    server: WorldServer,
+    fake_nvml: FakeNvml,
+    spelt_twice: str,
+    install: str,
+) -> None:
+    project = torch_example(tmp_path, server, "poetry")
+    gpu = {**fake_nvml.scenario(), "POETRY_CUDA_STORE": str(tmp_path / "store")}
+    locked_twice(cli, project, gpu, spelt_twice, install)
+
+    refused = cli.run("sync", cwd=project, env=gpu)
+    said = refused.stdout + refused.stderr
+    assert refused.code == 2, said
+    assert_refused_here(said)
+    assert "Running:" not in said
+    assert installed_dup(project) == []
+
+
+@pytest.mark.slow
+def test_lock_check_checks_this_machine_as_well_as_the_targets(
+    cli: Cli, tmp_path: Path, server: WorldServer, fake_nvml: FakeNvml, spelt_twice: str
+) -> None:
+    # Locked for a Windows workstation only; this Linux machine installs dup twice from the
+    # same lock.
+    project = torch_example(tmp_path, server, "poetry")
+    linux = (project / "hosts" / "workstation-rtx4090.json").read_text()
+    windows = linux.replace('"os": "linux"', '"os": "windows"')
+    (project / "hosts" / "workstation-windows.json").write_text(windows)
+    only = 'targets = ["hosts/workstation-windows.json"]'
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(SETTING, only))
+    gpu = fake_nvml.scenario()
+    assert cli.run("lock", cwd=project, env=gpu).code == 0
+    original = pyproject.read_text()
+    with_top(project, original, spelt_twice)
+    assert cli.run("lock", cwd=project, env=gpu, program="poetry").code == 0
+    lock = read_toml(project / "poetry.lock")
+    assert find(lock, "poetry", [("windows", "x86_64")]) == []  # fresh for the lock's target
+
+    checked = cli.run("lock", "--check", cwd=project, env=gpu)
+    said = checked.stdout + checked.stderr
+    assert checked.code == 1, said
+    assert "installs dup twice on linux x86_64" in said
+    assert '1.5 (markers sys_platform == "linux")' in said
+    assert '2.0 (markers platform_system == "Linux")' in said
+    assert "dup==1.5" in said
+
+    # `lock` refuses it for this machine too, and the pin makes both fresh.
+    refused = cli.run("lock", cwd=project, env=gpu)
+    assert refused.code == 4, refused.stdout + refused.stderr
+    assert "installs dup twice on linux x86_64" in refused.stderr
+    with_top(project, original, spelt_twice, PIN)
+    assert cli.run("lock", cwd=project, env=gpu).code == 0
+    assert cli.run("lock", "--check", cwd=project, env=gpu).code == 0
+
+
+@pytest.mark.slow
+def test_the_shared_store_benchmark_locks_with_the_pins_lock_prescribes(
+    tmp_path: Path, spelt_twice: str
+) -> None:
+    # Poetry's own lock installs dup twice here, as it does nvidia-cublas for the real torch
+    # stack from PyPI: the benchmark pins the version `lock` names, and locks again.
+    project = tmp_path / "project"
+    env = tool_env(tmp_path / "home")
+    pins = lock_one_version(project, spelt_twice, ["top[a,b]==1.0"], env)
+    assert pins == [PIN]
+    lock = read_toml(project / "poetry.lock")
+    assert find(lock, "poetry", here()) == []
+    assert [p["version"] for p in lock["package"] if p["name"] == "dup"] == ["1.5"]
+    assert read_toml(project / "pyproject.toml")["project"]["dependencies"] == [
+        "top[a,b]==1.0",
+        PIN,
+    ]
 
 
 def package(

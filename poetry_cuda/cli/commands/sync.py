@@ -49,7 +49,8 @@ none starts while sync installs.
 
 Exit codes: 0 installed (or, with --dry-run, printed); 2 no cuda.lock, a stale one or a
 stale package manager's lock (by its own check: `uv lock --check`, Poetry's content hash;
-run `lock` first), or bad configuration; 3 no extra fits this machine (each extra is
+run `lock` first), a poetry.lock that installs two versions of one distribution here
+(both named, with the pin that keeps one), or bad configuration; 3 no extra fits this machine (each extra is
 named with the reason); 4 the package manager's install failed (its message is above).
 """
 LOCK_FIRST = message("sync.lock-first")
@@ -86,6 +87,9 @@ class SyncCommand(CudaCommand):
         cuda_lock, pyproject = require_installable(project, fix=LOCK_FIRST)
         backend = package_manager(cuda_lock.backend)
         check_manager_lock(backend, project)
+        from poetry_cuda.locking.duplicates import refuse_install
+
+        refuse_install(project, backend.lockfile)  # two versions of one distribution here
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
         extras, groups = selection(picks)
         command = backend.install_command(extras, groups)
