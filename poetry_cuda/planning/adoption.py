@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.accelerators import accelerator_of
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.records import frozen
@@ -24,6 +25,7 @@ from poetry_cuda.request.settings import CudaRequest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from poetry_cuda.accelerators import Accelerator
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.request.handwritten import HandIndex
@@ -33,12 +35,21 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import CudaVersion
 
 
+_STACKS: tuple[Accelerator, ...] = ("rocm", "xpu")  # planned by `gpu_stacks`, never asked
+
+
 def request_for(family: Family, settings: Settings, hand: HandWritten) -> CudaRequest:
     """What is asked of `family`: the cuda setting, else the variant the project pins."""
     if settings.cuda.kind != "auto":
         return settings.cuda
     cudas = {v.name: v.cuda for release in family.releases for v in release.variants}
-    shown: list[HandPin | HandIndex] = [*hand.asked(family.name), *hand.implicit(family.name)]
+    shown: list[HandPin | HandIndex] = [
+        entry
+        for entry in (*hand.asked(family.name), *hand.implicit(family.name))
+        # A ROCm or XPU build is the one `gpu_stacks` plans for AMD or Intel targets, not a
+        # request for the CPU build: its source is adopted where the plan's equals it.
+        if accelerator_of(entry.variant) not in _STACKS
+    ]
     if not shown:
         return settings.cuda
     variants: dict[str, CudaVersion | None] = {}

@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
+from poetry_cuda.accelerators import accelerator_of
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.names import canonical_name
 from poetry_cuda.names import wheel_version
 from poetry_cuda.records import frozen
@@ -149,6 +151,23 @@ def known_variants(family: Family) -> set[str]:
     return {v.name for release in family.releases for v in release.variants}
 
 
+def publishes(family: Family, variant: str) -> bool:
+    """Whether `variant` names builds of the family: a variant of its releases, or a ROCm or
+    XPU label (`rocm6.2.4`, `xpu`, in any form `accelerator_of` knows) where the knowledge's
+    ROCm or XPU index is the family's own index at that label."""
+    if variant in known_variants(family):
+        return True
+    accelerator = accelerator_of(variant)
+    if accelerator == "rocm":
+        stack_index = packaged.rocm().index.url.replace("{variant}", variant)
+    elif accelerator == "xpu":
+        stack_index = packaged.xpu().index.url
+    else:
+        return False
+    own = family.index_url(variant)
+    return own is not None and own.rstrip("/") == stack_index.rstrip("/")
+
+
 def index_variant(
     url: str, families: Sequence[Family], mirrors: Mapping[str, Mirror]
 ) -> tuple[Family, str, bool] | None:
@@ -162,14 +181,13 @@ def index_variant(
     for family in families:
         if family.index is None:
             continue
-        known = known_variants(family)
         mirror = mirrors.get(family.mirror_key or "")
         mirrored = mirror.template if mirror else None
         for template, upstream in ((family.index, True), (mirrored, False)):
             if template is None:
                 continue
             match = template_pattern(template).fullmatch(url)
-            if match and match["variant"] in known:
+            if match and publishes(family, match["variant"]):
                 return family, match["variant"], upstream
     parts = urlsplit(url)
     segments = [s for s in parts.path.lower().split("/") if s]
@@ -182,7 +200,7 @@ def index_variant(
         if family.index is None:
             continue
         words = {family.name, family.mirror_key or family.name}
-        if segments[-1] in known_variants(family) and any(w in where for w in words):
+        if publishes(family, segments[-1]) and any(w in where for w in words):
             return family, segments[-1], False
     return None
 
@@ -285,7 +303,7 @@ def label(family: Family, text: object) -> tuple[str, str] | None:
     if not isinstance(text, str):
         return None
     match = _LABEL.search(text)
-    if match is None or match.group(1) not in known_variants(family):
+    if match is None or not publishes(family, match.group(1)):
         return None
     version = re.sub(r"^[=<>!~^ ]+", "", text[: match.start()]).strip()
     return version, match.group(1)
@@ -296,7 +314,7 @@ def url_pin(
 ) -> list[HandPin]:
     """A package pinned to a wheel by URL or path: the variant its label names."""
     version, _, variant = (wheel_version(url) or "").partition("+")
-    if variant not in known_variants(family):
+    if not publishes(family, variant):
         return []
     return [
         HandPin(
