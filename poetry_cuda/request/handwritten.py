@@ -229,6 +229,8 @@ def recognise(
     users: dict[str, set[str]] = {}
     for reader in readers:
         for entry in reader.entries(pyproject):
+            if entry.managed_shape and _ours(by_name.get(str(entry.index)), families):
+                continue  # poetry-cuda's own source, of a package its group does not hold
             if isinstance(entry.index, str) and entry.index in by_name:
                 users.setdefault(entry.index, set()).add(canonical_name(entry.package))
             family = members.get(canonical_name(entry.package))
@@ -244,6 +246,15 @@ def recognise(
         or not any(family.names(index.name, index.url) for family in families)
     )
     return HandWritten(indexes, tuple(pins), {k: frozenset(v) for k, v in users.items()})
+
+
+def _ours(index: HandIndex | None, families: Sequence[Family]) -> bool:
+    """Whether `index` is one poetry-cuda writes: explicit, with the name it gives the URL."""
+    return (
+        index is not None
+        and not index.implicit
+        and any(family.names(index.name, index.url) for family in families)
+    )
 
 
 def table(data: Mapping[str, Any], key: str) -> dict[str, Any]:

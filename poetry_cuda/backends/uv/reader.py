@@ -19,6 +19,7 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
 from poetry_cuda.names import canonical_name
+from poetry_cuda.planning.managed import MANAGED_MARKERS
 from poetry_cuda.request.handwritten import array
 from poetry_cuda.request.handwritten import index_pin
 from poetry_cuda.request.handwritten import table
@@ -72,11 +73,12 @@ def entries(pyproject: Mapping[str, Any]) -> list[WrittenEntry]:
     managed = _managed_names(pyproject)
     found = []
     for name, value in table(table(table(pyproject, "tool"), "uv"), "sources").items():
-        if canonical_name(name) in managed and _managed_shape(value):
+        shaped = _managed_shape(value)
+        if canonical_name(name) in managed and shaped:
             continue
         for entry in value if isinstance(value, list) else [value]:
             index = entry.get("index") if isinstance(entry, dict) else None
-            found.append(WrittenEntry(SOURCES, name, entry, index))
+            found.append(WrittenEntry(SOURCES, name, entry, index, managed_shape=shaped))
     return found
 
 
@@ -93,12 +95,14 @@ def _managed_names(pyproject: Mapping[str, Any]) -> set[str]:
 
 
 def _managed_shape(value: object) -> bool:
-    """A `[tool.uv.sources]` value as poetry-cuda writes one: one index, one marker."""
+    """A `[tool.uv.sources]` value as poetry-cuda writes one: one index, one marker of
+    the platforms of its builds."""
     return (
         isinstance(value, list)
         and len(value) == 1
         and isinstance(value[0], dict)
         and set(value[0]) == {"index", "marker"}
+        and value[0]["marker"] in MANAGED_MARKERS
     )
 
 
