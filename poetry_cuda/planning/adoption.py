@@ -86,9 +86,10 @@ def _same_url(first: str, second: str) -> bool:
 
 
 def adopted_source(family: Family, variant: str, chosen: Source, hand: HandWritten) -> Source:
-    """The authors' own index where it is the one the plan chose, else `chosen`."""
+    """The authors' own index where it is the one the plan chose, else `chosen`: one a
+    source can name (an unnamed index or an extra-index-url serves as found beside it)."""
     for index in hand.indexes:
-        same = index.family == family.name and index.variant == variant
+        same = index.family == family.name and index.variant == variant and index.named
         if same and _same_url(index.url, chosen.url):
             return Source(index.name, index.url, adopted=True)
     return chosen

@@ -70,6 +70,7 @@ class HandIndex:
     upstream: bool  # the family's own index, not a mirror of it
     # A Poetry 1.x priority it is written with (`secondary = true`), which Poetry 2 refuses.
     old_priority: str = ""
+    named: bool = True  # a source can name it (see `WrittenIndex.named`)
 
     @property
     def said(self) -> str:
@@ -288,6 +289,7 @@ def _recognised(
         variant,
         upstream,
         written.old_priority,
+        written.named,
     )
 
 

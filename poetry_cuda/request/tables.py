@@ -43,6 +43,9 @@ class WrittenIndex:
     implicit: bool
     # A Poetry 1.x priority it is written with (`secondary = true`), which Poetry 2 refuses.
     old_priority: str = ""
+    # Whether a package's source can name it: not a `[tool.uv] extra-index-url`, nor an
+    # index written without a name (its `name` is then its URL, for messages).
+    named: bool = True
 
 
 @frozen

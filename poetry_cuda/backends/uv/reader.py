@@ -52,19 +52,24 @@ def indexes(pyproject: Mapping[str, Any]) -> list[WrittenIndex]:
     uv = table(table(pyproject, "tool"), "uv")
     found = [
         WrittenIndex(
-            str(entry.get("name")),
+            str(name if named else entry.get("url")),
             entry.get("url"),
             "[[tool.uv.index]]",
             implicit=entry.get("explicit") is not True,
+            named=named,
         )
         for entry in array(uv, "index")
         if isinstance(entry, dict)
+        for name in [entry.get("name")]
+        for named in [isinstance(name, str)]
     ]
     for key in ("index-url", "extra-index-url", "find-links"):
         urls = uv.get(key)
         for url in urls if isinstance(urls, list) else [urls]:
             if isinstance(url, str):
-                found.append(WrittenIndex(url, url, f"[tool.uv] {key}", implicit=True))
+                found.append(
+                    WrittenIndex(url, url, f"[tool.uv] {key}", implicit=True, named=False)
+                )
     return found
 
 
