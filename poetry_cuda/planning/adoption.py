@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import CudaVersion
 
 
-_STACKS: tuple[Accelerator, ...] = ("rocm", "xpu")  # planned by `gpu_stacks`, never asked
+_STACKS: tuple[Accelerator | None, ...] = ("rocm", "xpu")  # planned by `gpu_stacks`, never asked
 
 
 def request_for(family: Family, settings: Settings, hand: HandWritten) -> CudaRequest:
@@ -43,13 +43,10 @@ def request_for(family: Family, settings: Settings, hand: HandWritten) -> CudaRe
     if settings.cuda.kind != "auto":
         return settings.cuda
     cudas = {v.name: v.cuda for release in family.releases for v in release.variants}
-    shown: list[HandPin | HandIndex] = [
-        entry
-        for entry in (*hand.asked(family.name), *hand.implicit(family.name))
-        # A ROCm or XPU build is the one `gpu_stacks` plans for AMD or Intel targets, not a
-        # request for the CPU build: its source is adopted where the plan's equals it.
-        if accelerator_of(entry.variant) not in _STACKS
-    ]
+    written: list[HandPin | HandIndex] = [*hand.asked(family.name), *hand.implicit(family.name)]
+    # A ROCm or XPU build is the one `gpu_stacks` plans for AMD or Intel targets, not a
+    # request for the CPU build: its source is adopted where the plan's equals it.
+    shown = [e for e in written if accelerator_of(e.variant) not in _STACKS]
     if not shown:
         return settings.cuda
     variants: dict[str, CudaVersion | None] = {}

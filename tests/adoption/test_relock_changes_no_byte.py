@@ -34,8 +34,8 @@ GPU_HOST = {
 }
 # A marker of poetry.lock (TOML-escaped) as another Poetry run may word it: the same
 # environments, other words.
-LINUX = r'platform_system == \"Linux\" and platform_machine == \"x86_64\"'
-REWORDED = r'platform_machine == \"x86_64\" and platform_system == \"Linux\"'
+LINUX = r"platform_system == \"Linux\" and platform_machine == \"x86_64\""
+REWORDED = r"platform_machine == \"x86_64\" and platform_system == \"Linux\""
 
 
 @pytest.mark.parametrize("backend", ["poetry", "uv"])

@@ -67,9 +67,7 @@ def indexes(pyproject: Mapping[str, Any]) -> list[WrittenIndex]:
         urls = uv.get(key)
         for url in urls if isinstance(urls, list) else [urls]:
             if isinstance(url, str):
-                found.append(
-                    WrittenIndex(url, url, f"[tool.uv] {key}", implicit=True, named=False)
-                )
+                found.append(WrittenIndex(url, url, f"[tool.uv] {key}", implicit=True, named=False))
     return found
 
 
