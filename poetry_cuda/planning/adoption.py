@@ -84,10 +84,13 @@ def _same_url(first: str, second: str) -> bool:
 
 def adopted_source(family: Family, variant: str, chosen: Source, hand: HandWritten) -> Source:
     """The authors' own index where it is the one the plan chose, else `chosen`: one a
-    source can name (an unnamed index or an extra-index-url serves as found beside it)."""
+    source can name (an unnamed index or an extra-index-url serves as found beside it).
+    Where the plan takes PyPI's upload of the variant, the family's index of that variant
+    the authors pin it to serves it as well (Paddle's cu118 index, PyPI's CUDA 11.8 build)."""
     for index in hand.indexes:
         same = index.family == family.name and index.variant == variant and index.named
-        if same and _same_url(index.url, chosen.url):
+        pinned = chosen.is_pypi and any(p.index == index.name for p in hand.pins)
+        if same and (pinned or _same_url(index.url, chosen.url)):
             return Source(index.name, index.url, adopted=True)
     return chosen
 

@@ -198,8 +198,9 @@ def _family_choices(
     build = chosen.build
     index = source_for(family, build, settings, targets)
     source = adopted_source(family, build.variant.name, index, hand)
-    # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1).
-    label = "" if source.is_pypi else version_label(family, build.release, build.variant)
+    # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1), also where
+    # the authors' index of the variant serves them.
+    label = "" if index.is_pypi else version_label(family, build.release, build.variant)
     requirements = [from_data(family.lead, r) for r in build.variant.requirements]
     names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
     declared = [d for d in deps if d.name in names]

@@ -314,6 +314,8 @@ class PaddleBuild:
 
 PADDLE_BUILDS = (
     PaddleBuild(PYPI_INDEX, "2.6.2", "11.8", "8.6.0", _PY310_312, pypi=True),
+    # Paddle's own cu118 index serves PyPI's 2.6.2 (a CUDA 11.8 build) under its plain version.
+    PaddleBuild("packages/stable/cu118", "2.6.2", "11.8", "8.6.0", _PY310_312, pypi=False),
     PaddleBuild("packages/stable/cu117", "2.6.2.post117", "11.7", "8.4.1", _PY310_312, pypi=False),
     PaddleBuild("packages/stable/cu120", "2.6.2.post120", "12.0", "8.9.1", _PY310_312, pypi=False),
     PaddleBuild(
