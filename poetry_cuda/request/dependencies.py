@@ -50,6 +50,8 @@ class Dependency:
     # Installed only with an extra: a PEP 621 optional dependency, Poetry's `optional = true`,
     # or a `[tool.poetry.dependencies]` entry that only enriches PEP 621 dependencies.
     optional: bool = False
+    # The environments it is declared for (`sys_platform == 'linux'`); "" for every one.
+    marker: str = ""
 
     @property
     def local_label(self) -> str | None:
@@ -74,6 +76,7 @@ def _pep508(text: object, origin: str, *, optional: bool = False) -> Dependency:
         extras=frozenset(canonical_name(e) for e in requirement.extras),
         origin=origin,
         optional=optional,
+        marker=str(requirement.marker or ""),
     )
 
 
