@@ -186,6 +186,7 @@ def _family_choices(
             scope.unavailable,
             python=scope.python,
             allow_cpu_fallback=settings.allow_cpu_fallback,
+            asked={i.variant for i in hand.indexes if i.family == family.name},
         )
     decided = () if decision is None else decision.decided
     stack_warnings: list[Localized] = [] if decision is None else list(decision.warnings)

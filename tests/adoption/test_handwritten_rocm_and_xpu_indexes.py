@@ -1,7 +1,8 @@
-"""Issue 41 pattern 6: hand-written ROCm and XPU indexes (`/whl/rocm6.4`, `/whl/xpu`) are
-recognised as a CUDA index is (every label form `accelerator_of` knows), and where the plan
-chooses the build they serve for the AMD or Intel target, `lock` uses the authors' index and
-source as found instead of refusing them ("remove that source from torch")."""
+"""Issue 41 pattern 6: hand-written ROCm and XPU indexes (`/whl/rocm6.3`, `/whl/rocm6.4`,
+`/whl/xpu`) are recognised as a CUDA index is (every label form `accelerator_of` knows). The
+AMD or Intel target's build is chosen among those the authors' index serves (rocm6.3 over
+the newer rocm6.4 of the same torch release), and `lock` uses their index and source as found
+instead of refusing them ("remove that source from torch")."""
 
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ def rocm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IndexServe
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("variant", "host", "torch"),
-    [("xpu", ARC, "2.10.0"), ("rocm6.4", MI250X, "2.9.1")],
-    ids=["xpu", "rocm6.4"],
+    [("xpu", ARC, "2.10.0"), ("rocm6.4", MI250X, "2.9.1"), ("rocm6.3", MI250X, "2.9.1")],
+    ids=["xpu", "rocm6.4", "rocm6.3"],
 )
 def test_handwritten_rocm_and_xpu_indexes(
     cli: Cli,
