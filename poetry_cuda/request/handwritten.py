@@ -101,12 +101,14 @@ class HandPin:
 
     @property
     def evidence(self) -> str:
-        """What shows the variant, for a plan's reason: its source, label or wheel."""
+        """What shows the variant, for a plan's reason (which cuda.lock records): its source,
+        label or wheel, and the environments the pin is written for (Windows only)."""
+        scope = f" (for {self.marker})" if self.marker else ""
         if self.kind == "index":
-            return f"its source {self.index} is {self.url}"
+            return f"its source {self.index} is {self.url}{scope}"
         if self.kind == "url":
-            return f"{self.package} is pinned to the wheel {self.url.rsplit('/', 1)[-1]}"
-        return f"{self.package} is pinned to {self.version}+{self.variant}"
+            return f"{self.package} is pinned to the wheel {self.url.rsplit('/', 1)[-1]}{scope}"
+        return f"{self.package} is pinned to {self.version}+{self.variant}{scope}"
 
 
 @frozen

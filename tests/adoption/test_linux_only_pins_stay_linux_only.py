@@ -62,3 +62,27 @@ def test_linux_only_pins_stay_linux_only(cli: Cli, tmp_path: Path, server: World
     assert {"name": "triton", "marker": LINUX} in root["dependencies"]
     records = {p["name"] for p in read_toml(project / "cuda.lock")["packages"]}
     assert records == {"torch"}
+
+
+def test_a_cuda_build_for_windows_only_says_so(
+    cli: Cli, tmp_path: Path, server: WorldServer
+) -> None:
+    """The authors' CUDA source is for Windows only (Linux takes PyPI's torch): cuda.lock's
+    record says which environments the build is pinned for."""
+    project = tmp_path / "project"
+    project.mkdir()
+    profile = {"schema": 1, "machine": "x86_64", "gpus": GPUS, **HOSTS["windows.json"]}
+    (project / "windows.json").write_text(json.dumps(profile))
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "win"\nversion = "0.1.0"\nrequires-python = ">=3.11,<3.12"\n'
+        'dependencies = ["torch==2.6.0"]\n\n[tool.uv]\npackage = false\n\n'
+        f'[[tool.uv.index]]\nname = "pytorch-cu126"\nurl = "{server.pytorch_url("cu126")}"\n'
+        "explicit = true\n\n[tool.uv.sources]\n"
+        'torch = [{ index = "pytorch-cu126", marker = "sys_platform == \'win32\'" }]\n'
+        f'\n[tool.poetry-cuda.mirrors]\npytorch = "{server.pytorch_mirror}"\n\n'
+        f'[[tool.uv.index]]\nname = "local-pypi"\nurl = "{server.pypi_url}"\ndefault = true\n'
+    )
+    walk(cli, project, "--target", "windows.json")
+    [torch] = read_toml(project / "cuda.lock")["packages"]
+    assert (torch["variant"], torch["source"]) == ("cu126", "pytorch-cu126")
+    assert "(for sys_platform == 'win32')" in torch["reason"]
