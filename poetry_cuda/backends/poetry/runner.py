@@ -113,7 +113,8 @@ def locked(project: Path, name: str) -> list[LockedEntry]:
     if not path.is_file():
         return []
     found = []
-    stand_ins = pypi_stand_ins(read_toml(project / "pyproject.toml"))
+    pyproject = project / "pyproject.toml"
+    stand_ins = pypi_stand_ins(read_toml(pyproject)) if pyproject.is_file() else set()
     for package in packages(path):
         if package.get("name") == name:
             source = package.get("source") or {}
