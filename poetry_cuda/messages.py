@@ -233,6 +233,7 @@ MessageId = Literal[
     "passed.unpublished",
     "passed.chose-as-asked",
     "passed.cpu-fallback",
+    "passed.prerelease-pinned",
     "plan.recorded-fallback",
     "available.no-other",
     "available.fallback",
@@ -1141,6 +1142,12 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "passed.chose-as-asked": Texts(
         "no target has an NVIDIA driver; chose {variant} as {said} asks",
         "没有一台目标主机装有 NVIDIA 驱动；按 {said} 的要求选了 {variant}",
+    ),
+    "passed.prerelease-pinned": Texts(
+        "{lead} {version} is a pre-release the knowledge base does not list; {said}, so it "
+        "is used as the project pins it, assumed built like {lead} {series} {variants}",
+        "{lead} {version} 是知识库未收录的预发布版；{said}，因此按项目的固定原样使用，"
+        "假定其构建与 {lead} {series} {variants} 相同",
     ),
     "passed.cpu-fallback": Texts(
         "{lead}: no CUDA variant runs on every target; using the CPU build because "

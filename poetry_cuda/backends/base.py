@@ -54,11 +54,15 @@ class LockedEntry:
     files: tuple[str, ...] = ()  # the locked artifacts' file names (wheels, sdists)
     # (name, constraint) of each dependency the lock records for this entry
     dependencies: tuple[tuple[str, str], ...] = ()
+    # From the index the manager uses in PyPI's place (a PyPI mirror as Poetry's primary
+    # source): PyPI's upload, whatever the index's name.
+    pypi_stand_in: bool = False
 
     def is_from(self, source: Source) -> bool:
         if source.is_pypi:
-            return self.source_name is None and (
-                self.source_url is None or "pypi.org" in self.source_url
+            return self.pypi_stand_in or (
+                self.source_name is None
+                and (self.source_url is None or "pypi.org" in self.source_url)
             )
         if self.source_name is not None:
             return self.source_name == source.name

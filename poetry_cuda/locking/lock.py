@@ -374,12 +374,24 @@ def preview(
 
 def stale_reasons(planned: Planned, backend: PackageManager) -> tuple[Localized, ...]:
     """Why the project's locks are not what `lock` would leave (`--check`); () when fresh."""
-    project = planned.project
     start = _start(planned, backend, adopt=None)
+    reasons = _project_staleness(planned, backend, start)
+    return (*reasons, *_lockfile_staleness(planned, backend))
+
+
+def _project_staleness(planned: Planned, backend: PackageManager, start: Start) -> list[Localized]:
+    """Why cuda.lock and the managed entries are not what `lock` would leave (no resolution)."""
     predicted = build_lock(planned, backend.name, {})
     reasons = staleness(start.current, predicted, planned.pyproject, start.text, start.new_text)
     reasons += toolkit_staleness(start.current, planned) if start.current else []
     reasons += [conflict.said for conflict in planned.adoption.conflicts]
+    return reasons
+
+
+def _lockfile_staleness(planned: Planned, backend: PackageManager) -> list[Localized]:
+    """Why the package manager's lock is not what `lock` would leave, and what a run left."""
+    project = planned.project
+    reasons: list[Localized] = []
     problem = lockfile_staleness(planned.plan, project, backend)
     reasons += [problem] if problem else []
     reasons += duplicates.stale(project, backend.lockfile, duplicates.platforms(planned.targets))
@@ -399,7 +411,18 @@ def stale_reasons(planned: Planned, backend: PackageManager) -> tuple[Localized,
                 f"a run that stopped before it finished left {transaction.JOURNAL}; "
                 "`lock` undoes it"
             )
-    return tuple(reasons)
+    return reasons
+
+
+def _fresh(planned: Planned, backend: PackageManager, start: Start) -> bool:
+    """Whether the locks are already what `lock` would leave, as `lock --check` finds them:
+    then a lock runs no resolution (Poetry's would reorder poetry.lock's markers) and
+    writes nothing. The cheap checks first; the package manager's own last."""
+    if start.current is None or start.adopted:
+        return False
+    return not _project_staleness(planned, backend, start) and not _lockfile_staleness(
+        planned, backend
+    )
 
 
 def lock(
@@ -424,6 +447,9 @@ def lock(
     # What the project itself gets wrong is refused before any index is asked (`_start`
     # reads and writes nothing); then the chosen builds are checked against their indexes.
     start = _start(planned, backend, adopt=adopt, command=command)
+    if not regenerate and _fresh(planned, backend, start):
+        assert start.current is not None  # `_fresh` says so
+        return Outcome(planned, start.current, "")
     checked = confirm_available(planned, notify, environ)
     checked, variants = choose_variants(checked, notify)
     if checked is not planned:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.accelerators import accelerator_of
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.planning.plan import Source
 from poetry_cuda.records import frozen
@@ -24,6 +25,7 @@ from poetry_cuda.request.settings import CudaRequest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from poetry_cuda.accelerators import Accelerator
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.request.handwritten import HandIndex
@@ -33,12 +35,18 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import CudaVersion
 
 
+_STACKS: tuple[Accelerator | None, ...] = ("rocm", "xpu")  # planned by `gpu_stacks`, never asked
+
+
 def request_for(family: Family, settings: Settings, hand: HandWritten) -> CudaRequest:
     """What is asked of `family`: the cuda setting, else the variant the project pins."""
     if settings.cuda.kind != "auto":
         return settings.cuda
     cudas = {v.name: v.cuda for release in family.releases for v in release.variants}
-    shown: list[HandPin | HandIndex] = [*hand.asked(family.name), *hand.implicit(family.name)]
+    written: list[HandPin | HandIndex] = [*hand.asked(family.name), *hand.implicit(family.name)]
+    # A ROCm or XPU build is the one `gpu_stacks` plans for AMD or Intel targets, not a
+    # request for the CPU build: its source is adopted where the plan's equals it.
+    shown = [e for e in written if accelerator_of(e.variant) not in _STACKS]
     if not shown:
         return settings.cuda
     variants: dict[str, CudaVersion | None] = {}
@@ -75,12 +83,17 @@ def _same_url(first: str, second: str) -> bool:
 
 
 def adopted_source(family: Family, variant: str, chosen: Source, hand: HandWritten) -> Source:
-    """The authors' own index where it is the one the plan chose, else `chosen` (also where
-    the index's name and URL are the ones poetry-cuda gives it: then it is ours, as
-    `managed.is_our_source` has it, though a pin of the authors' names it)."""
+    """The authors' own index where it is the one the plan chose, else `chosen`: one a
+    source can name (an unnamed index or an extra-index-url serves as found beside it).
+    Where the plan takes PyPI's upload of the variant, the family's index of that variant
+    the authors pin it to serves it as well (Paddle's cu118 index, PyPI's CUDA 11.8 build).
+    An index whose name and URL are the ones poetry-cuda gives it is ours, as
+    `managed.is_our_source` has it, though a pin of the authors' names it."""
     for index in hand.indexes:
-        same = index.family == family.name and index.variant == variant
-        if same and _same_url(index.url, chosen.url) and not family.names(index.name, index.url):
+        same = index.family == family.name and index.variant == variant and index.named
+        pinned = chosen.is_pypi and any(p.index == index.name for p in hand.pins)
+        ours = family.names(index.name, index.url)
+        if same and (pinned or _same_url(index.url, chosen.url)) and not ours:
             return Source(index.name, index.url, adopted=True)
     return chosen
 

@@ -193,6 +193,7 @@ def _family_choices(
             scope.unavailable,
             python=scope.python,
             allow_cpu_fallback=settings.allow_cpu_fallback,
+            asked={i.variant for i in hand.indexes if i.family == family.name},
         )
     decided = () if decision is None else decision.decided
     stack_warnings: list[Localized] = [] if decision is None else list(decision.warnings)
@@ -205,13 +206,32 @@ def _family_choices(
     build = chosen.build
     index = source_for(family, build, settings, targets)
     source = adopted_source(family, build.variant.name, index, hand)
-    # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1).
-    label = "" if source.is_pypi else version_label(family, build.release, build.variant)
+    # PyPI's own uploads carry no local label (its macOS torch is plain 2.5.1), also where
+    # the authors' index of the variant serves them.
+    label = "" if index.is_pypi else version_label(family, build.release, build.variant)
     requirements = [from_data(family.lead, r) for r in build.variant.requirements]
-    names = list(requests) + sorted({d.name for d in deps if d.name in family.companions})
+    names = list(requests) + _planned_companions(family, deps, hand)
     declared = [d for d in deps if d.name in names]
     choices = [_member(name, family, chosen, source, label, declared) for name in names]
     return choices, [], [*stack_warnings, *chosen.warnings], requirements, decided
+
+
+def _planned_companions(family: Family, deps: Sequence[Dependency], hand: HandWritten) -> list[str]:
+    """The family's companions the project declares, planned with the build: not one the
+    authors declare only for some environments (`triton==3.2.0; sys_platform == 'linux'`),
+    pin to no index and whose builds carry no label. That one stays as they wrote it, from
+    their index and for their platforms, never widened to the build's (Windows takes
+    triton-windows)."""
+    declared: dict[str, list[Dependency]] = {}
+    for dep in deps:
+        if dep.name in family.companions:
+            declared.setdefault(dep.name, []).append(dep)
+    pinned = {pin.package for pin in hand.pins}
+    return sorted(
+        name
+        for name, found in declared.items()
+        if family.labels(name) or name in pinned or not all(d.marker for d in found)
+    )
 
 
 def _stack_choices(

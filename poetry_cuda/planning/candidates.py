@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from packaging.specifiers import InvalidSpecifier
 from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion
 from packaging.version import Version
 
 from poetry_cuda.records import frozen
@@ -28,6 +30,7 @@ from poetry_cuda.request import constraints
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Collection
     from collections.abc import Sequence
 
@@ -281,6 +284,44 @@ def assumed_builds(family: Family, requests: Requests) -> list[FamilyBuild]:
         ):
             found.append(FamilyBuild(newest, variant, top, assumed=True))
     return sorted(found, key=FamilyBuild.sort_key, reverse=True)
+
+
+def pinned_prerelease(
+    family: Family, requests: Requests, pinned: Callable[[Variant], bool]
+) -> tuple[str, list[FamilyBuild]]:
+    """The pre-release the project pins its lead to exactly (`==3.0.0b2`) on an index of its
+    own, and the builds of the known release of its series (or the oldest after it) that
+    such an index serves (`pinned`): a pre-release the data does not list, used as pinned.
+    ("", []) where the lead has no such pin, or another member asks for a version too."""
+    if any(deps for name, deps in requests.items() if name != family.lead):
+        return "", []
+    exact = {_exact(dep.constraint) for dep in requests[family.lead]} - {None}
+    if len(exact) != 1:
+        return "", []
+    [version] = exact
+    assert version is not None
+    if not version.is_prerelease:
+        return "", []
+    later = [r for r in family.releases if r.series_key >= version.release[:2]]
+    if not later:
+        return "", []
+    release = later[0]
+    builds = [
+        FamilyBuild(release, variant, {family.lead: str(version)}, assumed=True)
+        for variant in release.variants
+        if pinned(variant)
+    ]
+    return str(version), sorted(builds, key=FamilyBuild.sort_key, reverse=True)
+
+
+def _exact(constraint: str) -> Version | None:
+    """The one version a constraint pins exactly (`==3.0.0b2`), if it is one such pin."""
+    try:
+        [specifier] = SpecifierSet(constraint)
+        version = Version(specifier.version)
+    except (InvalidSpecifier, InvalidVersion, ValueError):
+        return None
+    return version if specifier.operator in ("==", "===") else None
 
 
 def _newest_members(family: Family, release: Release, variant: Variant) -> dict[str, str]:

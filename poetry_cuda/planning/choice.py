@@ -22,6 +22,7 @@ from poetry_cuda.messages import message
 from poetry_cuda.planning.candidates import admitted_releases
 from poetry_cuda.planning.candidates import assumed_builds
 from poetry_cuda.planning.candidates import lacking_members
+from poetry_cuda.planning.candidates import pinned_prerelease
 from poetry_cuda.planning.compat import judge
 from poetry_cuda.planning.refusals import Loss
 from poetry_cuda.planning.refusals import no_cpu_build
@@ -91,7 +92,7 @@ def choose_family(
     not to serve: never chosen (the same variant's older lead versions still may be).
     `python` is the project's requires-python.
     """
-    releases, warnings = _releases(family, requests, python, unavailable)
+    releases, warnings = _releases(family, requests, python, unavailable, request)
     gpu_targets = [t for t in targets if t.runs_cuda]
     cpu = next(
         (b for builds in releases for b in builds if b.variant.is_cpu and not b.python_gap), None
@@ -144,12 +145,26 @@ def _releases(
     requests: Requests,
     python: str | None,
     unavailable: Collection[Unavailable],
+    request: CudaRequest,
 ) -> tuple[list[list[FamilyBuild]], list[Localized]]:
     """The builds of the admitted releases, newest first; or, when the admitted versions are
-    all newer than the knowledge base, the newest release's builds assumed, with a warning."""
+    all newer than the knowledge base, the newest release's builds assumed, with a warning;
+    or the pre-release the project pins on its own index (`request.pinned_by`), as pinned."""
     releases = admitted_releases(family, requests, python=python, unavailable=unavailable)
     if releases:
         return releases, []
+    if request.pinned_by and request.kind == "version":
+        version, builds = pinned_prerelease(family, requests, lambda v: request.allows(v.cuda))
+        if builds:
+            said = message(
+                "passed.prerelease-pinned",
+                lead=family.lead,
+                version=version,
+                said=request.pinned_by,
+                series=builds[0].release.series,
+                variants=", ".join(b.variant.name for b in builds),
+            )
+            return [builds], [said]
     assumed = assumed_builds(family, requests)
     if not assumed:
         raise no_release(family, requests)

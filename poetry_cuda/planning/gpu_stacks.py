@@ -99,16 +99,19 @@ def decide_stack(
     *,
     python: str | None = None,
     allow_cpu_fallback: bool = False,
+    asked: Collection[str] = (),
 ) -> StackDecision | None:
     """The ROCm or XPU build for the targets that need one (None: no target does); a
-    target no build serves is refused, or with `allow_cpu_fallback` given the CPU build."""
+    target no build serves is refused, or with `allow_cpu_fallback` given the CPU build.
+    `asked`: the ROCm variants the project's own indexes serve (see `plan_accelerator`)."""
     needing = [t for t in targets if needs_stack(t)]
     if family.name != FAMILY or not needing:
         return None
     offered = _offered(family, requests, python)
     missing = [(version, variant) for name, version, variant in unavailable if name == family.name]
     plans = [
-        (t, plan_target(t, list(offered), stacks, allow_cpu_fallback, missing)) for t in needing
+        (t, plan_target(t, list(offered), stacks, allow_cpu_fallback, missing, asked))
+        for t in needing
     ]
     warnings: list[Localized] = []
     for warning in (w for _, plan in plans for w in plan.warnings):
@@ -182,6 +185,7 @@ def plan_target(
     stacks: GpuStacks,
     allow_cpu_fallback: bool,
     unavailable: Collection[tuple[str, str]] = (),
+    asked: Collection[str] = (),
 ) -> AcceleratorPlan:
     """The plan of one target whose GPUs are AMD's or Intel's (`needs_stack`), from the
     torch `versions` offered, never a (version, variant) `unavailable` names: no build
@@ -192,7 +196,7 @@ def plan_target(
     while True:
         try:
             plan = plan_accelerator(
-                target.profile, versions, rocm_kb=stacks.rocm, xpu_kb=stacks.xpu
+                target.profile, versions, rocm_kb=stacks.rocm, xpu_kb=stacks.xpu, asked=asked
             )
         except NoVariantError as refused:
             if not allow_cpu_fallback:

@@ -69,15 +69,12 @@ class Managed:
                 sources.setdefault(choice.source.name, choice.source.url)
             if choice.name not in kept:
                 markers = ROCM_PLATFORMS if choice.accelerator == "rocm" else CUDA_PLATFORMS
-                pins.append(
-                    Pin(
-                        choice.name,
-                        choice.source.name,
-                        choice.bound or "*",
-                        choice.optional,
-                        markers,
-                    )
-                )
+                version = choice.bound or "*"
+                if choice.optional and version == "*" and choice.version:
+                    # Poetry locks an optional group apart from the extra that installs the
+                    # package: unbounded, it would lock a second, newer version beside it.
+                    version = f"=={choice.version}"
+                pins.append(Pin(choice.name, choice.source.name, version, choice.optional, markers))
         pins.extend(Pin(addition.name, None, addition.spec) for addition in plan.additions)
         return cls(tuple(sources.items()), tuple(pins), tuple(adopted), kept)
 

@@ -37,6 +37,7 @@ from poetry_cuda.records import frozen
 
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from collections.abc import Iterable
 
     from poetry_cuda.accelerators import Accelerator
@@ -70,12 +71,15 @@ def plan_accelerator(
     prefer: Accelerator | None = None,
     rocm_kb: RocmKnowledge,
     xpu_kb: XpuKnowledge,
+    asked: Collection[str] = (),
 ) -> AcceleratorPlan:
     """The accelerator and build for `profile`, from the torch `versions` an index offers
     and the project's `constraint` (a PEP 440 specifier; empty admits all).
 
     `prefer` is the accelerator the project asks for on a machine with several vendors'
-    GPUs; `rocm_kb` and `xpu_kb` the knowledge of the ROCm and XPU builds (`knowledge.packaged`).
+    GPUs; `rocm_kb` and `xpu_kb` the knowledge of the ROCm and XPU builds (`knowledge.packaged`);
+    `asked` the ROCm variants the project's own indexes serve (`rocm6.3`), which win over a
+    newer ROCm of the same torch release where they serve the GPUs.
     """
     amd = tuple(gpu for gpu in profile.gpus if gpu.vendor == "amd")
     intel = tuple(gpu for gpu in profile.gpus if gpu.vendor == "intel")
@@ -91,7 +95,8 @@ def plan_accelerator(
         discrete = tuple(gpu for gpu in amd if gpu.gfx not in INTEGRATED_GFX)
         integrated = tuple(gpu for gpu in amd if gpu.gfx in INTEGRATED_GFX) if discrete else ()
         warnings: list[Localized] = [*_left_out(profile, (*integrated, *intel), "ROCm")]
-        return _plan_rocm(profile, discrete or amd, admitted, constraint, rocm_kb, warnings)
+        chosen = discrete or amd
+        return _plan_rocm(profile, chosen, admitted, constraint, rocm_kb, warnings, asked)
     if intel:
         return _plan_xpu(profile, intel, admitted, constraint, xpu_kb)
     return AcceleratorPlan("cpu")
@@ -145,6 +150,7 @@ def _plan_rocm(
     constraint: str,
     kb: RocmKnowledge,
     warnings: list[Localized],
+    asked: Collection[str] = (),
 ) -> AcceleratorPlan:
     gfx = sorted({gpu.gfx for gpu in gpus if gpu.gfx})
     listed = _described(gpus)
@@ -170,7 +176,7 @@ def _plan_rocm(
         serving = [build for build in release.builds if _serves(kb, build, gfx)]
         runnable = [build for build in serving if driver is None or driver.admits(build.rocm)]
         if runnable:
-            build = max(runnable, key=lambda row: version_key(row.rocm))
+            build = max(runnable, key=lambda row: (row.variant in asked, version_key(row.rocm)))
             if passed:
                 said = Phrase(tuple(passed), "; ")
                 warnings.append(message("rocm.passed-over", label=profile.label, passed=said))

@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
+from poetry_cuda.accelerators import accelerator_of
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.names import canonical_name
 from poetry_cuda.names import wheel_version
 from poetry_cuda.records import frozen
@@ -68,6 +70,7 @@ class HandIndex:
     upstream: bool  # the family's own index, not a mirror of it
     # A Poetry 1.x priority it is written with (`secondary = true`), which Poetry 2 refuses.
     old_priority: str = ""
+    named: bool = True  # a source can name it (see `WrittenIndex.named`)
 
     @property
     def said(self) -> str:
@@ -98,12 +101,14 @@ class HandPin:
 
     @property
     def evidence(self) -> str:
-        """What shows the variant, for a plan's reason: its source, label or wheel."""
+        """What shows the variant, for a plan's reason (which cuda.lock records): its source,
+        label or wheel, and the environments the pin is written for (Windows only)."""
+        scope = f" (for {self.marker})" if self.marker else ""
         if self.kind == "index":
-            return f"its source {self.index} is {self.url}"
+            return f"its source {self.index} is {self.url}{scope}"
         if self.kind == "url":
-            return f"{self.package} is pinned to the wheel {self.url.rsplit('/', 1)[-1]}"
-        return f"{self.package} is pinned to {self.version}+{self.variant}"
+            return f"{self.package} is pinned to the wheel {self.url.rsplit('/', 1)[-1]}{scope}"
+        return f"{self.package} is pinned to {self.version}+{self.variant}{scope}"
 
 
 @frozen
@@ -149,6 +154,23 @@ def known_variants(family: Family) -> set[str]:
     return {v.name for release in family.releases for v in release.variants}
 
 
+def publishes(family: Family, variant: str) -> bool:
+    """Whether `variant` names builds of the family: a variant of its releases, or a ROCm or
+    XPU label (`rocm6.2.4`, `xpu`, in any form `accelerator_of` knows) where the knowledge's
+    ROCm or XPU index is the family's own index at that label."""
+    if variant in known_variants(family):
+        return True
+    accelerator = accelerator_of(variant)
+    if accelerator == "rocm":
+        stack_index = packaged.rocm().index.url.replace("{variant}", variant)
+    elif accelerator == "xpu":
+        stack_index = packaged.xpu().index.url
+    else:
+        return False
+    own = family.index_url(variant)
+    return own is not None and own.rstrip("/") == stack_index.rstrip("/")
+
+
 def index_variant(
     url: str, families: Sequence[Family], mirrors: Mapping[str, Mirror]
 ) -> tuple[Family, str, bool] | None:
@@ -162,14 +184,13 @@ def index_variant(
     for family in families:
         if family.index is None:
             continue
-        known = known_variants(family)
         mirror = mirrors.get(family.mirror_key or "")
         mirrored = mirror.template if mirror else None
         for template, upstream in ((family.index, True), (mirrored, False)):
             if template is None:
                 continue
             match = template_pattern(template).fullmatch(url)
-            if match and match["variant"] in known:
+            if match and publishes(family, match["variant"]):
                 return family, match["variant"], upstream
     parts = urlsplit(url)
     segments = [s for s in parts.path.lower().split("/") if s]
@@ -182,7 +203,7 @@ def index_variant(
         if family.index is None:
             continue
         words = {family.name, family.mirror_key or family.name}
-        if segments[-1] in known_variants(family) and any(w in where for w in words):
+        if publishes(family, segments[-1]) and any(w in where for w in words):
             return family, segments[-1], False
     return None
 
@@ -211,6 +232,8 @@ def recognise(
     users: dict[str, set[str]] = {}
     for reader in readers:
         for entry in reader.entries(pyproject):
+            if entry.managed_shape and _ours(by_name.get(str(entry.index)), families):
+                continue  # poetry-cuda's own source, of a package its group does not hold
             if isinstance(entry.index, str) and entry.index in by_name:
                 users.setdefault(entry.index, set()).add(canonical_name(entry.package))
             family = members.get(canonical_name(entry.package))
@@ -226,6 +249,15 @@ def recognise(
         or not any(family.names(index.name, index.url) for family in families)
     )
     return HandWritten(indexes, tuple(pins), {k: frozenset(v) for k, v in users.items()})
+
+
+def _ours(index: HandIndex | None, families: Sequence[Family]) -> bool:
+    """Whether `index` is one poetry-cuda writes: explicit, with the name it gives the URL."""
+    return (
+        index is not None
+        and not index.implicit
+        and any(family.names(index.name, index.url) for family in families)
+    )
 
 
 def table(data: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -259,6 +291,7 @@ def _recognised(
         variant,
         upstream,
         written.old_priority,
+        written.named,
     )
 
 
@@ -285,7 +318,7 @@ def label(family: Family, text: object) -> tuple[str, str] | None:
     if not isinstance(text, str):
         return None
     match = _LABEL.search(text)
-    if match is None or match.group(1) not in known_variants(family):
+    if match is None or not publishes(family, match.group(1)):
         return None
     version = re.sub(r"^[=<>!~^ ]+", "", text[: match.start()]).strip()
     return version, match.group(1)
@@ -296,7 +329,7 @@ def url_pin(
 ) -> list[HandPin]:
     """A package pinned to a wheel by URL or path: the variant its label names."""
     version, _, variant = (wheel_version(url) or "").partition("+")
-    if variant not in known_variants(family):
+    if not publishes(family, variant):
         return []
     return [
         HandPin(

@@ -43,6 +43,9 @@ class WrittenIndex:
     implicit: bool
     # A Poetry 1.x priority it is written with (`secondary = true`), which Poetry 2 refuses.
     old_priority: str = ""
+    # Whether a package's source can name it: not a `[tool.uv] extra-index-url`, nor an
+    # index written without a name (its `name` is then its URL, for messages).
+    named: bool = True
 
 
 @frozen
@@ -53,6 +56,10 @@ class WrittenEntry:
     package: str  # the name as written
     entry: Any  # the entry itself: a constraint string or a table (one of a list's)
     index: object  # the index it names (`source = ...`, `index = ...`), if any
+    # Written in the shape poetry-cuda writes its own (one index, on the platforms of its
+    # builds): its own where that index is one it names too (`recognise`), whichever
+    # packages its group holds (an optional package's is in no group).
+    managed_shape: bool = False
 
 
 class TableReader(Protocol):

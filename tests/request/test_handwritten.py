@@ -34,6 +34,9 @@ def _recognised(text: str, mirrors: dict[str, Mirror] | None = None) -> HandWrit
         ("https://mirror.sjtu.edu.cn/pytorch-wheels/cu121/", "torch", "cu121", False),
         ("https://mirrors.seu.edu.cn/pytorch/whl/cu118/simple/", "torch", "cu118", False),
         ("https://mirrors.aliyun.com/pytorch-wheels/cpu", "torch", "cpu", False),
+        # ROCm and XPU builds of the family (issue 41 pattern 6), by the rule of their labels.
+        ("https://download.pytorch.org/whl/rocm6.2", "torch", "rocm6.2", True),
+        ("https://download.pytorch.org/whl/xpu", "torch", "xpu", True),
     ],
 )
 def test_an_index_is_known_by_its_family_template_its_mirror_or_its_path(
@@ -48,7 +51,6 @@ def test_an_index_is_known_by_its_family_template_its_mirror_or_its_path(
     "url",
     [
         "https://download.pytorch.org/whl/nightly/cu128",  # nightlies are not the releases
-        "https://download.pytorch.org/whl/rocm6.2",  # not a CUDA family's variant
         "https://pypi.org/simple",
         "https://pkg.example/simple/cu124",  # names no family
     ],

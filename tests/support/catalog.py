@@ -42,7 +42,8 @@ What is mirrored from the real indexes:
   (`torch==2.5.1+cu124`). The PyTorch and Paddle variant indexes also serve the dependencies their
   packages need, as the real ones do, so `--index-url` style use works too.
 - paddlepaddle-gpu 2.6.2 on PyPI (no nvidia-* dependencies), `2.6.2.post117` / `2.6.2.post120` on
-  `/packages/stable/cu117/` and `/cu120/`, and 3.0.0 on `/cu118/` and `/cu126/` with nvidia-* pins.
+  `/packages/stable/cu117/` and `/cu120/`, and 3.0.0 on `/cu118/` and `/cu126/` with nvidia-* pins;
+  the pre-release 3.0.0b2 on `/cu118/` too (the knowledge base does not list it).
 - flash-attn 2.7.4.post1 on PyPI only as an sdist (static PKG-INFO, so it locks without a build).
 
 Python tags: like the real projects, one wheel per CPython version, cp310-cp313 (cp310-cp312 for the
@@ -313,11 +314,23 @@ class PaddleBuild:
 
 PADDLE_BUILDS = (
     PaddleBuild(PYPI_INDEX, "2.6.2", "11.8", "8.6.0", _PY310_312, pypi=True),
+    # Paddle's own cu118 index serves PyPI's 2.6.2 (a CUDA 11.8 build) under its plain version.
+    PaddleBuild("packages/stable/cu118", "2.6.2", "11.8", "8.6.0", _PY310_312, pypi=False),
     PaddleBuild("packages/stable/cu117", "2.6.2.post117", "11.7", "8.4.1", _PY310_312, pypi=False),
     PaddleBuild("packages/stable/cu120", "2.6.2.post120", "12.0", "8.9.1", _PY310_312, pypi=False),
     PaddleBuild(
         "packages/stable/cu118",
         "3.0.0",
+        "11.8",
+        "8.9.6",
+        _PY310_313,
+        pypi=False,
+        nvidia=_PADDLE_CU118,
+    ),
+    # A pre-release the knowledge base does not list, on the index the project pins it to.
+    PaddleBuild(
+        "packages/stable/cu118",
+        "3.0.0b2",
         "11.8",
         "8.9.6",
         _PY310_313,

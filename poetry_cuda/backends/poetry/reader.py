@@ -62,10 +62,15 @@ def _poetry(name: str, value: object, origin: str, *, enriching: bool = False) -
     found = []
     for entry in entries:
         optional = enriching
+        marker = ""
         if isinstance(entry, str):
             constraint, extras = entry, []
         elif isinstance(entry, dict):
             optional = optional or entry.get("optional") is True
+            platform = entry.get("platform")
+            marker = str(entry.get("markers") or "") or (
+                f"sys_platform == '{platform}'" if isinstance(platform, str) else ""
+            )
             wheel = pinned(entry.get("url") or entry.get("path"))
             constraint = entry.get("version", wheel or "*")
             extras = entry.get("extras", [])
@@ -80,6 +85,7 @@ def _poetry(name: str, value: object, origin: str, *, enriching: bool = False) -
                 extras=frozenset(canonical_name(str(e)) for e in extras),
                 origin=origin,
                 optional=optional,
+                marker=marker,
             )
         )
     return found

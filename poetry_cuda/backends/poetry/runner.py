@@ -30,6 +30,7 @@ from poetry_cuda.backends.base import lock_failed
 from poetry_cuda.backends.base import packages
 from poetry_cuda.backends.base import run_install
 from poetry_cuda.backends.choice import choose_with_reason
+from poetry_cuda.backends.poetry import reader
 from poetry_cuda.backends.poetry import rules
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import UsageError
@@ -112,6 +113,8 @@ def locked(project: Path, name: str) -> list[LockedEntry]:
     if not path.is_file():
         return []
     found = []
+    pyproject = project / "pyproject.toml"
+    stand_ins = pypi_stand_ins(read_toml(pyproject)) if pyproject.is_file() else set()
     for package in packages(path):
         if package.get("name") == name:
             source = package.get("source") or {}
@@ -120,11 +123,22 @@ def locked(project: Path, name: str) -> list[LockedEntry]:
                     version=str(package.get("version")),
                     source_name=source.get("reference"),
                     source_url=source.get("url"),
+                    pypi_stand_in=source.get("reference") in stand_ins,
                     files=tuple(f["file"] for f in package.get("files", []) if "file" in f),
                     dependencies=tuple(_dependencies(package.get("dependencies", {}))),
                 )
             )
     return found
+
+
+def pypi_stand_ins(pyproject: Mapping[str, Any]) -> set[str]:
+    """The sources Poetry takes packages from in PyPI's place (a PyPI mirror as primary):
+    its primary sources, where the project names no source `pypi` (Poetry 2 then leaves PyPI
+    out). A package locked from one of them is PyPI's upload."""
+    written = reader.indexes(pyproject)
+    if any(index.name.lower() == "pypi" for index in written):
+        return set()
+    return {index.name for index in written if index.implicit}
 
 
 def install_command(extras: Sequence[str], groups: Sequence[str]) -> InstallCommand:

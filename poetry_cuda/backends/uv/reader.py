@@ -19,6 +19,7 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
 from poetry_cuda.names import canonical_name
+from poetry_cuda.planning.managed import MANAGED_MARKERS
 from poetry_cuda.request.handwritten import array
 from poetry_cuda.request.handwritten import index_pin
 from poetry_cuda.request.handwritten import table
@@ -51,19 +52,22 @@ def indexes(pyproject: Mapping[str, Any]) -> list[WrittenIndex]:
     uv = table(table(pyproject, "tool"), "uv")
     found = [
         WrittenIndex(
-            str(entry.get("name")),
+            str(name if named else entry.get("url")),
             entry.get("url"),
             "[[tool.uv.index]]",
             implicit=entry.get("explicit") is not True,
+            named=named,
         )
         for entry in array(uv, "index")
         if isinstance(entry, dict)
+        for name in [entry.get("name")]
+        for named in [isinstance(name, str)]
     ]
     for key in ("index-url", "extra-index-url", "find-links"):
         urls = uv.get(key)
         for url in urls if isinstance(urls, list) else [urls]:
             if isinstance(url, str):
-                found.append(WrittenIndex(url, url, f"[tool.uv] {key}", implicit=True))
+                found.append(WrittenIndex(url, url, f"[tool.uv] {key}", implicit=True, named=False))
     return found
 
 
@@ -72,11 +76,12 @@ def entries(pyproject: Mapping[str, Any]) -> list[WrittenEntry]:
     managed = _managed_names(pyproject)
     found = []
     for name, value in table(table(table(pyproject, "tool"), "uv"), "sources").items():
-        if canonical_name(name) in managed and _managed_shape(value):
+        shaped = _managed_shape(value)
+        if canonical_name(name) in managed and shaped:
             continue
         for entry in value if isinstance(value, list) else [value]:
             index = entry.get("index") if isinstance(entry, dict) else None
-            found.append(WrittenEntry(SOURCES, name, entry, index))
+            found.append(WrittenEntry(SOURCES, name, entry, index, managed_shape=shaped))
     return found
 
 
@@ -93,12 +98,14 @@ def _managed_names(pyproject: Mapping[str, Any]) -> set[str]:
 
 
 def _managed_shape(value: object) -> bool:
-    """A `[tool.uv.sources]` value as poetry-cuda writes one: one index, one marker."""
+    """A `[tool.uv.sources]` value as poetry-cuda writes one: one index, one marker of
+    the platforms of its builds."""
     return (
         isinstance(value, list)
         and len(value) == 1
         and isinstance(value[0], dict)
         and set(value[0]) == {"index", "marker"}
+        and value[0]["marker"] in MANAGED_MARKERS
     )
 
 
