@@ -36,6 +36,7 @@ from poetry_cuda.cli.registry import COMMANDS
 from poetry_cuda.cli.registry import command
 from poetry_cuda.cli.streams import StreamPort
 from poetry_cuda.cli.terminal import colour_support
+from poetry_cuda.display import echoed
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
 from poetry_cuda.errors import os_problem
@@ -187,7 +188,7 @@ def read_command(
         if unknown[0].startswith("-") and unknown[0] != "-":
             raise _unknown_option(unknown[0], parser.fix, parser)
         raise UsageError(
-            message("usage.no-arguments", command=body.name, word=unknown[0]), fix=parser.fix
+            message("usage.no-arguments", command=body.name, word=echoed(unknown[0])), fix=parser.fix
         )
     parsed = vars(known)
     values: dict[str, Any] = {}
@@ -230,7 +231,7 @@ def _after_dashes(words: list[str]) -> list[str]:
 def _unknown_option(token: str, fix: Localized, parser: argparse.ArgumentParser) -> UsageError:
     """`token` is none of `parser`'s options: say so, with the nearest ones."""
     name = token.partition("=")[0]
-    what = message("usage.unknown-option", name=name)
+    what = message("usage.unknown-option", name=echoed(name))
     hint = did_you_mean(name, option_names(parser))
     return UsageError(what if hint is None else Phrase((what, hint), " "), fix=fix)
 

@@ -589,7 +589,14 @@ def _nodes(top: Table) -> Nodes | None:
 def load_target(path: Path, *, label: str | None = None) -> HostProfile:
     """Read and validate a target profile file."""
     name = echoed(label or str(path))  # how messages and plans call it: a path is input too
-    if not path.exists():
+    try:
+        found = path.exists()
+    except OSError as error:  # a name too long for the file system, a loop of links
+        raise InputFileError(
+            message("target.unreadable", name=name, problem=error.strerror or str(error)),
+            fix=message("target.not-found-fix"),
+        ) from None
+    if not found:
         raise InputFileError(
             message("target.not-found", name=name), fix=message("target.not-found-fix")
         )

@@ -9,6 +9,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
+from poetry_cuda.display import quoted
 from poetry_cuda.errors import UsageError
 from poetry_cuda.files import read_toml
 from poetry_cuda.messages import Phrase
@@ -97,7 +98,7 @@ def apply_options(settings: Settings, options: Options) -> Settings:
         changes["cuda"] = CudaRequest.parse(options.cuda, key="--cuda")
     if options.policy is not None:
         if options.policy not in POLICIES:
-            what = f"--policy: {options.policy!r} is not one of {', '.join(POLICIES)}"
+            what = f"--policy: {quoted(options.policy)} is not one of {', '.join(POLICIES)}"
             hint = did_you_mean(options.policy, POLICIES)
             raise UsageError(
                 what if hint is None else Phrase((what, hint), ". "),

@@ -11,6 +11,7 @@ message quotes them escaped and shortened (`display.echoed`, `display.quoted`).
 from __future__ import annotations
 
 import json
+import re
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -166,3 +167,43 @@ def test_item6_a_requirement_from_pyproject_is_echoed_escaped_and_short(
     assert "is not a valid requirement" in result.stderr
     assert_no_forged_line(result)
     assert len(result.stderr) < 2_000, len(result.stderr)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("plan", "--policy", "LONG"),
+        ("plan", "--LONG"),
+        ("LONG",),
+        ("plan", "LONG"),
+        ("plan", "--cuda", "LONG"),
+        ("env", "--shell", "LONG"),
+    ],
+    ids=["policy", "option", "command", "argument", "cuda", "shell"],
+)
+def test_item6_a_long_value_on_the_command_line_is_not_echoed_whole(
+    cli: Cli, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    long = "x" * 100_000
+    project = tmp_path / "torch_project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    result = cli.run(*(arg.replace("LONG", long) for arg in args), cwd=project)
+    assert result.code == 2, result
+    said = result.stdout + result.stderr
+    assert "Traceback" not in said
+    assert len(said) < 2_000, said[:300]
+    assert re.search(r"\(10000[02] characters\)", said), said[:300]
+
+
+def test_a_target_path_too_long_for_the_file_system_is_an_input_error(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """`open` of a 300-character name fails with ENAMETOOLONG, which `Path.exists` raises:
+    one message naming the path (shortened), exit 2, not the crash report."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    result = cli.run("plan", "--target", "x" * 300, cwd=tmp_path)
+    assert result.code == 2, result
+    assert "bug in poetry-cuda" not in result.stderr
+    assert "cannot read the target file (File name too long)" in result.stderr
+    assert "(300 characters)" in result.stderr

@@ -26,6 +26,7 @@ from poetry_cuda.cli.markup import escape
 from poetry_cuda.cli.prefetch import Prefetched
 from poetry_cuda.cli.prefetch import start_ahead
 from poetry_cuda.cli.registry import detect_this_machine
+from poetry_cuda.display import echoed
 from poetry_cuda.display import shown
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.errors import UsageError
@@ -258,7 +259,7 @@ def unknown_command(
     import difflib  # only for a mistyped name
 
     close = [prefix + match for match in difflib.get_close_matches(name, known, n=3, cutoff=0.6)]
-    what: Localized = message("usage.unknown-command", name=prefix + name)
+    what: Localized = message("usage.unknown-command", name=prefix + echoed(name))
     if close:
         names: Localized = close[-1]
         if close[:-1]:
@@ -273,7 +274,7 @@ def parser_problem(said: str) -> Localized:
     said = said.strip()
     unknown = re.fullmatch(r'The option "(.+)" does not exist\.?', said)
     if unknown:
-        return message("usage.unknown-option", name=unknown.group(1))
+        return message("usage.unknown-option", name=echoed(unknown.group(1)))
     needs = re.fullmatch(r'The "(.+)" option requires a value\.?', said) or re.fullmatch(
         r"argument (\S+): expected one argument", said
     )
