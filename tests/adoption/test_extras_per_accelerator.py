@@ -10,16 +10,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.doctor.extras import pick_extras
 from poetry_cuda.files import read_toml
-from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge.packaged import nvidia
-from poetry_cuda.locking.lockfile import read as read_cuda_lock
-from poetry_cuda.planning.targets import settle
-from tests.support.fake_nvml import RTX_4090
-from tests.support.forked import HOSTS
+from tests.support.forked import MACHINES
 from tests.support.forked import files
 from tests.support.forked import forked_project
+from tests.support.forked import machine_env
 from tests.support.forked import write_hosts
 
 
@@ -124,12 +119,13 @@ def locked_forks(cli: Cli, project: Path, targets: tuple[str, ...]) -> dict[str,
     return {e["name"]: e for e in read_toml(project / "cuda.lock")["extras"]}
 
 
-def picked(project: Path, host: str) -> str | None:
-    """The extra `sync` installs on `host` (the rule it applies to the machine it detects)."""
-    lock = read_cuda_lock(project / "cuda.lock")
-    target, _ = settle(profile_from_json(HOSTS[host], host), nvidia())
-    picks = pick_extras(lock.extras, target, nvidia(), policy=lock.policy, allow_cpu_fallback=False)
-    return next((p.extra.name for p in picks if p.extra is not None), None)
+def synced_extra(cli: Cli, project: Path, env: dict[str, str]) -> str:
+    """The extra `sync --dry-run` installs on the machine `env` makes it detect."""
+    dry = cli.run("sync", "--dry-run", cwd=project, env=env)
+    assert dry.code == 0, dry.stdout + dry.stderr
+    run = next(line for line in dry.stdout.splitlines() if line.startswith("Would run: "))
+    assert run.startswith("Would run: uv sync --locked --extra "), dry.stdout
+    return run.rpartition(" ")[2]
 
 
 def test_different_builds_per_extra(
@@ -142,11 +138,10 @@ def test_different_builds_per_extra(
         "cuda": ("cu128", "2.8.0", ["gpu.json"]),
         "rocm": ("rocm6.4", "2.9.1", ["amd.json"]),
     }
-    assert (picked(project, "gpu.json"), picked(project, "amd.json")) == ("cuda", "rocm")
-
-    gpu = cli.run("sync", "--dry-run", cwd=project, env=fake_nvml.scenario(gpus=[RTX_4090]))
-    assert gpu.code == 0, gpu.stdout + gpu.stderr
-    assert "Would run: uv sync --locked --extra cuda\n" in gpu.stdout
+    machines = {
+        m: synced_extra(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES[:2]
+    }
+    assert machines == {"nvidia": "cuda", "amd": "rocm"}
 
 
 def test_extras_per_accelerator(
@@ -161,16 +156,7 @@ def test_extras_per_accelerator(
         "rocm": ("rocm6.4", "2.9.1", ["amd.json"]),
         "xpu": ("xpu", "2.10.0", ["arc.json"]),
     }
-    assert {host: picked(project, host) for host in HOSTS} == {
-        "gpu.json": "cuda",
-        "amd.json": "rocm",
-        "arc.json": "xpu",
-        "cpu.json": "cpu",
+    machines = {
+        m: synced_extra(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES
     }
-    for env, extra in (
-        (fake_nvml.scenario(gpus=[RTX_4090]), "cuda"),
-        (fake_nvml.scenario(library=False), "cpu"),
-    ):
-        dry = cli.run("sync", "--dry-run", cwd=project, env=env)
-        assert dry.code == 0, dry.stdout + dry.stderr
-        assert f"Would run: uv sync --locked --extra {extra}\n" in dry.stdout
+    assert machines == {"nvidia": "cuda", "amd": "rocm", "intel": "xpu", "cpu": "cpu"}

@@ -13,6 +13,10 @@ import json
 from typing import TYPE_CHECKING
 
 from poetry_cuda.files import read_toml
+from poetry_cuda.host.system_files import SYSFS_ROOT_ENV
+from tests.support import fake_sysfs
+from tests.support.fake_nvml import RTX_4090
+from tests.support.fake_sysfs import FakeSysfs
 
 
 if TYPE_CHECKING:
@@ -21,6 +25,7 @@ if TYPE_CHECKING:
 
     from tests.support.catalog import WorldServer
     from tests.support.cli import Cli
+    from tests.support.fake_nvml import FakeNvml
 
 
 GPU_HOST = {
@@ -111,3 +116,19 @@ def write_hosts(project: Path) -> tuple[str, ...]:
         (project / name).write_text(json.dumps(facts))
         arguments += ["--target", name]
     return tuple(arguments)
+
+
+MACHINES = ("nvidia", "amd", "intel", "cpu")
+
+
+def machine_env(machine: str, fake_nvml: FakeNvml, root: Path) -> dict[str, str]:
+    """The environment in which a `poetry-cuda` command detects `machine`: an RTX 4090
+    through the fake NVML, or no NVIDIA driver and a fake file system (below `root`) with
+    an MI250X (`amd`), an Arc A770 (`intel`) or no GPU (`cpu`)."""
+    if machine == "nvidia":
+        return fake_nvml.scenario(gpus=[RTX_4090])
+    sysfs = FakeSysfs(root / machine)
+    build = {"amd": fake_sysfs.mi250x, "intel": fake_sysfs.arc_a770}.get(machine)
+    if build is not None:
+        build(sysfs)
+    return {**fake_nvml.scenario(library=False), SYSFS_ROOT_ENV: str(sysfs.root)}
