@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.files import read_toml
 from tests.support.forked import MACHINES
-from tests.support.forked import files
 from tests.support.forked import forked_project
+from tests.support.forked import lock_as_found
 from tests.support.forked import machine_env
+from tests.support.forked import synced_fork
 from tests.support.forked import write_hosts
 
 
@@ -101,54 +101,27 @@ triton-xpu = [{ index = "pytorch-xpu", extra = "xpu" }]
 )
 
 
-def locked_forks(cli: Cli, project: Path, targets: tuple[str, ...]) -> dict[str, dict[str, object]]:
-    """The adoption sequence with every host as a target; cuda.lock's forks by name."""
-    before = files(project)
-    dry = cli.run("lock", "--dry-run", *targets, cwd=project)
-    assert dry.code == 0, dry.stdout + dry.stderr
-    assert files(project) == before
-    first = cli.run("lock", *targets, cwd=project)
-    assert first.code == 0, first.stdout + first.stderr
-    assert (project / "pyproject.toml").read_bytes() == before["pyproject.toml"]
-    after = files(project)
-    again = cli.run("lock", cwd=project)
-    assert again.code == 0, again.stdout + again.stderr
-    assert files(project) == after
-    check = cli.run("lock", "--check", cwd=project)
-    assert check.code == 0, check.stdout + check.stderr
-    return {e["name"]: e for e in read_toml(project / "cuda.lock")["extras"]}
-
-
-def synced_extra(cli: Cli, project: Path, env: dict[str, str]) -> str:
-    """The extra `sync --dry-run` installs on the machine `env` makes it detect."""
-    dry = cli.run("sync", "--dry-run", cwd=project, env=env)
-    assert dry.code == 0, dry.stdout + dry.stderr
-    run = next(line for line in dry.stdout.splitlines() if line.startswith("Would run: "))
-    assert run.startswith("Would run: uv sync --locked --extra "), dry.stdout
-    return run.rpartition(" ")[2]
-
-
 def test_different_builds_per_extra(
     cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
     project = forked_project(tmp_path / "project", gpu_server, DIFFERENT_BUILDS)
-    forks = locked_forks(cli, project, write_hosts(project))
+    forks = lock_as_found(cli, project, write_hosts(project))
     shown = {name: (f["variant"], f["version"], f["serves"]) for name, f in forks.items()}
     assert shown == {
         "cuda": ("cu128", "2.8.0", ["gpu.json"]),
         "rocm": ("rocm6.4", "2.9.1", ["amd.json"]),
     }
     machines = {
-        m: synced_extra(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES[:2]
+        m: synced_fork(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES[:2]
     }
-    assert machines == {"nvidia": "cuda", "amd": "rocm"}
+    assert machines == {"nvidia": "--extra cuda", "amd": "--extra rocm"}
 
 
 def test_extras_per_accelerator(
     cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
     project = forked_project(tmp_path / "project", gpu_server, EVERY_ACCELERATOR)
-    forks = locked_forks(cli, project, write_hosts(project))
+    forks = lock_as_found(cli, project, write_hosts(project))
     shown = {name: (f["variant"], f["version"], f["serves"]) for name, f in forks.items()}
     assert shown == {
         "cpu": ("cpu", "2.9.1", ["cpu.json"]),
@@ -156,7 +129,10 @@ def test_extras_per_accelerator(
         "rocm": ("rocm6.4", "2.9.1", ["amd.json"]),
         "xpu": ("xpu", "2.10.0", ["arc.json"]),
     }
-    machines = {
-        m: synced_extra(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES
+    machines = {m: synced_fork(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES}
+    assert machines == {
+        "nvidia": "--extra cuda",
+        "amd": "--extra rocm",
+        "intel": "--extra xpu",
+        "cpu": "--extra cpu",
     }
-    assert machines == {"nvidia": "cuda", "amd": "rocm", "intel": "xpu", "cpu": "cpu"}

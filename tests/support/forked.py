@@ -54,14 +54,16 @@ def files(project: Path) -> dict[str, bytes | None]:
     return {n: (project / n).read_bytes() if (project / n).exists() else None for n in FILES}
 
 
-def lock_as_found(cli: Cli, project: Path) -> dict[str, dict[str, Any]]:
+def lock_as_found(
+    cli: Cli, project: Path, targets: tuple[str, ...] = ("--target", "gpu.json")
+) -> dict[str, dict[str, Any]]:
     """`lock --dry-run`, `lock`, a second `lock` and `lock --check`, each as a fork pattern
     needs it; cuda.lock's forks by name."""
     before = files(project)
-    dry = cli.run("lock", "--dry-run", "--target", "gpu.json", cwd=project)
+    dry = cli.run("lock", "--dry-run", *targets, cwd=project)
     assert dry.code == 0, dry.stdout + dry.stderr
     assert files(project) == before
-    first = cli.run("lock", "--target", "gpu.json", cwd=project)
+    first = cli.run("lock", *targets, cwd=project)
     assert first.code == 0, first.stdout + first.stderr
     assert (project / "pyproject.toml").read_bytes() == before["pyproject.toml"]  # as found
     after = files(project)
@@ -132,3 +134,13 @@ def machine_env(machine: str, fake_nvml: FakeNvml, root: Path) -> dict[str, str]
     if build is not None:
         build(sysfs)
     return {**fake_nvml.scenario(library=False), SYSFS_ROOT_ENV: str(sysfs.root)}
+
+
+def synced_fork(cli: Cli, project: Path, env: dict[str, str]) -> str:
+    """What `sync --dry-run` selects on the machine `env` makes it detect: the options after
+    ``uv sync --locked`` (``--extra rocm``, ``--group cu128``)."""
+    dry = cli.run("sync", "--dry-run", cwd=project, env=env)
+    assert dry.code == 0, dry.stdout + dry.stderr
+    run = next(line for line in dry.stdout.splitlines() if line.startswith("Would run: "))
+    assert run.startswith("Would run: uv sync --locked "), dry.stdout
+    return run.removeprefix("Would run: uv sync --locked ")
