@@ -185,6 +185,11 @@ MessageId = Literal[
     "stacks.mixed-what",
     "stacks.mixed-why",
     "stacks.mixed-fix",
+    "stacks.fork-unserved",
+    "stacks.fork-unserved-gfx",
+    "stacks.fork-unserved-driver",
+    "stacks.fork-unserved-fix",
+    "stacks.fork-unserved-cpu",
     "variant.no-stack-label",
     "variant.no-stack-label-why",
     "variant.no-stack-label-fix",
@@ -885,6 +890,28 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "lock for the machines of one kind (--target), or offer each build as its own extra "
         "of {lead} (a multi-variant project)",
         "只为同一类机器加锁（--target），或把每个版本作为 {lead} 的单独 extra 提供（多版本项目）",
+    ),
+    "stacks.fork-unserved": Texts(
+        "{lead} {build} does not serve the GPUs here: {gpus}",
+        "{lead} {build} 不能用于本机的 GPU：{gpus}",
+    ),
+    "stacks.fork-unserved-gfx": Texts(
+        "{build} is not built for {gfx}; {instead} is",
+        "{build} 没有为 {gfx} 编译；{instead} 有",
+    ),
+    "stacks.fork-unserved-driver": Texts(
+        "the amdgpu kernel driver here cannot run {build}; it runs {instead}",
+        "本机的 amdgpu 内核驱动不能运行 {build}；它能运行 {instead}",
+    ),
+    "stacks.fork-unserved-fix": Texts(
+        "add an extra or group whose torch is {instead} and lock again, or set "
+        "allow-cpu-fallback = true in [tool.poetry-cuda] to install the CPU build here",
+        "添加一个 torch 为 {instead} 的 extra 或依赖组后重新加锁，或在 [tool.poetry-cuda] 中设置 "
+        "allow-cpu-fallback = true 以在本机安装 CPU 版",
+    ),
+    "stacks.fork-unserved-cpu": Texts(
+        "set allow-cpu-fallback = true in [tool.poetry-cuda] to install the CPU build here",
+        "在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true 以在本机安装 CPU 版",
     ),
     "variant.no-stack-label": Texts(
         "{what}: no variant label for {build}, the build the plan gives {target}",

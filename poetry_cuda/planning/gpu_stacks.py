@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.planning.candidates import admitted_releases
 from poetry_cuda.planning.rocm import AcceleratorPlan
@@ -206,6 +207,44 @@ def plan_target(
         if plan.torch is None or (plan.torch, plan.variant) not in unavailable:
             return plan
         versions.remove(plan.torch)
+
+
+def stack_refusal(
+    target: Target, torch: str, variant: str, stacks: GpuStacks
+) -> NoVariantError | None:
+    """Why the ROCm or XPU build ``torch+variant`` (a fork's) does not serve `target`'s GPUs,
+    by the rule a plan chooses such a build (`plan_target`: each AMD GPU's gfx among the
+    build's, the amdgpu driver's ROCm range, Intel's device IP); None where it serves them."""
+    try:
+        plan = plan_target(target, [torch], stacks, False, asked=(variant,))
+    except NoVariantError as refused:
+        return refused
+    if plan.variant == variant:
+        return None
+    gpus = ", ".join(dict.fromkeys(gpu.describe() for gpu in target.profile.gpus))
+    what = message("stacks.fork-unserved", lead=FAMILY, build=f"{torch}+{variant}", gpus=gpus)
+    if plan.variant is None:  # no build of the release: the CPU build, and the plan says why
+        why: Localized = Phrase(plan.warnings, "; ") if plan.warnings else ""
+        return NoVariantError(what, why=why, fix=message("stacks.fork-unserved-cpu"))
+    build, instead = f"{torch}+{variant}", f"{plan.torch}+{plan.variant}"
+    missing = [gfx for gfx in _gfx(target) if gfx not in _built_for(stacks, torch, variant)]
+    why = (
+        message("stacks.fork-unserved-gfx", build=build, gfx=", ".join(missing), instead=instead)
+        if missing
+        else message("stacks.fork-unserved-driver", build=build, instead=instead)
+    )
+    return NoVariantError(what, why=why, fix=message("stacks.fork-unserved-fix", instead=instead))
+
+
+def _gfx(target: Target) -> list[str]:
+    return list(dict.fromkeys(gpu.gfx for gpu in target.profile.gpus if gpu.gfx))
+
+
+def _built_for(stacks: GpuStacks, torch: str, variant: str) -> tuple[str, ...]:
+    """The gfx targets the ROCm build ``torch+variant`` serves (none where it is not known)."""
+    release = stacks.rocm.release(torch)
+    builds = release.builds if release else ()
+    return next((stacks.rocm.usable_gfx(b) for b in builds if b.variant == variant), ())
 
 
 def _arches(plan: AcceleratorPlan, stacks: GpuStacks) -> tuple[str, ...]:

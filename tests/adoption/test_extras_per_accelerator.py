@@ -136,3 +136,36 @@ def test_extras_per_accelerator(
         "intel": "--extra xpu",
         "cpu": "--extra cpu",
     }
+
+
+def test_a_rocm_extra_not_built_for_the_gpu(
+    cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    """The rocm extra's torch 2.9.1+rocm6.4 is not built for an MI50's gfx906 (rocm6.3's
+    is): `sync` says so (exit 3) instead of installing it, or the CPU build, silently."""
+    project = forked_project(tmp_path / "project", gpu_server, EVERY_ACCELERATOR)
+    lock_as_found(cli, project, write_hosts(project))
+    mi50 = machine_env("mi50", fake_nvml, tmp_path)
+    dry = cli.run("sync", "--dry-run", cwd=project, env=mi50)
+    assert dry.code == 3, dry.stdout + dry.stderr
+    assert "torch 2.9.1+rocm6.4 does not serve the GPUs here: AMD GPU (gfx906)" in dry.stderr
+    assert "2.9.1+rocm6.4 is not built for gfx906; 2.9.1+rocm6.3 is" in dry.stderr
+    assert "add an extra or group whose torch is 2.9.1+rocm6.3" in dry.stderr
+    assert "Would run" not in dry.stdout
+
+    with (project / "pyproject.toml").open("a") as pyproject:
+        pyproject.write("\n[tool.poetry-cuda]\nallow-cpu-fallback = true\n")
+    relocked = cli.run("lock", cwd=project)
+    assert relocked.code == 0, relocked.stdout + relocked.stderr
+    assert synced_fork(cli, project, mi50) == "--extra cpu"
+
+
+def test_an_intel_gpu_older_than_arc_gets_the_cpu_extra(
+    cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    """A UHD Graphics 770 runs no XPU build (Arc's device IP or newer do), as a plan for it
+    says: `sync` installs the cpu extra there, not the xpu one."""
+    project = forked_project(tmp_path / "project", gpu_server, EVERY_ACCELERATOR)
+    lock_as_found(cli, project, write_hosts(project))
+    igpu = machine_env("uhd770", fake_nvml, tmp_path)
+    assert synced_fork(cli, project, igpu) == "--extra cpu"

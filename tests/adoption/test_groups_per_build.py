@@ -94,3 +94,5 @@ def test_dependency_groups_per_build(
         "intel": "--group cpu",
         "cpu": "--group cpu",
     }
+    # An MI50's gfx906 is in the rocm6.3 build of torch 2.9.1 (not in rocm6.4's).
+    assert synced_fork(cli, project, machine_env("mi50", fake_nvml, tmp_path)) == "--group rocm6-3"

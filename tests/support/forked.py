@@ -126,11 +126,18 @@ MACHINES = ("nvidia", "amd", "intel", "cpu")
 def machine_env(machine: str, fake_nvml: FakeNvml, root: Path) -> dict[str, str]:
     """The environment in which a `poetry-cuda` command detects `machine`: an RTX 4090
     through the fake NVML, or no NVIDIA driver and a fake file system (below `root`) with
-    an MI250X (`amd`), an Arc A770 (`intel`) or no GPU (`cpu`)."""
+    an MI250X (`amd`), an MI50 (`mi50`, gfx906), an Arc A770 (`intel`), a UHD Graphics
+    770 (`uhd770`, older than Arc) or no GPU (`cpu`)."""
     if machine == "nvidia":
         return fake_nvml.scenario(gpus=[RTX_4090])
     sysfs = FakeSysfs(root / machine)
-    build = {"amd": fake_sysfs.mi250x, "intel": fake_sysfs.arc_a770}.get(machine)
+    machines = {
+        "amd": fake_sysfs.mi250x,
+        "mi50": fake_sysfs.mi50,
+        "intel": fake_sysfs.arc_a770,
+        "uhd770": fake_sysfs.intel_igpu,
+    }
+    build = machines.get(machine)
     if build is not None:
         build(sysfs)
     return {**fake_nvml.scenario(library=False), SYSFS_ROOT_ENV: str(sysfs.root)}
