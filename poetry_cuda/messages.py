@@ -119,6 +119,11 @@ MessageId = Literal[
     "plan.from",
     "plan.expects",
     "plan.extras",
+    "plan.fork-extra",
+    "plan.fork-group",
+    "plan.fork-marker",
+    "plan.fork-where",
+    "plan.fork-serves",
     "plan.added",
     "backend.line",
     "backend.setting",
@@ -687,10 +692,15 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "plan.from": Texts(" from {where}", "，来自 {where}"),
     "plan.expects": Texts(", expects {version}", "，预期版本 {version}"),
     "plan.extras": Texts(
-        "Extras (one per build, as the project offers them; `sync` installs the one that "
-        "fits the machine):",
-        "Extras（项目为每个构建提供一个；`sync` 安装适合本机的那个）：",
+        "Forks (one per extra, group or platform marker, as the project declares them; each "
+        "planned on its own; `sync` installs the one that fits the machine):",
+        "分支（项目声明的每个 extra、依赖组或平台标记各一个，各自单独规划；`sync` 安装适合本机的那个）：",
     ),
+    "plan.fork-extra": Texts("extra", "可选依赖 extra"),
+    "plan.fork-group": Texts("group", "依赖组"),
+    "plan.fork-marker": Texts("platform marker", "平台标记"),
+    "plan.fork-where": Texts("{kind}, where {marker}", "{kind}，条件 {marker}"),
+    "plan.fork-serves": Texts(" for {targets}", "，用于 {targets}"),
     "plan.added": Texts(
         "Added to the {group} group (from PyPI):", "加入 {group} 依赖组的包（来自 PyPI）："
     ),

@@ -129,6 +129,14 @@ def test_extras_per_accelerator(
         "rocm": ("rocm6.4", "2.9.1", ["amd.json"]),
         "xpu": ("xpu", "2.10.0", ["arc.json"]),
     }
+    plan = cli.run("plan", *write_hosts(project), cwd=project)
+    assert plan.code == 0, plan.stdout + plan.stderr
+    assert "Forks (one per extra, group or platform marker" in plan.stdout
+    assert "  rocm  torch 2.9.1 rocm6.4 (extra) for amd.json\n" in plan.stdout
+    assert "  xpu   torch 2.10.0 xpu (extra) for arc.json\n" in plan.stdout
+    zh = cli.run("plan", *write_hosts(project), cwd=project, env={"LC_ALL": "zh_CN.UTF-8"})
+    assert "分支（项目声明的每个 extra、依赖组或平台标记各一个" in zh.stdout
+    assert "  cuda  torch 2.9.1 cu128 (可选依赖 extra)，用于 gpu.json\n" in zh.stdout
     machines = {m: synced_fork(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES}
     assert machines == {
         "nvidia": "--extra cuda",
