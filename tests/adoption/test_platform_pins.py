@@ -59,10 +59,10 @@ def test_per_platform_exact_pins(
     project = forked_project(tmp_path / "project", server, PROJECT)
     text = cli.run("plan", "--target", "gpu.json", cwd=project)
     assert text.code == 0, text.stdout + text.stderr
-    forks = [
+    shown = [
         line.split("  ")[1:] for line in text.stdout.splitlines() if "(platform marker)" in line
     ]
-    assert [[part.strip() for part in fork if part] for fork in forks] == [
+    assert [[part.strip() for part in fork if part] for fork in shown] == [
         [WINDOWS, "torch 2.7.1 cu128 (platform marker)"],
         [LINUX, "torch 2.8.0 cu128 (platform marker) for gpu.json"],
         [MACOS, "torch 2.15.0 cpu (platform marker)"],
