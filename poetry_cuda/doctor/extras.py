@@ -27,8 +27,7 @@ from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import best_fit
 from poetry_cuda.planning.compat import judge_under
 from poetry_cuda.planning.extras import covers
-from poetry_cuda.planning.gpu_stacks import needs_stack
-from poetry_cuda.planning.gpu_stacks import stack_refusal
+from poetry_cuda.planning.gpu_stacks import stack_refusals
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.knowledge.model import Nvidia
-    from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.lockfile import LockedExtra
     from poetry_cuda.messages import Localized
@@ -117,7 +115,8 @@ def _pick(
 ) -> Pick:
     family = extras[0].family
     builds = [e.build() for e in extras]
-    unserved = _unserved(extras, builds, target, stacks)
+    versions = [e.version for e in extras]
+    unserved = stack_refusals(list(zip(builds, versions, strict=True)), target, stacks)
     fit = best_fit(
         builds,
         target,
@@ -151,23 +150,6 @@ def _pick(
     reason = f"the highest-CUDA extra that runs here: {driver}; {chosen.verdict.detail}"
     reason += "".join(f"; not {j.extra.name}: {j.verdict.detail}" for j in passed)
     return Pick(family, chosen.extra, reason, judged)
-
-
-def _unserved(
-    extras: Sequence[LockedExtra], builds: Sequence[Variant], target: Target, stacks: GpuStacks
-) -> dict[int, NoVariantError]:
-    """By index, the ROCm and XPU extras of this host's GPUs whose build does not serve them
-    (`gpu_stacks.stack_refusal`); an extra cuda.lock records without a version is judged
-    by the GPU's vendor alone."""
-    if not needs_stack(target):
-        return {}
-    found = {}
-    for i, (extra, build) in enumerate(zip(extras, builds, strict=True)):
-        if build.accelerator in target.profile.accelerators and extra.version:
-            error = stack_refusal(target, extra.version, extra.variant, stacks)
-            if error is not None:
-                found[i] = error
-    return found
 
 
 def _platform_fork(fork: LockedExtra, target: Target, nvidia: Nvidia, policy: Policy) -> Pick:

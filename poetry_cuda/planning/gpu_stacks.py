@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Confidence
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.knowledge.rocm import RocmKnowledge
     from poetry_cuda.knowledge.rocm import RocmRelease
     from poetry_cuda.knowledge.xpu import XpuKnowledge
@@ -234,6 +235,24 @@ def stack_refusal(
         else message("stacks.fork-unserved-driver", build=build, instead=instead)
     )
     return NoVariantError(what, why=why, fix=message("stacks.fork-unserved-fix", instead=instead))
+
+
+def stack_refusals(
+    builds: Sequence[tuple[Variant, str | None]], target: Target, stacks: GpuStacks
+) -> dict[int, NoVariantError]:
+    """By index, the forks' ROCm and XPU builds (each with the lead's version planned for
+    it) made for `target`'s GPUs that do not serve them (`stack_refusal`): the rule the plan
+    and `sync` both judge forks by. A build whose version is not known is judged by the
+    GPU's vendor alone."""
+    if not needs_stack(target):
+        return {}
+    found = {}
+    for i, (build, version) in enumerate(builds):
+        if build.accelerator in target.profile.accelerators and version:
+            error = stack_refusal(target, version, build.name, stacks)
+            if error is not None:
+                found[i] = error
+    return found
 
 
 def _gfx(target: Target) -> list[str]:

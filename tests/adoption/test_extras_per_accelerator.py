@@ -6,10 +6,13 @@ machine (the CUDA one on NVIDIA, ROCm on AMD, XPU on Intel, the CPU one elsewher
 
 from __future__ import annotations
 
+import json
+
 from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.forked import HOSTS
 from tests.support.forked import MACHINES
 from tests.support.forked import forked_project
 from tests.support.forked import lock_as_found
@@ -134,6 +137,8 @@ def test_extras_per_accelerator(
     assert "Forks (one per extra, group or platform marker" in plan.stdout
     assert "  rocm  torch 2.9.1 rocm6.4 (extra) for amd.json\n" in plan.stdout
     assert "  xpu   torch 2.10.0 xpu (extra) for arc.json\n" in plan.stdout
+    assert "needs ROCm builds" not in plan.stdout  # the rocm extra serves it
+    assert "needs XPU builds" not in plan.stdout
     zh = cli.run("plan", *write_hosts(project), cwd=project, env={"LC_ALL": "zh_CN.UTF-8"})
     assert "分支（项目声明的每个 extra、依赖组或平台标记各一个" in zh.stdout
     assert "  cuda  torch 2.9.1 cu128 (可选依赖 extra)，用于 gpu.json\n" in zh.stdout
@@ -153,6 +158,16 @@ def test_a_rocm_extra_not_built_for_the_gpu(
     is): `sync` says so (exit 3) instead of installing it, or the CPU build, silently."""
     project = forked_project(tmp_path / "project", gpu_server, EVERY_ACCELERATOR)
     lock_as_found(cli, project, write_hosts(project))
+    # The plan judges the fork on such a target by the same rule.
+    host = {
+        **HOSTS["amd.json"],
+        "gpus": [{"name": "AMD Instinct MI50", "vendor": "amd", "gfx": "gfx906"}],
+    }
+    (project / "mi50.json").write_text(json.dumps(host))
+    plan = cli.run("plan", "--target", "mi50.json", cwd=project)
+    assert plan.code == 0, plan.stdout + plan.stderr
+    assert "torch: no extra of the project runs on mi50.json" in plan.stdout + plan.stderr
+    assert "2.9.1+rocm6.4 is not built for gfx906; 2.9.1+rocm6.3 is" in plan.stdout + plan.stderr
     mi50 = machine_env("mi50", fake_nvml, tmp_path)
     dry = cli.run("sync", "--dry-run", cwd=project, env=mi50)
     assert dry.code == 3, dry.stdout + dry.stderr
