@@ -89,9 +89,10 @@ def pick_extras(
 ) -> tuple[Pick, ...]:
     """For each family, the extra that fits `target` (see the module's rule), among those
     whose platform marker takes `target` in; a ROCm or XPU extra fits an AMD or Intel GPU
-    only where its build serves it (`stacks`: each gfx among the build's, as a plan asks). A platform fork is the package manager's to
-    choose, by its marker; a family whose extras there all install one build is left to
-    the user: which of them to install is not the machine's to say."""
+    only where its build serves it (`stacks`: each gfx among the build's, as a plan asks).
+    A platform fork is the package manager's to choose, by its marker; a family whose
+    extras there all install one build is left to the user: which of them to install is
+    not the machine's to say."""
     picks = []
     for family in families(extras):
         here = [e for e in extras if e.family == family and covers(e.marker, target)]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from poetry_cuda.accelerators import accelerator_of
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
@@ -215,7 +216,10 @@ def stack_refusal(
 ) -> NoVariantError | None:
     """Why the ROCm or XPU build ``torch+variant`` (a fork's) does not serve `target`'s GPUs,
     by the rule a plan chooses such a build (`plan_target`: each AMD GPU's gfx among the
-    build's, the amdgpu driver's ROCm range, Intel's device IP); None where it serves them."""
+    build's, the amdgpu driver's ROCm range, Intel's device IP); None where it serves them,
+    or where the knowledge does not describe the build (then the GPU's vendor decides)."""
+    if not _described(stacks, torch, variant):
+        return None
     try:
         plan = plan_target(target, [torch], stacks, False, asked=(variant,))
     except NoVariantError as refused:
@@ -253,6 +257,15 @@ def stack_refusals(
             if error is not None:
                 found[i] = error
     return found
+
+
+def _described(stacks: GpuStacks, torch: str, variant: str) -> bool:
+    """Whether the knowledge lists the build ``torch+variant``: its ROCm build, or its
+    release's XPU builds."""
+    if accelerator_of(variant) == "xpu":
+        return stacks.xpu.release(torch) is not None
+    release = stacks.rocm.release(torch)
+    return release is not None and any(b.variant == variant for b in release.builds)
 
 
 def _gfx(target: Target) -> list[str]:
