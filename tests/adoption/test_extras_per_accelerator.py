@@ -118,6 +118,13 @@ def test_different_builds_per_extra(
         m: synced_fork(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES[:2]
     }
     assert machines == {"nvidia": "--extra cuda", "amd": "--extra rocm"}
+    for machine in MACHINES[2:]:  # an Intel GPU or none: no extra is a build for it
+        dry = cli.run(
+            "sync", "--dry-run", cwd=project, env=machine_env(machine, fake_nvml, tmp_path)
+        )
+        assert dry.code == 3, dry.stdout + dry.stderr
+        assert "No extra of torch fits this machine" in dry.stderr
+        assert "add a cpu extra to the project and lock again" in dry.stderr
 
 
 def test_extras_per_accelerator(
