@@ -119,6 +119,11 @@ MessageId = Literal[
     "plan.from",
     "plan.expects",
     "plan.extras",
+    "plan.fork-extra",
+    "plan.fork-group",
+    "plan.fork-marker",
+    "plan.fork-where",
+    "plan.fork-serves",
     "plan.added",
     "backend.line",
     "backend.setting",
@@ -185,6 +190,11 @@ MessageId = Literal[
     "stacks.mixed-what",
     "stacks.mixed-why",
     "stacks.mixed-fix",
+    "stacks.fork-unserved",
+    "stacks.fork-unserved-gfx",
+    "stacks.fork-unserved-driver",
+    "stacks.fork-unserved-fix",
+    "stacks.fork-unserved-cpu",
     "variant.no-stack-label",
     "variant.no-stack-label-why",
     "variant.no-stack-label-fix",
@@ -682,10 +692,15 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "plan.from": Texts(" from {where}", "，来自 {where}"),
     "plan.expects": Texts(", expects {version}", "，预期版本 {version}"),
     "plan.extras": Texts(
-        "Extras (one per build, as the project offers them; `sync` installs the one that "
-        "fits the machine):",
-        "Extras（项目为每个构建提供一个；`sync` 安装适合本机的那个）：",
+        "Forks (one per extra, group or platform marker, as the project declares them; each "
+        "planned on its own; `sync` installs the one that fits the machine):",
+        "分支（项目声明的每个 extra、依赖组或平台标记各一个，各自单独规划；`sync` 安装适合本机的那个）：",
     ),
+    "plan.fork-extra": Texts("extra", "可选依赖 extra"),
+    "plan.fork-group": Texts("group", "依赖组"),
+    "plan.fork-marker": Texts("platform marker", "平台标记"),
+    "plan.fork-where": Texts("{kind}, where {marker}", "{kind}，条件 {marker}"),
+    "plan.fork-serves": Texts(" for {targets}", "，用于 {targets}"),
     "plan.added": Texts(
         "Added to the {group} group (from PyPI):", "加入 {group} 依赖组的包（来自 PyPI）："
     ),
@@ -885,6 +900,28 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "lock for the machines of one kind (--target), or offer each build as its own extra "
         "of {lead} (a multi-variant project)",
         "只为同一类机器加锁（--target），或把每个版本作为 {lead} 的单独 extra 提供（多版本项目）",
+    ),
+    "stacks.fork-unserved": Texts(
+        "{lead} {build} does not serve the GPUs here: {gpus}",
+        "{lead} {build} 不能用于本机的 GPU：{gpus}",
+    ),
+    "stacks.fork-unserved-gfx": Texts(
+        "{build} is not built for {gfx}; {instead} is",
+        "{build} 没有为 {gfx} 编译；{instead} 有",
+    ),
+    "stacks.fork-unserved-driver": Texts(
+        "the amdgpu kernel driver here cannot run {build}; it runs {instead}",
+        "本机的 amdgpu 内核驱动不能运行 {build}；它能运行 {instead}",
+    ),
+    "stacks.fork-unserved-fix": Texts(
+        "add an extra or group whose torch is {instead} and lock again, or set "
+        "allow-cpu-fallback = true in [tool.poetry-cuda] to install the CPU build here",
+        "添加一个 torch 为 {instead} 的 extra 或依赖组后重新加锁，或在 [tool.poetry-cuda] 中设置 "
+        "allow-cpu-fallback = true 以在本机安装 CPU 版",
+    ),
+    "stacks.fork-unserved-cpu": Texts(
+        "set allow-cpu-fallback = true in [tool.poetry-cuda] to install the CPU build here",
+        "在 [tool.poetry-cuda] 中设置 allow-cpu-fallback = true 以在本机安装 CPU 版",
     ),
     "variant.no-stack-label": Texts(
         "{what}: no variant label for {build}, the build the plan gives {target}",

@@ -29,7 +29,9 @@ from poetry_cuda.doctor.toolkit import check as check_toolkit
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.files import read_toml
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.knowledge import packaged
 from poetry_cuda.messages import message
+from poetry_cuda.planning.gpu_stacks import GpuStacks
 from poetry_cuda.request.settings import parse_settings
 
 
@@ -50,6 +52,7 @@ def run_checks(facts: Facts, kb: KnowledgeBase, *, strict: bool = False) -> list
         extras,
         facts.target,
         kb.nvidia,
+        GpuStacks(packaged.rocm(), packaged.xpu()),
         policy=cuda_lock.policy if cuda_lock else "newest",
         allow_cpu_fallback=facts.allow_cpu_fallback,
     )

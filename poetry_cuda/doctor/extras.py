@@ -27,6 +27,7 @@ from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import best_fit
 from poetry_cuda.planning.compat import judge_under
 from poetry_cuda.planning.extras import covers
+from poetry_cuda.planning.gpu_stacks import stack_refusals
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import CudaVersion
 
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.lockfile import LockedExtra
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.planning.gpu_stacks import GpuStacks
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.settings import Policy
 
@@ -64,6 +67,7 @@ class Pick:
     extra: LockedExtra | None
     reason: str  # why this extra, or why none
     judged: tuple[Judged, ...]
+    fix: Localized = ""  # what to do where none fits, when the host's own forks say it
 
     def verdict(self, extra: LockedExtra) -> Verdict:
         return next(j.verdict for j in self.judged if j.extra == extra)
@@ -78,14 +82,17 @@ def pick_extras(
     extras: Sequence[LockedExtra],
     target: Target,
     nvidia: Nvidia,
+    stacks: GpuStacks,
     *,
     policy: Policy,
     allow_cpu_fallback: bool,
 ) -> tuple[Pick, ...]:
     """For each family, the extra that fits `target` (see the module's rule), among those
-    whose platform marker takes `target` in. A platform fork is the package manager's to
-    choose, by its marker; a family whose extras there all install one build is left to
-    the user: which of them to install is not the machine's to say."""
+    whose platform marker takes `target` in; a ROCm or XPU extra fits an AMD or Intel GPU
+    only where its build serves it (`stacks`: each gfx among the build's, as a plan asks).
+    A platform fork is the package manager's to choose, by its marker; a family whose
+    extras there all install one build is left to the user: which of them to install is
+    not the machine's to say."""
     picks = []
     for family in families(extras):
         here = [e for e in extras if e.family == family and covers(e.marker, target)]
@@ -93,7 +100,7 @@ def pick_extras(
         if named and len(named) > 1 and len({e.variant for e in named}) == 1:
             continue
         if named:
-            picks.append(_pick(named, target, nvidia, policy, allow_cpu_fallback))
+            picks.append(_pick(named, target, nvidia, stacks, policy, allow_cpu_fallback))
         elif here:
             picks.append(_platform_fork(here[0], target, nvidia, policy))
     return tuple(picks)
@@ -103,22 +110,33 @@ def _pick(
     extras: list[LockedExtra],
     target: Target,
     nvidia: Nvidia,
+    stacks: GpuStacks,
     policy: Policy,
     allow_cpu_fallback: bool,
 ) -> Pick:
     family = extras[0].family
+    builds = [e.build() for e in extras]
+    versions = [e.version for e in extras]
+    unserved = stack_refusals(list(zip(builds, versions, strict=True)), target, stacks)
     fit = best_fit(
-        [e.build() for e in extras],
+        builds,
         target,
         nvidia,
         policy=policy,
         allow_cpu_fallback=allow_cpu_fallback,
+        refused={i: Verdict("no", error.said) for i, error in unserved.items()},
     )
     judged = tuple(Judged(e, verdict) for e, verdict in zip(extras, fit.verdicts, strict=True))
     chosen = None if fit.best is None else judged[fit.best]
     driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
     if chosen is not None and fit.how == "stack":
         return Pick(family, chosen.extra, str(chosen.verdict.detail), judged)
+    if unserved:  # this GPU's own forks do not serve it: why, and the CPU build only as asked
+        error = next(iter(unserved.values()))
+        why = f"{error.what}: {error.why}" if error.why else error.what
+        if chosen is None:
+            return Pick(family, None, why, judged, error.fix)
+        return Pick(family, chosen.extra, f"{why}; {FALLBACK}", judged)
     if not target.runs_cuda:
         host = "macOS has no CUDA" if target.os == "macos" else "this machine has no NVIDIA driver"
         if chosen is None:
@@ -163,7 +181,7 @@ def refusal(picks: Sequence[Pick], target: Target) -> NoVariantError | None:
         "\n".join(lines),
         why="sync installs, for each family, the extra whose build runs on this machine's "
         "driver and GPUs",
-        fix=refusal_fix(target),
+        fix=next((p.fix for p in missing if p.fix), refusal_fix(target)),
     )
 
 
@@ -220,7 +238,7 @@ def check_extras(
     for pick in picks:
         if pick.extra is None:
             message = f"no extra of {pick.family} fits this machine: {pick.reason}"
-            found.append(fail("host", "extra", message, refusal_fix(target)))
+            found.append(fail("host", "extra", message, pick.fix or refusal_fix(target)))
             continue
         said = pick.extra.described
         found.append(ok("host", "extra", f"{said} fits here: {pick.reason}"))

@@ -29,6 +29,7 @@ from poetry_cuda.planning.flavours import build_requirements
 from poetry_cuda.planning.flavours import from_data
 from poetry_cuda.planning.flavours import select_fixed
 from poetry_cuda.planning.gpu_stacks import decide_stack
+from poetry_cuda.planning.gpu_stacks import needs_stack
 from poetry_cuda.planning.plan import PYPI
 from poetry_cuda.planning.plan import Availability
 from poetry_cuda.planning.plan import Choice
@@ -104,7 +105,7 @@ def make_plan(
         requests = family_requests(family, deps)
         forks = family_forks(family, requests, hand, exclusive)
         if forks:
-            part = _family_extras(family, requests, targets, settings, kb, forks, exclusive)
+            part = _family_extras(family, requests, targets, settings, kb, forks, exclusive, stacks)
         else:
             scope = _Scope(python, tuple(unavailable), stacks)
             part = _family_choices(family, requests, deps, targets, settings, kb, hand, scope)
@@ -145,11 +146,13 @@ def _family_extras(
     kb: KnowledgeBase,
     forks: Sequence[Fork],
     exclusive: Collection[str],
+    stacks: GpuStacks | None,
 ) -> Part:
     """A forked family: its forks judged per target, and the hidden needs of the build each
     installs."""
+    build_of = partial(newest_build, family)
     found, warnings, builds = plan_extras(
-        family, requests, targets, settings, kb, forks, exclusive, partial(newest_build, family)
+        family, requests, targets, settings, kb, forks, exclusive, build_of, stacks
     )
     requirements = [
         dataclasses.replace(from_data(family.lead, r), reason=f"the {extra} extra: {r.reason}")
@@ -157,7 +160,14 @@ def _family_extras(
         for r in build.requirements
     ]
     said: list[Localized] = list(warnings)
-    return [], found, said, requirements, ()
+    # The AMD and Intel targets a ROCm or XPU fork was judged on: the forks speak for them.
+    offered = {build.accelerator for build in builds.values()}
+    decided = tuple(
+        t.label
+        for t in targets
+        if needs_stack(t) and any(gpu.accelerator in offered for gpu in t.profile.gpus)
+    )
+    return [], found, said, requirements, decided
 
 
 @frozen

@@ -24,6 +24,7 @@ from poetry_cuda.versions import CudaVersion
 
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Nvidia
@@ -204,15 +205,25 @@ def best_fit(
     *,
     policy: Policy,
     allow_cpu_fallback: bool,
+    refused: Mapping[int, Verdict] | None = None,
 ) -> BestFit:
     """The build that fits `target` best: on a host with an NVIDIA driver the highest-CUDA
     one that runs there (the first of equals), else the CPU build only with
-    `allow_cpu_fallback`; on a host without one, the (first) CPU build."""
-    verdicts = tuple(_judged(policy, build, target, nvidia) for build in builds)
+    `allow_cpu_fallback`; on a host without one, the (first) CPU build. `refused`: the
+    verdicts, by index, on the ROCm or XPU builds made for this host's GPUs that do not
+    serve them (`gpu_stacks.stack_refusal`): where one is, the CPU build is a fallback."""
+    refused = refused or {}
+    verdicts = tuple(
+        refused.get(i) or _judged(policy, build, target, nvidia) for i, build in enumerate(builds)
+    )
     stack = [i for i, v in enumerate(verdicts) if v.ok and builds[i].accelerator not in PLANNED]
     if stack and not target.runs_cuda:
         return BestFit(stack[0], "stack", verdicts)
     cpu = next((i for i, verdict in enumerate(verdicts) if verdict.fit == "cpu"), None)
+    if not target.runs_cuda and refused:
+        # The GPU here has its own forks, none of which serves it: not silently the CPU.
+        fallback = cpu is not None and allow_cpu_fallback
+        return BestFit(cpu, "fallback", verdicts) if fallback else BestFit(None, None, verdicts)
     if not target.runs_cuda:
         return BestFit(cpu, None if cpu is None else "cpu", verdicts)
     runs = [i for i, verdict in enumerate(verdicts) if verdict.ok and verdict.fit != "cpu"]

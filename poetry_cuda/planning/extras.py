@@ -35,8 +35,10 @@ from poetry_cuda.accelerators import PLANNED
 from poetry_cuda.accelerators import build_accelerator
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.names import canonical_name
+from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import arches_of
 from poetry_cuda.planning.compat import best_fit
+from poetry_cuda.planning.gpu_stacks import stack_refusals
 from poetry_cuda.planning.plan import ExtraChoice
 from poetry_cuda.records import frozen
 from poetry_cuda.request import constraints
@@ -52,9 +54,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
 
+    from poetry_cuda.errors import NoVariantError
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.model import KnowledgeBase
     from poetry_cuda.planning.candidates import FamilyBuild
+    from poetry_cuda.planning.gpu_stacks import GpuStacks
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.dependencies import Dependency
     from poetry_cuda.request.handwritten import HandWritten
@@ -274,22 +278,26 @@ def plan_extras(
     forks: Sequence[Fork],
     exclusive: Collection[str],
     build_of: Builds,
+    stacks: GpuStacks | None,
 ) -> tuple[list[ExtraChoice], list[str], dict[str, Variant]]:
     """Each fork of `family` with the targets it fits best, the plan's warnings, and the
-    build each fork installs (whose hidden needs the plan records)."""
+    build each fork installs (whose hidden needs the plan records). `stacks`: what is known
+    of the ROCm and XPU builds, to judge a ROCm fork on an AMD GPU by its gfx as `sync` does
+    (without it, by the GPU's vendor)."""
     scoped = set(exclusive) | {f.scope for f in forks if f.scope is not None}
     found = {
         fork.name: build_of(fork_requests(requests, fork, scoped), fork.variant) for fork in forks
     }
     builds = {name: build.variant for name, build in found.items() if build is not None}
     # A ROCm or XPU fork: its build as its label names it (the knowledge lists CUDA's).
-    stacks = {
+    stack_forks = {
         fork.name: Variant(fork.variant, None)
         for fork in forks
         if found[fork.name] is None
         and build_accelerator(fork.variant, has_cuda=False) not in PLANNED
     }
-    builds.update(stacks)
+    builds.update(stack_forks)
+    versions = {fork.name: _version(found[fork.name], fork, requests, scoped) for fork in forks}
     best: dict[str, list[str]] = {fork.name: [] for fork in forks}
     why: dict[str, list[str]] = {fork.name: [] for fork in forks}
     beaten: dict[str, list[str]] = {fork.name: [] for fork in forks}  # runs, but not best
@@ -297,7 +305,9 @@ def plan_extras(
     for target in targets:
         here = {f.name: builds[f.name] for f in forks if f.name in builds and f.covers(target)}
         offered = ", ".join(f.name for f in forks if f.covers(target))
-        fit = _fit(family, here, target, settings, kb, offered)
+        judged = [(build, versions[name]) for name, build in here.items()]
+        refused = {} if stacks is None else stack_refusals(judged, target, stacks)
+        fit = _fit(family, here, target, settings, kb, offered, refused)
         if fit.warning is not None:
             warnings.append(fit.warning)
         if fit.extra is None:
@@ -309,13 +319,13 @@ def plan_extras(
     choices = []
     for fork in forks:
         build = found[fork.name]
-        if build is None and fork.name not in stacks:
+        if build is None and fork.name not in stack_forks:
             reason = f"no {family.lead} release the project allows has a {fork.variant} build"
         elif best[fork.name]:
             reason = "fits " + "; ".join(why[fork.name])
         elif beaten[fork.name]:
             reason = "runs on " + ", ".join(beaten[fork.name])
-        elif fork.name in stacks:
+        elif fork.name in stack_forks:
             reason = f"the {fork.variant} build, for machines with its GPUs; no target has one"
         elif build is not None and build.variant.cuda is None:
             reason = "the CPU build, for machines without an NVIDIA driver; no target is one"
@@ -332,7 +342,7 @@ def plan_extras(
                 serves=tuple(best[fork.name]),
                 reason=reason,
                 marker=fork.marker,
-                version=_version(build, fork, requests, scoped),
+                version=versions[fork.name],
             )
         )
     return choices, warnings, builds
@@ -371,9 +381,11 @@ def _fit(
     settings: Settings,
     kb: KnowledgeBase,
     offered: str,
+    refused: Mapping[int, NoVariantError],
 ) -> _TargetFit:
     """`best_fit` on `target`: the rule `sync` installs by, with the plan's words for it
-    (`offered` names every extra of the family)."""
+    (`offered` names every extra of the family; `refused`, by index, the ROCm and XPU
+    builds made for its GPUs that do not serve them, `gpu_stacks.stack_refusals`)."""
     names = list(builds)
     fit = best_fit(
         list(builds.values()),
@@ -381,14 +393,23 @@ def _fit(
         kb.nvidia,
         policy=settings.policy,
         allow_cpu_fallback=settings.allow_cpu_fallback,
+        refused={i: Verdict("no", error.said) for i, error in refused.items()},
     )
+    unserved = "".join(f"; {error.what}: {error.why}" for error in refused.values())
     if fit.best is None:
         warning = (
-            f"{family.lead}: no extra of the project runs on {target.label} ({offered}); "
-            "`sync` will refuse to install there"
+            f"{family.lead}: no extra of the project runs on {target.label} ({offered})"
+            f"{unserved}; `sync` will refuse to install there"
         )
         return _TargetFit(None, warning=warning)
     extra = names[fit.best]
+    if fit.how == "fallback" and refused:
+        warning = (
+            f"{family.lead}: no extra of the project serves the GPUs of {target.label}"
+            f"{unserved}; `sync` installs the CPU build there ({extra}) because "
+            "allow-cpu-fallback = true"
+        )
+        return _TargetFit(extra, f"{unserved[2:]}; allow-cpu-fallback = true", (), warning)
     if fit.how == "cpu":
         return _TargetFit(extra, "no NVIDIA driver: the CPU build")
     if fit.how == "stack":

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from poetry_cuda.accelerators import accelerator_of
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.planning.candidates import admitted_releases
 from poetry_cuda.planning.rocm import AcceleratorPlan
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Confidence
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.knowledge.model import Variant
     from poetry_cuda.knowledge.rocm import RocmKnowledge
     from poetry_cuda.knowledge.rocm import RocmRelease
     from poetry_cuda.knowledge.xpu import XpuKnowledge
@@ -206,6 +209,74 @@ def plan_target(
         if plan.torch is None or (plan.torch, plan.variant) not in unavailable:
             return plan
         versions.remove(plan.torch)
+
+
+def stack_refusal(
+    target: Target, torch: str, variant: str, stacks: GpuStacks
+) -> NoVariantError | None:
+    """Why the ROCm or XPU build ``torch+variant`` (a fork's) does not serve `target`'s GPUs,
+    by the rule a plan chooses such a build (`plan_target`: each AMD GPU's gfx among the
+    build's, the amdgpu driver's ROCm range, Intel's device IP); None where it serves them,
+    or where the knowledge does not describe the build (then the GPU's vendor decides)."""
+    if not _described(stacks, torch, variant):
+        return None
+    try:
+        plan = plan_target(target, [torch], stacks, False, asked=(variant,))
+    except NoVariantError as refused:
+        return refused
+    if plan.variant == variant:
+        return None
+    gpus = ", ".join(dict.fromkeys(gpu.describe() for gpu in target.profile.gpus))
+    what = message("stacks.fork-unserved", lead=FAMILY, build=f"{torch}+{variant}", gpus=gpus)
+    if plan.variant is None:  # no build of the release: the CPU build, and the plan says why
+        why: Localized = Phrase(plan.warnings, "; ") if plan.warnings else ""
+        return NoVariantError(what, why=why, fix=message("stacks.fork-unserved-cpu"))
+    build, instead = f"{torch}+{variant}", f"{plan.torch}+{plan.variant}"
+    missing = [gfx for gfx in _gfx(target) if gfx not in _built_for(stacks, torch, variant)]
+    why = (
+        message("stacks.fork-unserved-gfx", build=build, gfx=", ".join(missing), instead=instead)
+        if missing
+        else message("stacks.fork-unserved-driver", build=build, instead=instead)
+    )
+    return NoVariantError(what, why=why, fix=message("stacks.fork-unserved-fix", instead=instead))
+
+
+def stack_refusals(
+    builds: Sequence[tuple[Variant, str | None]], target: Target, stacks: GpuStacks
+) -> dict[int, NoVariantError]:
+    """By index, the forks' ROCm and XPU builds (each with the lead's version planned for
+    it) made for `target`'s GPUs that do not serve them (`stack_refusal`): the rule the plan
+    and `sync` both judge forks by. A build whose version is not known is judged by the
+    GPU's vendor alone."""
+    if not needs_stack(target):
+        return {}
+    found = {}
+    for i, (build, version) in enumerate(builds):
+        if build.accelerator in target.profile.accelerators and version:
+            error = stack_refusal(target, version, build.name, stacks)
+            if error is not None:
+                found[i] = error
+    return found
+
+
+def _described(stacks: GpuStacks, torch: str, variant: str) -> bool:
+    """Whether the knowledge lists the build ``torch+variant``: its ROCm build, or its
+    release's XPU builds."""
+    if accelerator_of(variant) == "xpu":
+        return stacks.xpu.release(torch) is not None
+    release = stacks.rocm.release(torch)
+    return release is not None and any(b.variant == variant for b in release.builds)
+
+
+def _gfx(target: Target) -> list[str]:
+    return list(dict.fromkeys(gpu.gfx for gpu in target.profile.gpus if gpu.gfx))
+
+
+def _built_for(stacks: GpuStacks, torch: str, variant: str) -> tuple[str, ...]:
+    """The gfx targets the ROCm build ``torch+variant`` serves (none where it is not known)."""
+    release = stacks.rocm.release(torch)
+    builds = release.builds if release else ()
+    return next((stacks.rocm.usable_gfx(b) for b in builds if b.variant == variant), ())
 
 
 def _arches(plan: AcceleratorPlan, stacks: GpuStacks) -> tuple[str, ...]:

@@ -6,20 +6,18 @@ machine (the CUDA one on NVIDIA, ROCm on AMD, XPU on Intel, the CPU one elsewher
 
 from __future__ import annotations
 
+import json
+
 from typing import TYPE_CHECKING
 
 import pytest
 
-from poetry_cuda.doctor.extras import pick_extras
-from poetry_cuda.files import read_toml
-from poetry_cuda.host.profiles import profile_from_json
-from poetry_cuda.knowledge.packaged import nvidia
-from poetry_cuda.locking.lockfile import read as read_cuda_lock
-from poetry_cuda.planning.targets import settle
-from tests.support.fake_nvml import RTX_4090
 from tests.support.forked import HOSTS
-from tests.support.forked import files
+from tests.support.forked import MACHINES
 from tests.support.forked import forked_project
+from tests.support.forked import lock_as_found
+from tests.support.forked import machine_env
+from tests.support.forked import synced_fork
 from tests.support.forked import write_hosts
 
 
@@ -106,54 +104,34 @@ triton-xpu = [{ index = "pytorch-xpu", extra = "xpu" }]
 )
 
 
-def locked_forks(cli: Cli, project: Path, targets: tuple[str, ...]) -> dict[str, dict[str, object]]:
-    """The adoption sequence with every host as a target; cuda.lock's forks by name."""
-    before = files(project)
-    dry = cli.run("lock", "--dry-run", *targets, cwd=project)
-    assert dry.code == 0, dry.stdout + dry.stderr
-    assert files(project) == before
-    first = cli.run("lock", *targets, cwd=project)
-    assert first.code == 0, first.stdout + first.stderr
-    assert (project / "pyproject.toml").read_bytes() == before["pyproject.toml"]
-    after = files(project)
-    again = cli.run("lock", cwd=project)
-    assert again.code == 0, again.stdout + again.stderr
-    assert files(project) == after
-    check = cli.run("lock", "--check", cwd=project)
-    assert check.code == 0, check.stdout + check.stderr
-    return {e["name"]: e for e in read_toml(project / "cuda.lock")["extras"]}
-
-
-def picked(project: Path, host: str) -> str | None:
-    """The extra `sync` installs on `host` (the rule it applies to the machine it detects)."""
-    lock = read_cuda_lock(project / "cuda.lock")
-    target, _ = settle(profile_from_json(HOSTS[host], host), nvidia())
-    picks = pick_extras(lock.extras, target, nvidia(), policy=lock.policy, allow_cpu_fallback=False)
-    return next((p.extra.name for p in picks if p.extra is not None), None)
-
-
 def test_different_builds_per_extra(
     cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
     project = forked_project(tmp_path / "project", gpu_server, DIFFERENT_BUILDS)
-    forks = locked_forks(cli, project, write_hosts(project))
+    forks = lock_as_found(cli, project, write_hosts(project))
     shown = {name: (f["variant"], f["version"], f["serves"]) for name, f in forks.items()}
     assert shown == {
         "cuda": ("cu128", "2.8.0", ["gpu.json"]),
         "rocm": ("rocm6.4", "2.9.1", ["amd.json"]),
     }
-    assert (picked(project, "gpu.json"), picked(project, "amd.json")) == ("cuda", "rocm")
-
-    gpu = cli.run("sync", "--dry-run", cwd=project, env=fake_nvml.scenario(gpus=[RTX_4090]))
-    assert gpu.code == 0, gpu.stdout + gpu.stderr
-    assert "Would run: uv sync --locked --extra cuda\n" in gpu.stdout
+    machines = {
+        m: synced_fork(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES[:2]
+    }
+    assert machines == {"nvidia": "--extra cuda", "amd": "--extra rocm"}
+    for machine in MACHINES[2:]:  # an Intel GPU or none: no extra is a build for it
+        dry = cli.run(
+            "sync", "--dry-run", cwd=project, env=machine_env(machine, fake_nvml, tmp_path)
+        )
+        assert dry.code == 3, dry.stdout + dry.stderr
+        assert "No extra of torch fits this machine" in dry.stderr
+        assert "add a cpu extra to the project and lock again" in dry.stderr
 
 
 def test_extras_per_accelerator(
     cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
     project = forked_project(tmp_path / "project", gpu_server, EVERY_ACCELERATOR)
-    forks = locked_forks(cli, project, write_hosts(project))
+    forks = lock_as_found(cli, project, write_hosts(project))
     shown = {name: (f["variant"], f["version"], f["serves"]) for name, f in forks.items()}
     assert shown == {
         "cpu": ("cpu", "2.9.1", ["cpu.json"]),
@@ -161,16 +139,63 @@ def test_extras_per_accelerator(
         "rocm": ("rocm6.4", "2.9.1", ["amd.json"]),
         "xpu": ("xpu", "2.10.0", ["arc.json"]),
     }
-    assert {host: picked(project, host) for host in HOSTS} == {
-        "gpu.json": "cuda",
-        "amd.json": "rocm",
-        "arc.json": "xpu",
-        "cpu.json": "cpu",
+    plan = cli.run("plan", *write_hosts(project), cwd=project)
+    assert plan.code == 0, plan.stdout + plan.stderr
+    assert "Forks (one per extra, group or platform marker" in plan.stdout
+    assert "  rocm  torch 2.9.1 rocm6.4 (extra) for amd.json\n" in plan.stdout
+    assert "  xpu   torch 2.10.0 xpu (extra) for arc.json\n" in plan.stdout
+    assert "needs ROCm builds" not in plan.stdout  # the rocm extra serves it
+    assert "needs XPU builds" not in plan.stdout
+    zh = cli.run("plan", *write_hosts(project), cwd=project, env={"LC_ALL": "zh_CN.UTF-8"})
+    assert "分支（项目声明的每个 extra、依赖组或平台标记各一个" in zh.stdout
+    assert "  cuda  torch 2.9.1 cu128 (可选依赖 extra)，用于 gpu.json\n" in zh.stdout
+    machines = {m: synced_fork(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES}
+    assert machines == {
+        "nvidia": "--extra cuda",
+        "amd": "--extra rocm",
+        "intel": "--extra xpu",
+        "cpu": "--extra cpu",
     }
-    for env, extra in (
-        (fake_nvml.scenario(gpus=[RTX_4090]), "cuda"),
-        (fake_nvml.scenario(library=False), "cpu"),
-    ):
-        dry = cli.run("sync", "--dry-run", cwd=project, env=env)
-        assert dry.code == 0, dry.stdout + dry.stderr
-        assert f"Would run: uv sync --locked --extra {extra}\n" in dry.stdout
+
+
+def test_a_rocm_extra_not_built_for_the_gpu(
+    cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    """The rocm extra's torch 2.9.1+rocm6.4 is not built for an MI50's gfx906 (rocm6.3's
+    is): `sync` says so (exit 3) instead of installing it, or the CPU build, silently."""
+    project = forked_project(tmp_path / "project", gpu_server, EVERY_ACCELERATOR)
+    lock_as_found(cli, project, write_hosts(project))
+    # The plan judges the fork on such a target by the same rule.
+    host = {
+        **HOSTS["amd.json"],
+        "gpus": [{"name": "AMD Instinct MI50", "vendor": "amd", "gfx": "gfx906"}],
+    }
+    (project / "mi50.json").write_text(json.dumps(host))
+    plan = cli.run("plan", "--target", "mi50.json", cwd=project)
+    assert plan.code == 0, plan.stdout + plan.stderr
+    assert "torch: no extra of the project runs on mi50.json" in plan.stdout + plan.stderr
+    assert "2.9.1+rocm6.4 is not built for gfx906; 2.9.1+rocm6.3 is" in plan.stdout + plan.stderr
+    mi50 = machine_env("mi50", fake_nvml, tmp_path)
+    dry = cli.run("sync", "--dry-run", cwd=project, env=mi50)
+    assert dry.code == 3, dry.stdout + dry.stderr
+    assert "torch 2.9.1+rocm6.4 does not serve the GPUs here: AMD GPU (gfx906)" in dry.stderr
+    assert "2.9.1+rocm6.4 is not built for gfx906; 2.9.1+rocm6.3 is" in dry.stderr
+    assert "add an extra or group whose torch is 2.9.1+rocm6.3" in dry.stderr
+    assert "Would run" not in dry.stdout
+
+    with (project / "pyproject.toml").open("a") as pyproject:
+        pyproject.write("\n[tool.poetry-cuda]\nallow-cpu-fallback = true\n")
+    relocked = cli.run("lock", cwd=project)
+    assert relocked.code == 0, relocked.stdout + relocked.stderr
+    assert synced_fork(cli, project, mi50) == "--extra cpu"
+
+
+def test_an_intel_gpu_older_than_arc_gets_the_cpu_extra(
+    cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    """A UHD Graphics 770 runs no XPU build (Arc's device IP or newer do), as a plan for it
+    says: `sync` installs the cpu extra there, not the xpu one."""
+    project = forked_project(tmp_path / "project", gpu_server, EVERY_ACCELERATOR)
+    lock_as_found(cli, project, write_hosts(project))
+    igpu = machine_env("uhd770", fake_nvml, tmp_path)
+    assert synced_fork(cli, project, igpu) == "--extra cpu"

@@ -8,9 +8,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.fake_nvml import RTX_4090
+from tests.support.forked import MACHINES
 from tests.support.forked import forked_project
 from tests.support.forked import lock_as_found
+from tests.support.forked import machine_env
+from tests.support.forked import synced_fork
+from tests.support.forked import write_hosts
 
 
 if TYPE_CHECKING:
@@ -31,17 +34,22 @@ dependencies = []
 [dependency-groups]
 cu126 = ["torch==2.7.1"]
 cu128 = ["torch==2.8.0"]
+"rocm6.3" = ["torch==2.9.1", "pytorch-triton-rocm"]
 cpu = ["torch==2.8.0"]
 
 [tool.uv]
-conflicts = [[{ group = "cu126" }, { group = "cu128" }, { group = "cpu" }]]
+conflicts = [
+  [{ group = "cu126" }, { group = "cu128" }, { group = "rocm6.3" }, { group = "cpu" }],
+]
 
 [tool.uv.sources]
 torch = [
   { index = "pytorch-cu126", group = "cu126" },
   { index = "pytorch-cu128", group = "cu128" },
+  { index = "pytorch-rocm6.3", group = "rocm6.3" },
   { index = "pytorch-cpu", group = "cpu" },
 ]
+pytorch-triton-rocm = [{ index = "pytorch-rocm6.3", group = "rocm6.3" }]
 
 [[tool.uv.index]]
 name = "pytorch-cu126"
@@ -54,6 +62,11 @@ url = "{pytorch}/cu128"
 explicit = true
 
 [[tool.uv.index]]
+name = "pytorch-rocm6.3"
+url = "{pytorch}/rocm6.3"
+explicit = true
+
+[[tool.uv.index]]
 name = "pytorch-cpu"
 url = "{pytorch}/cpu"
 explicit = true
@@ -61,21 +74,25 @@ explicit = true
 
 
 def test_dependency_groups_per_build(
-    cli: Cli, server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
+    cli: Cli, gpu_server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
-    project = forked_project(tmp_path / "project", server, PROJECT)
-    forks = lock_as_found(cli, project)
-    assert {name: (f["kind"], f["variant"], f["version"]) for name, f in forks.items()} == {
-        "cu126": ("group", "cu126", "2.7.1"),
-        "cu128": ("group", "cu128", "2.8.0"),
-        "cpu": ("group", "cpu", "2.8.0"),
+    project = forked_project(tmp_path / "project", gpu_server, PROJECT)
+    forks = lock_as_found(cli, project, write_hosts(project))
+    shown = {
+        name: (f["kind"], f["variant"], f["version"], f["serves"]) for name, f in forks.items()
     }
-    assert forks["cu128"]["serves"] == ["gpu.json"]
-
-    gpu = cli.run("sync", "--dry-run", cwd=project, env=fake_nvml.scenario(gpus=[RTX_4090]))
-    assert gpu.code == 0, gpu.stdout + gpu.stderr
-    assert "Extra: cu128 for torch" in gpu.stdout
-    assert "Would run: uv sync --locked --group cu128\n" in gpu.stdout
-    laptop = cli.run("sync", "--dry-run", cwd=project, env=fake_nvml.scenario(library=False))
-    assert laptop.code == 0, laptop.stdout + laptop.stderr
-    assert "Would run: uv sync --locked --group cpu\n" in laptop.stdout
+    assert shown == {
+        "cu126": ("group", "cu126", "2.7.1", []),
+        "cu128": ("group", "cu128", "2.8.0", ["gpu.json"]),
+        "rocm6-3": ("group", "rocm6.3", "2.9.1", ["amd.json"]),  # the name, normalized
+        "cpu": ("group", "cpu", "2.8.0", ["arc.json", "cpu.json"]),  # no XPU group
+    }
+    machines = {m: synced_fork(cli, project, machine_env(m, fake_nvml, tmp_path)) for m in MACHINES}
+    assert machines == {
+        "nvidia": "--group cu128",
+        "amd": "--group rocm6-3",
+        "intel": "--group cpu",
+        "cpu": "--group cpu",
+    }
+    # An MI50's gfx906 is in the rocm6.3 build of torch 2.9.1 (not in rocm6.4's).
+    assert synced_fork(cli, project, machine_env("mi50", fake_nvml, tmp_path)) == "--group rocm6-3"

@@ -57,6 +57,16 @@ def test_per_platform_exact_pins(
     cli: Cli, server: WorldServer, fake_nvml: FakeNvml, tmp_path: Path
 ) -> None:
     project = forked_project(tmp_path / "project", server, PROJECT)
+    text = cli.run("plan", "--target", "gpu.json", cwd=project)
+    assert text.code == 0, text.stdout + text.stderr
+    shown = [
+        line.split("  ")[1:] for line in text.stdout.splitlines() if "(platform marker)" in line
+    ]
+    assert [[part.strip() for part in fork if part] for fork in shown] == [
+        [WINDOWS, "torch 2.7.1 cu128 (platform marker)"],
+        [LINUX, "torch 2.8.0 cu128 (platform marker) for gpu.json"],
+        [MACOS, "torch 2.15.0 cpu (platform marker)"],
+    ]
     plan = cli.run("plan", "--target", "gpu.json", "--json", cwd=project)
     assert plan.code == 0, plan.stdout + plan.stderr
 

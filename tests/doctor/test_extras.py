@@ -18,6 +18,7 @@ from tests.doctor.test_checks import KB
 from tests.doctor.test_checks import target
 from tests.support.doctor_projects import make_venv
 from tests.support.doctor_projects import torch_dist
+from tests.support.plans import STACKS
 from tests.support.projects import CPU_EXTRA
 from tests.support.projects import CU124_EXTRA
 
@@ -47,7 +48,7 @@ DRIVER_570 = ("570.86.10", "8.9")  # CUDA 12.8
 
 
 def picks(host: Target, *, policy: Policy = "newest", fallback: bool = False) -> tuple[Pick, ...]:
-    return pick_extras(EXTRAS, host, KB.nvidia, policy=policy, allow_cpu_fallback=fallback)
+    return pick_extras(EXTRAS, host, KB.nvidia, STACKS, policy=policy, allow_cpu_fallback=fallback)
 
 
 def chosen(

@@ -11,6 +11,7 @@ from poetry_cuda.doctor.extras import pick_extras
 from poetry_cuda.locking.lockfile import LockedExtra
 from poetry_cuda.planning.managed import Managed
 from tests.support.plans import KB
+from tests.support.plans import STACKS
 from tests.support.plans import linux_host
 from tests.support.plans import plan_text
 
@@ -151,7 +152,7 @@ def test_the_plan_names_the_extra_sync_installs(policy: Policy, fallback: bool) 
     ]
     for target in HOSTS:
         (pick,) = pick_extras(
-            recorded, target, KB.nvidia, policy=policy, allow_cpu_fallback=fallback
+            recorded, target, KB.nvidia, STACKS, policy=policy, allow_cpu_fallback=fallback
         )
         served = [e.name for e in plan.extras if target.label in e.serves]
         assert served == ([pick.extra.name] if pick.extra else []), target.label

@@ -12,9 +12,11 @@ import pytest
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.files import parse_toml
 from poetry_cuda.host.profiles import profile_from_json
+from poetry_cuda.planning.gpu_stacks import stack_refusal
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.request.settings import parse_settings
 from tests.support.plans import KB
+from tests.support.plans import STACKS
 from tests.support.plans import linux_host
 from tests.support.plans import plan_text
 
@@ -202,3 +204,31 @@ def test_the_reason_names_only_the_gpus_the_build_serves() -> None:
         "AMD Radeon Graphics (Raphael) (gfx1036) is not served"
     )
     assert [str(w) for w in chosen.warnings if "gfx1036" in str(w)] == [left_out]
+
+
+MI50 = amd("AMD Instinct MI50", "gfx906")
+
+
+def test_a_forks_rocm_build_is_judged_by_the_gpus_gfx() -> None:
+    """A fork's ROCm build serves an AMD GPU only where the knowledge lists its gfx for the
+    build; a build the knowledge does not describe is left to the GPU's vendor."""
+    mi50, mi250x = target("mi50", MI50), target("mi250x", MI250X)
+    refused = stack_refusal(mi50, "2.9.1", "rocm6.4", STACKS)
+    assert refused is not None
+    assert (
+        refused.what
+        == "torch 2.9.1+rocm6.4 does not serve the GPUs here: AMD Instinct MI50 (gfx906)"
+    )
+    assert refused.why == "2.9.1+rocm6.4 is not built for gfx906; 2.9.1+rocm6.3 is"
+    assert "2.9.1+rocm6.3" in refused.fix
+    assert stack_refusal(mi50, "2.9.1", "rocm6.3", STACKS) is None
+    assert stack_refusal(mi250x, "2.9.1", "rocm6.4", STACKS) is None
+    assert stack_refusal(mi50, "9.9.0", "rocm9.9", STACKS) is None  # not in the knowledge
+    # amdgpu module 6.12 runs ROCm 6.1 to 7.0: torch 2.10's rocm7.0 build, not its rocm7.1.
+    rx7900 = target("rx7900", RX_7900, kernel="6.12.12")
+    refused = stack_refusal(rx7900, "2.10.0", "rocm7.1", STACKS)
+    assert refused is not None
+    assert refused.why == (
+        "the amdgpu kernel driver here cannot run 2.10.0+rocm7.1; it runs 2.10.0+rocm7.0"
+    )
+    assert stack_refusal(rx7900, "2.10.0", "rocm7.0", STACKS) is None

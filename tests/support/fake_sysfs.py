@@ -271,6 +271,16 @@ def mi250x(sysfs: FakeSysfs) -> None:
         sysfs.pci(address, vendor=0x1002, device=0x740C, class_code=0x038000, driver="amdgpu")
 
 
+def mi50(sysfs: FakeSysfs) -> None:
+    """Instinct MI50 (gfx906, 1002:66a1), in-tree amdgpu: dropped from torch's rocm6.4 builds."""
+    sysfs.cpu_node()
+    sysfs.gpu_node(
+        1, gfx_target_version=90006, device_id=0x66A1, location_id=0x0300, simd_count=240
+    )
+    sysfs.dev_kfd()
+    sysfs.pci("0000:03:00.0", vendor=0x1002, device=0x66A1, class_code=0x038000, driver="amdgpu")
+
+
 def rx7900xtx(sysfs: FakeSysfs) -> None:
     """Radeon RX 7900 XTX (gfx1100, 1002:744c), amdgpu-dkms of ROCm 6.2 (module 6.8.5)."""
     sysfs.cpu_node()

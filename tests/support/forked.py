@@ -13,6 +13,10 @@ import json
 from typing import TYPE_CHECKING
 
 from poetry_cuda.files import read_toml
+from poetry_cuda.host.system_files import SYSFS_ROOT_ENV
+from tests.support import fake_sysfs
+from tests.support.fake_nvml import RTX_4090
+from tests.support.fake_sysfs import FakeSysfs
 
 
 if TYPE_CHECKING:
@@ -21,6 +25,7 @@ if TYPE_CHECKING:
 
     from tests.support.catalog import WorldServer
     from tests.support.cli import Cli
+    from tests.support.fake_nvml import FakeNvml
 
 
 GPU_HOST = {
@@ -49,14 +54,16 @@ def files(project: Path) -> dict[str, bytes | None]:
     return {n: (project / n).read_bytes() if (project / n).exists() else None for n in FILES}
 
 
-def lock_as_found(cli: Cli, project: Path) -> dict[str, dict[str, Any]]:
+def lock_as_found(
+    cli: Cli, project: Path, targets: tuple[str, ...] = ("--target", "gpu.json")
+) -> dict[str, dict[str, Any]]:
     """`lock --dry-run`, `lock`, a second `lock` and `lock --check`, each as a fork pattern
     needs it; cuda.lock's forks by name."""
     before = files(project)
-    dry = cli.run("lock", "--dry-run", "--target", "gpu.json", cwd=project)
+    dry = cli.run("lock", "--dry-run", *targets, cwd=project)
     assert dry.code == 0, dry.stdout + dry.stderr
     assert files(project) == before
-    first = cli.run("lock", "--target", "gpu.json", cwd=project)
+    first = cli.run("lock", *targets, cwd=project)
     assert first.code == 0, first.stdout + first.stderr
     assert (project / "pyproject.toml").read_bytes() == before["pyproject.toml"]  # as found
     after = files(project)
@@ -111,3 +118,36 @@ def write_hosts(project: Path) -> tuple[str, ...]:
         (project / name).write_text(json.dumps(facts))
         arguments += ["--target", name]
     return tuple(arguments)
+
+
+MACHINES = ("nvidia", "amd", "intel", "cpu")
+
+
+def machine_env(machine: str, fake_nvml: FakeNvml, root: Path) -> dict[str, str]:
+    """The environment in which a `poetry-cuda` command detects `machine`: an RTX 4090
+    through the fake NVML, or no NVIDIA driver and a fake file system (below `root`) with
+    an MI250X (`amd`), an MI50 (`mi50`, gfx906), an Arc A770 (`intel`), a UHD Graphics
+    770 (`uhd770`, older than Arc) or no GPU (`cpu`)."""
+    if machine == "nvidia":
+        return fake_nvml.scenario(gpus=[RTX_4090])
+    sysfs = FakeSysfs(root / machine)
+    machines = {
+        "amd": fake_sysfs.mi250x,
+        "mi50": fake_sysfs.mi50,
+        "intel": fake_sysfs.arc_a770,
+        "uhd770": fake_sysfs.intel_igpu,
+    }
+    build = machines.get(machine)
+    if build is not None:
+        build(sysfs)
+    return {**fake_nvml.scenario(library=False), SYSFS_ROOT_ENV: str(sysfs.root)}
+
+
+def synced_fork(cli: Cli, project: Path, env: dict[str, str]) -> str:
+    """What `sync --dry-run` selects on the machine `env` makes it detect: the options after
+    ``uv sync --locked`` (``--extra rocm``, ``--group cu128``)."""
+    dry = cli.run("sync", "--dry-run", cwd=project, env=env)
+    assert dry.code == 0, dry.stdout + dry.stderr
+    run = next(line for line in dry.stdout.splitlines() if line.startswith("Would run: "))
+    assert run.startswith("Would run: uv sync --locked "), dry.stdout
+    return run.removeprefix("Would run: uv sync --locked ")

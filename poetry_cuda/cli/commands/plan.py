@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from poetry_cuda.messages import Localized
     from poetry_cuda.messages import Message
     from poetry_cuda.planning.base_image import BaseImageChoice
+    from poetry_cuda.planning.plan import ExtraChoice
     from poetry_cuda.planning.plan import Plan
     from poetry_cuda.planning.planner import Options
     from poetry_cuda.planning.planner import Planned
@@ -227,6 +228,19 @@ def base_image_line(planned: Planned, language: Language) -> str | None:
     return labelled_line(said.text(language))
 
 
+def fork_kind(fork: ExtraChoice) -> Message:
+    """How a fork is installed: an extra, a group or a platform marker (the name says
+    which), with the marker an extra or group holds under."""
+    kind = {
+        "extra": message("plan.fork-extra"),
+        "group": message("plan.fork-group"),
+        "marker": message("plan.fork-marker"),
+    }[fork.kind]
+    if fork.kind == "marker" or not fork.marker:
+        return kind
+    return message("plan.fork-where", kind=kind, marker=fork.marker)
+
+
 def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[str]:
     """The plan for people; `targets_from` says where its targets came from (`Planned`)."""
     esc = escape
@@ -249,10 +263,12 @@ def render(plan: Plan, language: Language, *, targets_from: str = "") -> list[st
         lines.append(f"<info>{esc(message('plan.extras').text(language))}</info>")
         extra_width = max(len(e.name) for e in plan.extras)
         for extra in plan.extras:
-            serves = f" for {', '.join(extra.serves)}" if extra.serves else ""
+            serves = message("plan.fork-serves", targets=", ".join(extra.serves))
+            version = f" {extra.version}" if extra.version else ""
             lines.append(
-                f"  <c1>{esc(extra.name.ljust(extra_width))}</c1>  {extra.family} "
-                f"<b>{extra.variant}</b>{esc(serves)}"
+                f"  <c1>{esc(extra.name.ljust(extra_width))}</c1>  {extra.family}{version} "
+                f"<b>{extra.variant}</b> ({esc(fork_kind(extra).text(language))})"
+                f"{esc(serves.text(language)) if extra.serves else ''}"
             )
             lines.append(f"  {' ' * extra_width}  {esc(extra.reason)}")
     if plan.system_requirements:

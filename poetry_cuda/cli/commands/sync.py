@@ -136,7 +136,9 @@ def fitting_extras(cuda_lock: CudaLock, pyproject: dict[str, Any]) -> tuple[Pick
     from poetry_cuda.doctor.extras import pick_extras
     from poetry_cuda.doctor.extras import refusal
     from poetry_cuda.host.detect import detect_this_machine
+    from poetry_cuda.knowledge import packaged
     from poetry_cuda.knowledge.packaged import nvidia as packaged_nvidia
+    from poetry_cuda.planning.gpu_stacks import GpuStacks
     from poetry_cuda.planning.targets import settle
     from poetry_cuda.request.settings import parse_settings
 
@@ -147,6 +149,7 @@ def fitting_extras(cuda_lock: CudaLock, pyproject: dict[str, Any]) -> tuple[Pick
         cuda_lock.extras,
         target,
         nvidia,
+        GpuStacks(packaged.rocm(), packaged.xpu()),
         policy=cuda_lock.policy,
         allow_cpu_fallback=settings.allow_cpu_fallback,
     )
