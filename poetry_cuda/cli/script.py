@@ -188,7 +188,8 @@ def read_command(
         if unknown[0].startswith("-") and unknown[0] != "-":
             raise _unknown_option(unknown[0], parser.fix, parser)
         raise UsageError(
-            message("usage.no-arguments", command=body.name, word=echoed(unknown[0])), fix=parser.fix
+            message("usage.no-arguments", command=body.name, word=echoed(unknown[0])),
+            fix=parser.fix,
         )
     parsed = vars(known)
     values: dict[str, Any] = {}

@@ -27,7 +27,8 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement
 
 from poetry_cuda.accelerators import accelerator_of
-from poetry_cuda.knowledge import packaged
+from poetry_cuda.knowledge.packaged import rocm as rocm_knowledge
+from poetry_cuda.knowledge.packaged import xpu as xpu_knowledge
 from poetry_cuda.names import canonical_name
 from poetry_cuda.names import wheel_version
 from poetry_cuda.records import frozen
@@ -162,9 +163,9 @@ def publishes(family: Family, variant: str) -> bool:
         return True
     accelerator = accelerator_of(variant)
     if accelerator == "rocm":
-        stack_index = packaged.rocm().index.url.replace("{variant}", variant)
+        stack_index = rocm_knowledge().index.url.replace("{variant}", variant)
     elif accelerator == "xpu":
-        stack_index = packaged.xpu().index.url
+        stack_index = xpu_knowledge().index.url
     else:
         return False
     own = family.index_url(variant)

@@ -21,6 +21,8 @@ EVERY_COMMAND: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...] = (
     (("lock", "--dry-run"), (0,)),
     (("lock",), (0,)),
     (("lock", "--check"), (0,)),
+    (("sync", "--dry-run"), (0,)),
+    (("sync",), (0,)),  # what doctor then finds installed as locked
     # A machine without a GPU outside the lock's targets is a warning, not a failure.
     (("doctor",), (0,)),
     (("doctor", "--json"), (0,)),
@@ -28,7 +30,6 @@ EVERY_COMMAND: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...] = (
     (("env",), (0,)),
     (("env", "--shell", "json"), (0,)),
     (("run", "--", "python", "-c", "print('ran')"), (0,)),
-    (("sync", "--dry-run"), (0,)),
     (("store",), (0,)),
     (("store", "--json"), (0,)),
     (("variant-properties", "--target", "hosts/workstation-rtx4090.json"), (0,)),
