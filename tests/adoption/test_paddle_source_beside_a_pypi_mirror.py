@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from poetry_cuda.files import read_toml
+from tests.support.adoption_walk import GPU_HOST
 from tests.support.adoption_walk import walk
 
 
@@ -25,13 +26,6 @@ if TYPE_CHECKING:
 
 
 pytestmark = pytest.mark.slow
-GPU_HOST = {
-    "schema": 1,
-    "os": "linux",
-    "machine": "x86_64",
-    "driver": {"version": "580.65.06"},
-    "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}],
-}
 PINNED = 'paddlepaddle-gpu = { version = "2.6.2", source = "paddlepaddle-cu118" }'
 
 

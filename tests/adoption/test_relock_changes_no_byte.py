@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.adoption_walk import GPU_HOST
 from tests.support.adoption_walk import files
 from tests.support.adoption_walk import walk
 from tests.support.example import torch_example
@@ -25,13 +26,6 @@ if TYPE_CHECKING:
 
 
 pytestmark = pytest.mark.slow
-GPU_HOST = {
-    "schema": 1,
-    "os": "linux",
-    "machine": "x86_64",
-    "driver": {"version": "580.65.06"},
-    "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}],
-}
 # A marker of poetry.lock (TOML-escaped) as another Poetry run may word it: the same
 # environments, other words.
 LINUX = r"platform_system == \"Linux\" and platform_machine == \"x86_64\""

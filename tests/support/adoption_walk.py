@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 
 
 LOCKS = ("pyproject.toml", "poetry.lock", "uv.lock", "cuda.lock")
+# The target the patterns are locked for: an RTX 4090 on a driver that runs CUDA 13.
+GPU_HOST = {
+    "schema": 1,
+    "os": "linux",
+    "machine": "x86_64",
+    "driver": {"version": "580.65.06"},
+    "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}],
+}
 
 
 def files(project: Path) -> dict[str, bytes | None]:
