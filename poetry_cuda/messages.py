@@ -42,9 +42,8 @@ class Texts(NamedTuple):
 MessageId = Literal[
     "error.why",
     "error.fix",
-    "error.did-you-mean",
+    "did-you-mean",
     "usage.unknown-command",
-    "usage.did-you-mean",
     "usage.either",
     "usage.list-fix",
     "usage.unknown-option",
@@ -53,6 +52,12 @@ MessageId = Literal[
     "usage.options-fix",
     "usage.no-arguments",
     "interrupted",
+    "stdout.closed",
+    "stdout.closed-why",
+    "stdout.closed-fix",
+    "crash.what",
+    "crash.why",
+    "crash.fix",
     "usage.pass-example",
     "os.not-found",
     "os.not-a-folder",
@@ -439,13 +444,12 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     # The labels of an error's second and third lines.
     "error.why": Texts("Why: {why}", "原因：{why}"),
     "error.fix": Texts("Fix: {fix}", "解决办法：{fix}"),
-    # After an unknown option, config key or value: the known ones nearest to it.
-    "error.did-you-mean": Texts("Did you mean {names}?", "是不是想写 {names}？"),
+    # After an unknown command, option, config key or value: the known ones nearest to it.
+    "did-you-mean": Texts("Did you mean {names}?", "你是不是想输入 {names}？"),
     # Usage errors of both front ends (the console script and `poetry cuda`).
     "usage.unknown-command": Texts(
         'The command "{name}" does not exist.', '命令 "{name}" 不存在。'
     ),
-    "usage.did-you-mean": Texts("{what} Did you mean {names}?", "{what}你是不是想输入 {names}？"),
     "usage.either": Texts("{first} or {last}", "{first} 或 {last}"),
     "usage.list-fix": Texts(
         "`{lister}` shows the commands, `{program} <command> --help` their options",
@@ -464,6 +468,26 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         '"{command}" 不接受参数，却收到了 "{word}"。',
     ),
     "interrupted": Texts("Interrupted.", "已中断。"),
+    "stdout.closed": Texts("standard output is closed", "标准输出已关闭"),
+    "stdout.closed-why": Texts(
+        "poetry-cuda prints its result on standard output", "poetry-cuda 把结果写到标准输出"
+    ),
+    "stdout.closed-fix": Texts(
+        "run it with standard output open: redirect it to a file, or to /dev/null",
+        "在标准输出打开时运行：把它重定向到文件或 /dev/null",
+    ),
+    "crash.what": Texts(
+        "poetry-cuda stopped on an unexpected error: {error}",
+        "poetry-cuda 因意外错误而停止：{error}",
+    ),
+    "crash.why": Texts(
+        "this is a bug in poetry-cuda, not a problem of the project",
+        "这是 poetry-cuda 的缺陷，不是项目的问题",
+    ),
+    "crash.fix": Texts(
+        "please report it with the command line and what -v prints",
+        "请报告这个问题，附上命令行和 -v 的输出",
+    ),
     "usage.pass-example": Texts("pass e.g. {example}", "例如传入 {example}"),
     "os.not-found": Texts("No such file or directory", "没有这个文件或文件夹"),
     "os.not-a-folder": Texts("Not a directory", "不是文件夹"),
@@ -1723,7 +1747,9 @@ class Message:
 
 
 # Separators between a phrase's parts, in Chinese: full-width, as Chinese punctuation is.
-_FULL_WIDTH = {"; ": "；", ", ": "，", ": ": "："}
+_FULL_WIDTH = {"; ": "；", ", ": "，", ": ": "：", ". ": "。"}
+# Chinese puts no space after its own full-width punctuation.
+_FULL_WIDTH_ENDS = ("。", "；", "，", "：", "？", "）")
 
 
 @frozen
@@ -1735,10 +1761,15 @@ class Phrase:
     separator: str = ""
 
     def text(self, language: Language = "en") -> str:
-        separator = _FULL_WIDTH.get(self.separator, self.separator)
+        texts = [localize(part, language) for part in self.parts]
         if language != "zh":
-            separator = self.separator
-        return separator.join(localize(part, language) for part in self.parts)
+            return self.separator.join(texts)
+        separator = _FULL_WIDTH.get(self.separator, self.separator)
+        joined = texts[:1]
+        for text in texts[1:]:
+            space = separator == " " and joined[-1].endswith(_FULL_WIDTH_ENDS)
+            joined.append(("" if space else separator) + text)
+        return "".join(joined)
 
     def __str__(self) -> str:
         return self.text()
@@ -1774,16 +1805,23 @@ def translated(value: object) -> bool:
     return not str(value)
 
 
-def did_you_mean(word: str, known: Iterable[str], quote: str = "") -> Message | None:
+def did_you_mean(
+    word: str, known: Iterable[str], quote: str = "", prefix: str = ""
+) -> Message | None:
     """The `known` names nearest to a mistyped `word` ("Did you mean --target?"), each in
-    `quote`s; None where none is near. difflib's similarity ratio catches swapped letters
-    (`polcy`, `tagret`) as well as one-letter slips."""
+    `quote`s after `prefix` (the namespace they are shown in: "cuda "); None where none is
+    near. For commands, options, config keys and values alike. difflib's similarity ratio
+    catches swapped letters (`polcy`, `tagret`, `lokc`) as well as one-letter slips."""
     import difflib  # only for a mistyped word
 
     close = difflib.get_close_matches(word, list(dict.fromkeys(known)), n=3, cutoff=0.6)
     if not close:
         return None
-    return message("error.did-you-mean", names=" / ".join(f"{quote}{c}{quote}" for c in close))
+    shown = [f"{quote}{prefix}{name}{quote}" for name in close]
+    names: Localized = shown[-1]
+    if shown[:-1]:
+        names = message("usage.either", first=", ".join(shown[:-1]), last=shown[-1])
+    return message("did-you-mean", names=names)
 
 
 def labels_language(parts: Iterable[object], language: Language) -> Language:
@@ -1791,17 +1829,46 @@ def labels_language(parts: Iterable[object], language: Language) -> Language:
     return language if all(translated(part) for part in parts) else "en"
 
 
-def language_of(environ: Mapping[str, str]) -> Language:
-    """The language of the user's locale: Chinese for a `zh` locale, else English.
+def locale_of(environ: Mapping[str, str]) -> str:
+    """The locale that names the language and codeset of messages: the first of `LC_ALL`,
+    `LC_MESSAGES` and `LANG` that is set and not empty, as POSIX consults them; "" for none
+    (the C locale)."""
+    return next((environ[name] for name in LOCALE_VARIABLES if environ.get(name)), "")
 
-    The first locale variable set decides, as for any program's messages (`LC_ALL`
-    overrides `LC_MESSAGES`, which overrides `LANG`).
+
+def language_of(environ: Mapping[str, str]) -> Language:
+    """The language of the user's locale: Chinese for a `zh` locale (zh_CN, zh_TW, zh_HK,
+    zh_SG), else English.
+
+    The locale is `locale_of`'s; the C (POSIX) locale, or none, means English. Otherwise
+    GNU's `LANGUAGE` list, where given, goes first, as gettext reads it: its first entry
+    in a language the catalogue has decides ("fr:zh_CN" is Chinese, "fr" English).
     """
-    for name in LOCALE_VARIABLES:
-        value = environ.get(name, "")
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
+    locale = locale_of(environ)
+    if locale.split(".")[0].split("@")[0] in ("", "C", "POSIX"):
+        return "en"
+    wanted = environ.get("LANGUAGE", "")
+    candidates = [*wanted.split(":")] if wanted else [locale]
+    for candidate in candidates:
+        if candidate.lower().startswith("zh"):
+            return "zh"
+        if candidate.lower().startswith("en"):
+            return "en"
     return "en"
+
+
+def codeset_of(environ: Mapping[str, str]) -> str | None:
+    """The character set `locale_of`'s locale names ("gb18030" for zh_CN.GB18030), as
+    Python's codec name; None where it names none or one Python lacks."""
+    import codecs  # only where a locale names a codeset
+
+    locale = locale_of(environ)
+    if "." not in locale:
+        return None
+    try:
+        return codecs.lookup(locale.split(".", 1)[1].split("@")[0]).name
+    except LookupError:
+        return None
 
 
 def placeholders(template: str) -> set[str]:

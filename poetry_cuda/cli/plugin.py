@@ -21,6 +21,7 @@ from cleo.events.console_events import TERMINATE
 from poetry.plugins.application_plugin import ApplicationPlugin
 
 from poetry_cuda.cli.registry import COMMANDS
+from poetry_cuda.cli.terminal import follow_the_locale_codeset
 from poetry_cuda.display import shown
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import language_of
@@ -55,6 +56,7 @@ MIRROR_VARIABLES = "POETRY_CUDA_MIRROR_"
 
 class CudaApplicationPlugin(ApplicationPlugin):
     def activate(self, application: Application) -> None:
+        follow_the_locale_codeset(os.environ)  # before Poetry or the plugin writes a line
         if "run" in sys.argv:  # `poetry cuda run CMD` runs now, before Poetry reads CMD's options
             from poetry_cuda.cli.poetry_run import run_now
 
