@@ -193,6 +193,35 @@ MessageId = Literal[
     "variant.no-stack-label-fix",
     "variant.file-unnamed",
     "variant.file-unnamed-fix",
+    "label.foreign",
+    "label.unknown",
+    "label.none-serves",
+    "label.none-listed",
+    "label.none-serves-fix",
+    "label.fallback",
+    "label.planned-cpu",
+    "label.no-driver",
+    "label.installer-picks",
+    "label.stack",
+    "label.plan-gives",
+    "label.publishes-without",
+    "label.gets",
+    "label.none-serves-all",
+    "label.none-serves-all-fix",
+    "label.newest-for-all",
+    "label.arches-differ",
+    "label.runs-minor",
+    "label.runs-native",
+    "label.lower-bound",
+    "label.audit",
+    "label.chosen",
+    "label.wrote",
+    "release.newest-unconstrained",
+    "release.newest-admitted",
+    "release.fallback",
+    "release.none-admitted",
+    "release.no-project",
+    "release.metadata",
     "env.rocm-build",
     "env.xpu-build",
     "rocm.unknown-gfx",
@@ -427,6 +456,47 @@ MessageId = Literal[
     "doctor.image-meets-cudnn",
     "doctor.image-end-of-life",
     "doctor.image-end-of-life-fix",
+    "damage.missing",
+    "damage.not-regular",
+    "damage.size",
+    "damage.unreadable",
+    "damage.contents",
+    "damage.record-unreadable",
+    "records.more",
+    "records.damaged",
+    "records.damaged-fix",
+    "records.twice",
+    "records.twice-fix",
+    "records.store-modified",
+    "records.store-modified-fix",
+    "records.how-deep",
+    "records.how-quick",
+    "records.sound",
+    "records.lock-twice-fix",
+    "extra.sync-fix",
+    "extra.sync-fix-uv",
+    "extra.macos",
+    "extra.no-driver",
+    "extra.no-cpu",
+    "extra.cpu",
+    "extra.none-runs",
+    "extra.fallback",
+    "extra.highest",
+    "extra.not",
+    "extra.refused",
+    "extra.cpu-only-with",
+    "extra.refused-why",
+    "extra.refused-fix-driver",
+    "extra.refused-fix-no-driver",
+    "extra.none-fits",
+    "extra.fits",
+    "extra.install-fix",
+    "extra.none-installed",
+    "extra.foreign-installed",
+    "extra.installed",
+    "extra.installed-cannot-run",
+    "extra.cpu-installed",
+    "extra.other-installed",
     "files.not-replaced",
     "files.not-replaced-why",
     "files.not-replaced-fix",
@@ -438,6 +508,28 @@ MessageId = Literal[
     "store.invalid-wheel",
     "store.invalid-wheel-why",
     "store.invalid-wheel-fix",
+    "store.archive-store",
+    "store.archives-empty",
+    "store.archive",
+    "store.archive-removed",
+    "store.used-by",
+    "store.used-by-none",
+    "store.wheel-store",
+    "store.wheels-empty",
+    "store.wheel",
+    "store.wheels",
+    "store.wheel-removed",
+    "store.unreadable",
+    "store.unreadable-fix",
+    "store.damaged",
+    "store.damaged-fix",
+    "store.verified",
+    "store.file-changed",
+    "store.records-not-one",
+    "store.record-unreadable",
+    "store.not-in-record",
+    "store.other-sha256",
+    "store.other-size",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -922,6 +1014,122 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "variant.file-unnamed-fix": Texts(
         "give the file its index name, e.g. torch-2.10.0-variants.json",
         "按索引中的名字命名该文件，例如 torch-2.10.0-variants.json",
+    ),
+    "label.foreign": Texts(
+        "{label} needs {foreign} hardware, not an NVIDIA GPU",
+        "{label} 需要 {foreign} 的硬件，而不是 NVIDIA GPU",
+    ),
+    "label.unknown": Texts(
+        "{what} {label}: not in the knowledge base; judged by its published properties",
+        "{what} {label}：知识库中没有它；按它发布的属性判断",
+    ),
+    "label.none-serves": Texts(
+        "{what}: no variant label serves {target}",
+        "{what}：没有哪个变体标签能服务 {target}",
+    ),
+    "label.none-listed": Texts(
+        "it lists no label",
+        "它没有列出任何标签",
+    ),
+    "label.none-serves-fix": Texts(
+        "plan for another target, or install a build from the family's own index",
+        "为另一台目标主机制定计划，或从该包族自己的索引安装构建",
+    ),
+    "label.fallback": Texts(
+        "{label}: no CUDA label runs on {target}, so the CPU build because allow-cpu-fallback = true",
+        "{label}：没有能在 {target} 上运行的 CUDA 标签，因为 allow-cpu-fallback = true，所以选 CPU 版",
+    ),
+    "label.planned-cpu": Texts(
+        "{label}: the plan gives {target} the CPU build",
+        "{label}：计划给 {target} 的是 CPU 版",
+    ),
+    "label.no-driver": Texts(
+        "{label}: {target} has no NVIDIA driver, so the CPU build",
+        "{label}：{target} 没有 NVIDIA 驱动，所以选 CPU 版",
+    ),
+    "label.installer-picks": Texts(
+        "{what}: a variant-enabled installer picks {installer} on {target} (its NVIDIA provider looks at the driver and the highest GPU only); poetry-cuda chose {label}",
+        "{what}：支持变体的安装器在 {target} 上会选 {installer}（它的 NVIDIA 提供者只看驱动和最高的 GPU）；poetry-cuda 选的是 {label}",
+    ),
+    "label.stack": Texts(
+        "{label}: the plan's {stack} build for {gpus}",
+        "{label}：计划为 {gpus} 选的 {stack} 构建",
+    ),
+    "label.plan-gives": Texts(
+        "{label}: the plan gives {target} {build}",
+        "{label}：计划给 {target} 的是 {build}",
+    ),
+    "label.publishes-without": Texts(
+        "{what} {build}: publishes {published}, without {missing} of {target}; the knowledge base has the build serve it, and decides",
+        "{what} {build}：发布的是 {published}，不含 {target} 的 {missing}；知识库认为该构建支持它，以知识库为准",
+    ),
+    "label.gets": Texts(
+        "{target} gets {label}",
+        "{target} 得到 {label}",
+    ),
+    "label.none-serves-all": Texts(
+        "{what}: no variant label serves every target",
+        "{what}：没有哪个变体标签能服务所有目标主机",
+    ),
+    "label.none-serves-all-fix": Texts(
+        "plan for fewer targets, or give each its own properties file",
+        "减少目标主机，或为每台目标主机各写一个属性文件",
+    ),
+    "label.newest-for-all": Texts(
+        "{label}: the newest build every target runs",
+        "{label}：所有目标主机都能运行的最新构建",
+    ),
+    "label.arches-differ": Texts(
+        "{what} {label}: publishes nvidia :: sm_arch :: {said}; the knowledge base has {has} for {platform}, and decides",
+        "{what} {label}：发布的是 nvidia :: sm_arch :: {said}；知识库中 {platform} 上是 {has}，以知识库为准",
+    ),
+    "label.runs-minor": Texts(
+        "{target}'s driver (CUDA {cuda}) runs it only through minor-version compatibility",
+        "{target} 的驱动（CUDA {cuda}）只能通过次版本兼容运行它",
+    ),
+    "label.runs-native": Texts(
+        "{target}'s driver (CUDA {cuda}) runs it natively; an older one would run it only through minor-version compatibility",
+        "{target} 的驱动（CUDA {cuda}）能原生运行它；更旧的驱动只能通过次版本兼容运行它",
+    ),
+    "label.lower-bound": Texts(
+        "{what} {label}: publishes {published} for a build of CUDA {cuda}; {runs}",
+        "{what} {label}：为 CUDA {cuda} 的构建发布了 {published}；{runs}",
+    ),
+    "label.audit": Texts(
+        "audit: {text}",
+        "核查：{text}",
+    ),
+    "label.chosen": Texts(
+        "Variant: {label} ({reason})",
+        "变体：{label}（{reason}）",
+    ),
+    "label.wrote": Texts(
+        "Wrote {path}",
+        "已写入 {path}",
+    ),
+    "release.newest-unconstrained": Texts(
+        "the newest known: no {package} constraint to honour",
+        "已知最新的版本：没有需要遵守的 {package} 约束",
+    ),
+    "release.newest-admitted": Texts(
+        "the newest the project's {package} {constraints} admits",
+        "项目的 {package} {constraints} 允许的最新版本",
+    ),
+    "release.fallback": Texts(
+        "the newest known, as a fallback (see the warning)",
+        "已知最新的版本，作为后备（见警告）",
+    ),
+    "release.none-admitted": Texts(
+        "{constraints} admits no {package} release with published wheel variants (known: {known}), so no variant wheel will match it; the file uses {newest}'s metadata, the newest known. Pass the wanted release's {package}-<version>-variants.json with --variants FILE, or admit one of {known}",
+        "{constraints} 不允许任何发布了 wheel 变体的 {package} 版本（已知：{known}），所以没有变体 wheel 能与之匹配；文件使用已知最新的 {newest} 的元数据。请用 --variants FILE 传入所需版本的 {package}-<version>-variants.json，或允许 {known} 中的一个",
+    ),
+    "release.no-project": Texts(
+        "no project here",
+        "这里没有项目",
+    ),
+    "release.metadata": Texts(
+        "Variant metadata: {package} {version}'s, as published ({reason}); source: {source}",
+        "变体元数据：{package} {version} 发布的元数据（{reason}）；来源：{source}",
     ),
     "env.rocm-build": Texts(
         "no CUDA toolkit applies: the {variant} build's wheels bring the HIP and ROCm "
@@ -1636,6 +1844,170 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "move to a supported tag of the same CUDA minor ({image})",
         "换用同一 CUDA 次版本仍受支持的标签（{image}）",
     ),
+    "damage.missing": Texts(
+        "missing",
+        "缺失",
+    ),
+    "damage.not-regular": Texts(
+        "not a regular file",
+        "不是普通文件",
+    ),
+    "damage.size": Texts(
+        "{size} bytes, recorded {recorded}",
+        "{size} 字节，记录的是 {recorded}",
+    ),
+    "damage.unreadable": Texts(
+        "cannot be read",
+        "无法读取",
+    ),
+    "damage.contents": Texts(
+        "other contents than the wheel's (sha256 differs)",
+        "内容与 wheel 中的不同（sha256 不一致）",
+    ),
+    "damage.record-unreadable": Texts(
+        "unreadable ({error})",
+        "无法读取（{error}）",
+    ),
+    "records.more": Texts(
+        "and {count} more",
+        "另有 {count} 个",
+    ),
+    "records.damaged": Texts(
+        "{name} {version}: {count} installed files are not what its wheel holds: {listed}",
+        "{name} {version}：有 {count} 个已安装的文件与它的 wheel 中的不一致：{listed}",
+    ),
+    "records.damaged-fix": Texts(
+        "install it again: run `{sync}`",
+        "重新安装它：运行 `{sync}`",
+    ),
+    "records.twice": Texts(
+        "{name} is installed twice ({folders}): the versions share their files, and what is left matches at most one",
+        "{name} 安装了两次（{folders}）：两个版本共用文件，剩下的最多只与其中一个一致",
+    ),
+    "records.twice-fix": Texts(
+        "run `poetry cuda lock` (one version per target), then `{sync}`",
+        "运行 `poetry cuda lock`（每台目标主机一个版本），然后运行 `{sync}`",
+    ),
+    "records.store-modified": Texts(
+        "the shared store's entry of {filename} ({folder}) was modified after it was linked into this environment: {listed}",
+        "共享存储中 {filename} 的条目（{folder}）在链接进这个环境之后被修改了：{listed}",
+    ),
+    "records.store-modified-fix": Texts(
+        "run `poetry cuda sync`: the entry is unpacked again from the locked wheel and linked anew",
+        "运行 `poetry cuda sync`：会从锁定的 wheel 重新解压该条目并重新链接",
+    ),
+    "records.how-deep": Texts(
+        "every sha256",
+        "逐个校验 sha256",
+    ),
+    "records.how-quick": Texts(
+        "sizes and times; --deep reads every sha256",
+        "校验大小和时间；--deep 会逐个校验 sha256",
+    ),
+    "records.sound": Texts(
+        "{count} CUDA-bearing distributions, {files} files, as their RECORD says ({how})",
+        "{count} 个带 CUDA 的发行包、{files} 个文件与各自的 RECORD 一致（{how}）",
+    ),
+    "records.lock-twice-fix": Texts(
+        "{pin}; `poetry cuda lock` refuses such a lock",
+        "{pin}；`poetry cuda lock` 会拒绝这样的锁",
+    ),
+    "extra.sync-fix": Texts(
+        "run `poetry cuda sync` (or `poetry-cuda sync`)",
+        "运行 `poetry cuda sync`（或 `poetry-cuda sync`）",
+    ),
+    "extra.sync-fix-uv": Texts(
+        "run `poetry-cuda sync`",
+        "运行 `poetry-cuda sync`",
+    ),
+    "extra.macos": Texts(
+        "macOS has no CUDA",
+        "macOS 没有 CUDA",
+    ),
+    "extra.no-driver": Texts(
+        "this machine has no NVIDIA driver",
+        "这台机器没有 NVIDIA 驱动",
+    ),
+    "extra.no-cpu": Texts(
+        "{host}, and no extra of {family} is a CPU build",
+        "{host}，而 {family} 的 extra 中没有 CPU 版",
+    ),
+    "extra.cpu": Texts(
+        "{host}: {extra} is the CPU build",
+        "{host}：{extra} 是 CPU 版",
+    ),
+    "extra.none-runs": Texts(
+        "no CUDA extra of {family} runs here ({driver})",
+        "{family} 的 CUDA extra 都不能在这里运行（{driver}）",
+    ),
+    "extra.fallback": Texts(
+        "no CUDA extra runs here ({driver}); {fallback}",
+        "没有能在这里运行的 CUDA extra（{driver}）；{fallback}",
+    ),
+    "extra.highest": Texts(
+        "the highest-CUDA extra that runs here: {driver}; {detail}",
+        "能在这里运行的 CUDA 版本最高的 extra：{driver}；{detail}",
+    ),
+    "extra.not": Texts(
+        "not {extra}: {detail}",
+        "不选 {extra}：{detail}",
+    ),
+    "extra.refused": Texts(
+        "No extra of {family} fits this machine: {reason}.",
+        "{family} 没有适合这台机器的 extra：{reason}。",
+    ),
+    "extra.cpu-only-with": Texts(
+        "a GPU machine gets the CPU build only with {fallback}",
+        "有 GPU 的机器只有设置了 {fallback} 才会安装 CPU 版",
+    ),
+    "extra.refused-why": Texts(
+        "sync installs, for each family, the extra whose build runs on this machine's driver and GPUs",
+        "sync 为每个包族安装能在这台机器的驱动和 GPU 上运行的那个 extra",
+    ),
+    "extra.refused-fix-driver": Texts(
+        "update the NVIDIA driver, or add an extra whose build this driver runs and lock again; to install the CPU build here, set {fallback}",
+        "升级 NVIDIA 驱动，或添加一个这个驱动能运行的 extra 并重新锁定；要在这里安装 CPU 版，请设置 {fallback}",
+    ),
+    "extra.refused-fix-no-driver": Texts(
+        "install the NVIDIA driver, or add a cpu extra to the project and lock again",
+        "安装 NVIDIA 驱动，或给项目添加一个 cpu extra 并重新锁定",
+    ),
+    "extra.none-fits": Texts(
+        "no extra of {family} fits this machine: {reason}",
+        "{family} 没有适合这台机器的 extra：{reason}",
+    ),
+    "extra.fits": Texts(
+        "the {extra} extra fits here: {reason}",
+        "{extra} extra 适合这台机器：{reason}",
+    ),
+    "extra.install-fix": Texts(
+        "{sync} to install the {extra} extra",
+        "{sync}，安装 {extra} extra",
+    ),
+    "extra.none-installed": Texts(
+        "no build of {family} is installed (extras {names})",
+        "没有安装 {family} 的任何构建（extra：{names}）",
+    ),
+    "extra.foreign-installed": Texts(
+        "{build} is installed: the build of none of cuda.lock's extras ({names})",
+        "安装的是 {build}：不属于 cuda.lock 的任何 extra（{names}）",
+    ),
+    "extra.installed": Texts(
+        "the {extra} extra is installed ({build})",
+        "已安装 {extra} extra（{build}）",
+    ),
+    "extra.installed-cannot-run": Texts(
+        "the {extra} extra is installed ({build}) but cannot run here: {detail}",
+        "已安装 {extra} extra（{build}），但它不能在这里运行：{detail}",
+    ),
+    "extra.cpu-installed": Texts(
+        "the {extra} extra (a CPU build) is installed ({build}) on a machine whose GPU the {best} extra serves: torch.cuda.is_available() will be False",
+        "这台机器的 GPU 可由 {best} extra 支持，却安装了 {extra} extra（CPU 版，{build}）：torch.cuda.is_available() 将为 False",
+    ),
+    "extra.other-installed": Texts(
+        "the {extra} extra is installed ({build}); {best} is the one that fits here best",
+        "已安装 {extra} extra（{build}）；最适合这里的是 {best}",
+    ),
     # What cuda.lock records is quoted as written, and said to be quoted.
     "doctor.recorded-fix": Texts("{satisfy}", "{satisfy}（cuda.lock 记录的办法）"),
     "doctor.system-none-found": Texts(
@@ -1725,6 +2097,94 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "store.invalid-wheel-fix": Texts(
         "report it to the publisher of {name}, and lock a version of it whose wheel installs",
         "向 {name} 的发布者报告这个问题，并锁定一个 wheel 能正常安装的版本",
+    ),
+    "store.archive-store": Texts(
+        "Store {root}",
+        "存储 {root}",
+    ),
+    "store.archives-empty": Texts(
+        '  empty: no project with toolkit = "redist" has assembled its toolkit here',
+        '  空：没有哪个 toolkit = "redist" 的项目在这里组装过工具包',
+    ),
+    "store.archive": Texts(
+        "  {archive}, {size} MiB, {users}",
+        "  {archive}，{size} MiB，{users}",
+    ),
+    "store.archive-removed": Texts(
+        "Removed {archive}, {size} MiB",
+        "已删除 {archive}，{size} MiB",
+    ),
+    "store.used-by": Texts(
+        "used by {projects}",
+        "使用者：{projects}",
+    ),
+    "store.used-by-none": Texts(
+        "used by no project",
+        "没有项目使用",
+    ),
+    "store.wheel-store": Texts(
+        "Wheel store {root}",
+        "wheel 存储 {root}",
+    ),
+    "store.wheels-empty": Texts(
+        '  empty: no project with install = "shared" has installed from here',
+        '  空：没有哪个 install = "shared" 的项目从这里安装过',
+    ),
+    "store.wheel": Texts(
+        "  {name} {version}, {size} MiB, {users}",
+        "  {name} {version}，{size} MiB，{users}",
+    ),
+    "store.wheels": Texts(
+        "  {count} wheels, {size} MiB unpacked",
+        "  {count} 个 wheel，解压后 {size} MiB",
+    ),
+    "store.wheel-removed": Texts(
+        "Removed {name} {version} ({filename}), {size} MiB",
+        "已删除 {name} {version}（{filename}），{size} MiB",
+    ),
+    "store.unreadable": Texts(
+        "the store at {root} cannot be read ({error})",
+        "无法读取 {root} 处的存储（{error}）",
+    ),
+    "store.unreadable-fix": Texts(
+        "check the folder's permissions, or point {variable} at another folder",
+        "检查该文件夹的权限，或把 {variable} 指向另一个文件夹",
+    ),
+    "store.damaged": Texts(
+        "Damaged {name} ({folder}): {problems}",
+        "已损坏 {name}（{folder}）：{problems}",
+    ),
+    "store.damaged-fix": Texts(
+        "the next command that needs a damaged entry fetches it again; `store --prune` removes them now",
+        "下一个需要已损坏条目的命令会重新获取它；`store --prune` 会立即删除它们",
+    ),
+    "store.verified": Texts(
+        "Verified {count} entries: every file as it was unpacked",
+        "已校验 {count} 个条目：每个文件都与解压时一致",
+    ),
+    "store.file-changed": Texts(
+        "{path}: other contents than unpacked (sha256 differs)",
+        "{path}：内容与解压时不同（sha256 不一致）",
+    ),
+    "store.records-not-one": Texts(
+        "the wheel holds {count} .dist-info/RECORD files, not one",
+        "wheel 中有 {count} 个 .dist-info/RECORD 文件，而不是一个",
+    ),
+    "store.record-unreadable": Texts(
+        "{path} cannot be read ({error})",
+        "无法读取 {path}（{error}）",
+    ),
+    "store.not-in-record": Texts(
+        "{path}: not listed in the wheel's RECORD",
+        "{path}：没有列在 wheel 的 RECORD 中",
+    ),
+    "store.other-sha256": Texts(
+        "{path}: another sha256 than the wheel's RECORD lists",
+        "{path}：sha256 与 wheel 的 RECORD 所列不同",
+    ),
+    "store.other-size": Texts(
+        "{path}: another size than the wheel's RECORD lists",
+        "{path}：大小与 wheel 的 RECORD 所列不同",
     ),
 }
 

@@ -94,7 +94,7 @@ class SyncCommand(CudaCommand):
             if pick.extra is not None:  # always: `fitting_extras` refused the others
                 self.line(
                     f"<info>Extra</info>: {pick.extra.name} for {pick.family} "
-                    f"({escape(pick.reason)})"
+                    f"({escape(localize(pick.reason, user_language()))})"
                 )
         dry_run = bool(self.option("dry-run"))
         from poetry_cuda.wheelstore.project import shared_install
