@@ -17,6 +17,7 @@ from typing import Any
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 
 
@@ -185,7 +186,7 @@ def _parse_file(
 
 def refused(
     kind: type[PoetryCudaError],
-    what: str,
+    what: Localized,
     error: Exception,
     *,
     why: Localized = "",
@@ -193,7 +194,8 @@ def refused(
 ) -> PoetryCudaError:
     """A document of valid syntax its parser still refuses: an integer of thousands of
     digits, or arrays and tables nested deeper than the parser recurses."""
-    return kind(f"{what} ({error.__class__.__name__}: {str(error)[:200]})", why=why, fix=fix)
+    said = f"({error.__class__.__name__}: {str(error)[:200]})"
+    return kind(Phrase((what, said), " "), why=why, fix=fix)
 
 
 # A UTF-8 byte order mark, which some Windows editors put at the start of every file.

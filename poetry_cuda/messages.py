@@ -314,6 +314,89 @@ MessageId = Literal[
     "detect.kubernetes-missing",
     "detect.kubernetes-missing-why",
     "detect.kubernetes-missing-fix",
+    "k8s.why",
+    "k8s.fix",
+    "k8s.label-why",
+    "k8s.stdin",
+    "k8s.not-json",
+    "k8s.not-json-fix",
+    "k8s.not-text",
+    "k8s.unreadable-document",
+    "k8s.too-costly",
+    "k8s.too-costly-why",
+    "k8s.too-costly-fix",
+    "k8s.closed",
+    "k8s.closed-fix",
+    "k8s.terminal",
+    "k8s.terminal-fix",
+    "k8s.cannot-read",
+    "k8s.too-large",
+    "k8s.too-large-why",
+    "k8s.too-large-fix",
+    "k8s.selector",
+    "k8s.selector-why",
+    "k8s.selector-fix",
+    "k8s.top-level",
+    "k8s.expected",
+    "k8s.an-object",
+    "k8s.a-list",
+    "k8s.a-node",
+    "k8s.a-string",
+    "k8s.expected-a-string",
+    "k8s.not-a-list",
+    "k8s.not-a-node",
+    "k8s.bad-node-name",
+    "k8s.node",
+    "k8s.label",
+    "k8s.label-fix",
+    "k8s.label-too-long",
+    "k8s.not-label-value",
+    "k8s.not-a-number",
+    "k8s.not-a",
+    "k8s.driver-version",
+    "k8s.cuda-version",
+    "k8s.without",
+    "k8s.not-driver-part",
+    "k8s.no-arch",
+    "k8s.no-arch-why",
+    "k8s.no-arch-fix",
+    "k8s.not-machine",
+    "k8s.not-os",
+    "k8s.twice",
+    "k8s.no-driver",
+    "k8s.restart-gfd",
+    "k8s.options-need",
+    "k8s.options-need-fix",
+    "k8s.with-target",
+    "k8s.with-target-fix",
+    "k8s.no-group",
+    "k8s.no-group-selected",
+    "k8s.no-group-why",
+    "k8s.no-group-fix",
+    "k8s.wrote",
+    "k8s.cluster",
+    "k8s.groups-one",
+    "k8s.groups",
+    "k8s.nodes-one",
+    "k8s.nodes",
+    "k8s.matched",
+    "k8s.no-groups",
+    "k8s.cpu-only",
+    "k8s.unlabelled",
+    "k8s.as",
+    "k8s.capability",
+    "k8s.no-capability",
+    "k8s.devices-in-all",
+    "k8s.gpus-in-all",
+    "k8s.unknown",
+    "k8s.group",
+    "k8s.group-gpus",
+    "k8s.group-driver",
+    "k8s.group-nodes",
+    "k8s.and-more",
+    "k8s.unlabelled-warning-one",
+    "k8s.unlabelled-warning",
+    "k8s.stale-profile",
     "detect.none-macos",
     "detect.unknown",
     "detect.highest-cuda",
@@ -1478,6 +1561,338 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "`kubectl get nodes -o json | {detect} --kubernetes -`",
         "先用 `kubectl get nodes -o json > {file}` 写出这个文件，或用管道传入："
         "`kubectl get nodes -o json | {detect} --kubernetes -`",
+    ),
+    "k8s.why": Texts(
+        "`detect --kubernetes` reads what `kubectl get nodes -o json` prints",
+        "`detect --kubernetes` 读取的是 `kubectl get nodes -o json` 的输出",
+    ),
+    "k8s.fix": Texts(
+        "give it the output of `kubectl get nodes -o json` (a List or NodeList, or one Node)",
+        "传入 `kubectl get nodes -o json` 的输出（List、NodeList 或单个 Node）",
+    ),
+    "k8s.label-why": Texts(
+        "GPU Feature Discovery writes this label, and a plan for the node depends on it: poetry-cuda guesses no value",
+        "这个标签由 GPU Feature Discovery 写入，节点的计划依赖它：poetry-cuda 不会猜测它的值",
+    ),
+    "k8s.stdin": Texts(
+        "standard input",
+        "标准输入",
+    ),
+    "k8s.not-json": Texts(
+        "{name}: not valid JSON (line {line}, column {column}: {error})",
+        "{name}：不是有效的 JSON（第 {line} 行第 {column} 列：{error}）",
+    ),
+    "k8s.not-json-fix": Texts(
+        "give it the output of `kubectl get nodes -o json` (not `-o yaml` or `-o wide`)",
+        "传入 `kubectl get nodes -o json` 的输出（不是 `-o yaml` 或 `-o wide`）",
+    ),
+    "k8s.not-text": Texts(
+        "{name}: not UTF-8 or UTF-16 text ({reason} at byte {at})",
+        "{name}：不是 UTF-8 或 UTF-16 文本（第 {at} 字节：{reason}）",
+    ),
+    "k8s.unreadable-document": Texts(
+        "{name}: not a readable document",
+        "{name}：无法读取的文档",
+    ),
+    "k8s.too-costly": Texts(
+        "{name}: {values} JSON values in {size} bytes, more than a node list holds for its size",
+        "{name}：{size} 字节中有 {values} 个 JSON 值，超过了同样大小的节点列表所能有的数量",
+    ),
+    "k8s.too-costly-why": Texts(
+        "parsing them would take about {memory} MiB of memory; `kubectl get nodes -o json` has one value in 10 bytes or more",
+        "解析它们大约需要 {memory} MiB 内存；`kubectl get nodes -o json` 的输出每个值至少占 10 字节",
+    ),
+    "k8s.too-costly-fix": Texts(
+        "give it the output of `kubectl get nodes -o json`, or keep only what poetry-cuda reads: {slimmed}",
+        "传入 `kubectl get nodes -o json` 的输出，或只保留 poetry-cuda 读取的部分：{slimmed}",
+    ),
+    "k8s.closed": Texts(
+        "{name} is closed",
+        "{name} 已关闭",
+    ),
+    "k8s.closed-fix": Texts(
+        "pipe kubectl's output in, or give a file",
+        "用管道传入 kubectl 的输出，或给出一个文件",
+    ),
+    "k8s.terminal": Texts(
+        "{name} is a terminal, not kubectl's output",
+        "{name} 是终端，不是 kubectl 的输出",
+    ),
+    "k8s.terminal-fix": Texts(
+        "pipe it in: kubectl get nodes -o json | poetry-cuda detect --kubernetes=-",
+        "用管道传入：kubectl get nodes -o json | poetry-cuda detect --kubernetes=-",
+    ),
+    "k8s.cannot-read": Texts(
+        "{name}: cannot read it ({error})",
+        "{name}：无法读取（{error}）",
+    ),
+    "k8s.too-large": Texts(
+        "{name}: larger than {limit} MiB",
+        "{name}：超过 {limit} MiB",
+    ),
+    "k8s.too-large-why": Texts(
+        "`kubectl get nodes -o json` of the largest cluster Kubernetes supports stays below this; reading more could exhaust the memory",
+        "Kubernetes 支持的最大集群的 `kubectl get nodes -o json` 输出也小于这个大小；读取更多可能耗尽内存",
+    ),
+    "k8s.too-large-fix": Texts(
+        "keep only what poetry-cuda reads: {slimmed}",
+        "只保留 poetry-cuda 读取的部分：{slimmed}",
+    ),
+    "k8s.selector": Texts(
+        "--selector {text}: {term} is not KEY=VALUE",
+        "--selector {text}：{term} 不是 KEY=VALUE",
+    ),
+    "k8s.selector-why": Texts(
+        "a selector keeps the nodes a pod's nodeSelector would: those whose label KEY has exactly VALUE",
+        "选择器保留的节点与 pod 的 nodeSelector 相同：标签 KEY 的值恰好是 VALUE 的节点",
+    ),
+    "k8s.selector-fix": Texts(
+        "write it as in the pod spec, e.g. --selector nvidia.com/gpu.product=NVIDIA-L4 (repeat it, or join terms with commas)",
+        "按 pod spec 中的写法，例如 --selector nvidia.com/gpu.product=NVIDIA-L4（可重复给出，或用逗号连接多个条件）",
+    ),
+    "k8s.top-level": Texts(
+        "(top level)",
+        "（顶层）",
+    ),
+    "k8s.expected": Texts(
+        "expected {what}, got {got}",
+        "应为{what}，实际是 {got}",
+    ),
+    "k8s.an-object": Texts(
+        "an object",
+        "对象",
+    ),
+    "k8s.a-list": Texts(
+        "a list of nodes",
+        "节点列表",
+    ),
+    "k8s.a-node": Texts(
+        "a node",
+        "节点",
+    ),
+    "k8s.a-string": Texts(
+        "a string",
+        "字符串",
+    ),
+    "k8s.expected-a-string": Texts(
+        "expected a string",
+        "应为字符串",
+    ),
+    "k8s.not-a-list": Texts(
+        "{kind}: expected a List or NodeList of nodes",
+        "{kind}：应为由节点组成的 List 或 NodeList",
+    ),
+    "k8s.not-a-node": Texts(
+        "{kind}: not a Node",
+        "{kind}：不是 Node",
+    ),
+    "k8s.bad-node-name": Texts(
+        "expected a node name (1 to {limit} lower-case letters, digits, '-' and '.'), got {got}",
+        "应为节点名（1 到 {limit} 个小写字母、数字、'-' 和 '.'），实际是 {got}",
+    ),
+    "k8s.node": Texts(
+        "node {node}",
+        "节点 {node}",
+    ),
+    "k8s.label": Texts(
+        "label {label}: {problem}",
+        "标签 {label}：{problem}",
+    ),
+    "k8s.label-fix": Texts(
+        "correct the label (kubectl label node {node} {key}=... --overwrite), or restart gpu-feature-discovery on the node to write it again",
+        "更正这个标签（kubectl label node {node} {key}=... --overwrite），或在该节点上重启 gpu-feature-discovery 让它重新写入",
+    ),
+    "k8s.label-too-long": Texts(
+        "longer than a label value may be ({limit})",
+        "超过了标签值的长度上限（{limit}）",
+    ),
+    "k8s.not-label-value": Texts(
+        "not a label value (letters, digits, '-', '_' and '.')",
+        "不是标签值（字母、数字、'-'、'_' 和 '.'）",
+    ),
+    "k8s.not-a-number": Texts(
+        "not a number",
+        "不是数字",
+    ),
+    "k8s.not-a": Texts(
+        "not {what}",
+        "不是{what}",
+    ),
+    "k8s.driver-version": Texts(
+        "a driver version",
+        "驱动版本",
+    ),
+    "k8s.cuda-version": Texts(
+        "a CUDA version (12.4)",
+        "CUDA 版本（如 12.4）",
+    ),
+    "k8s.without": Texts(
+        "given without {missing}",
+        "缺少 {missing}",
+    ),
+    "k8s.not-driver-part": Texts(
+        "not a part of a driver version (digits)",
+        "不是驱动版本的一部分（应为数字）",
+    ),
+    "k8s.no-arch": Texts(
+        "no kubernetes.io/arch label and no status.nodeInfo.architecture",
+        "既没有 kubernetes.io/arch 标签，也没有 status.nodeInfo.architecture",
+    ),
+    "k8s.no-arch-why": Texts(
+        "a plan depends on the machine (x86_64 or aarch64 builds)",
+        "计划取决于机器架构（x86_64 或 aarch64 的构建）",
+    ),
+    "k8s.no-arch-fix": Texts(
+        "give the whole output of `kubectl get nodes -o json`",
+        "传入 `kubectl get nodes -o json` 的完整输出",
+    ),
+    "k8s.not-machine": Texts(
+        "not a machine architecture (amd64, arm64)",
+        "不是机器架构（amd64、arm64）",
+    ),
+    "k8s.not-os": Texts(
+        "not an operating system GPU nodes run (linux)",
+        "不是 GPU 节点运行的操作系统（linux）",
+    ),
+    "k8s.twice": Texts(
+        "node {node} is listed twice",
+        "节点 {node} 出现了两次",
+    ),
+    "k8s.no-driver": Texts(
+        "GPU labels without a driver: neither nvidia.com/cuda.driver-version.* nor nvidia.com/cuda.runtime-version.* (nor their older names)",
+        "有 GPU 标签却没有驱动：既没有 nvidia.com/cuda.driver-version.*，也没有 nvidia.com/cuda.runtime-version.*（及它们的旧名称）",
+    ),
+    "k8s.restart-gfd": Texts(
+        "restart gpu-feature-discovery on the node to write its labels again",
+        "在该节点上重启 gpu-feature-discovery，让它重新写入标签",
+    ),
+    "k8s.options-need": Texts(
+        "--write-targets, --selector and --gpu-only are options of --kubernetes",
+        "--write-targets、--selector 和 --gpu-only 是 --kubernetes 的选项",
+    ),
+    "k8s.options-need-fix": Texts(
+        "add --kubernetes FILE (or --kubernetes=- for standard input) with the output of `kubectl get nodes -o json`",
+        "加上 --kubernetes FILE（或用 --kubernetes=- 读标准输入），传入 `kubectl get nodes -o json` 的输出",
+    ),
+    "k8s.with-target": Texts(
+        "--target and --kubernetes cannot be combined",
+        "--target 和 --kubernetes 不能同时使用",
+    ),
+    "k8s.with-target-fix": Texts(
+        "validate profiles with `detect --target FILE`, or group a cluster's nodes with `detect --kubernetes FILE`",
+        "用 `detect --target FILE` 校验主机配置，或用 `detect --kubernetes FILE` 为集群节点分组",
+    ),
+    "k8s.no-group": Texts(
+        "{origin}: no node with GPU Feature Discovery labels; no profile was written",
+        "{origin}：没有带 GPU Feature Discovery 标签的节点；没有写入任何主机配置",
+    ),
+    "k8s.no-group-selected": Texts(
+        "{origin}: no node with GPU Feature Discovery labels matches the selector; no profile was written",
+        "{origin}：没有与选择器匹配、带 GPU Feature Discovery 标签的节点；没有写入任何主机配置",
+    ),
+    "k8s.no-group-why": Texts(
+        "a profile is written for each group of GPU nodes that GPU Feature Discovery labelled with their driver and compute capability",
+        "每组由 GPU Feature Discovery 标注了驱动和计算能力的 GPU 节点各写一份主机配置",
+    ),
+    "k8s.no-group-fix": Texts(
+        "check the selector, and that GPU Feature Discovery (NVIDIA's device plugin or GPU Operator) runs on the GPU nodes",
+        "检查选择器，并确认 GPU 节点上运行着 GPU Feature Discovery（NVIDIA 的 device plugin 或 GPU Operator）",
+    ),
+    "k8s.wrote": Texts(
+        "Wrote {path} ({label})",
+        "已写入 {path}（{label}）",
+    ),
+    "k8s.cluster": Texts(
+        "Cluster: {origin}, {nodes}; {gpu_nodes} with GPU labels in {groups}",
+        "集群：{origin}，{nodes}；其中 {gpu_nodes} 个带 GPU 标签，分为 {groups}",
+    ),
+    "k8s.groups-one": Texts(
+        "{count} group",
+        "{count} 组",
+    ),
+    "k8s.groups": Texts(
+        "{count} groups",
+        "{count} 组",
+    ),
+    "k8s.nodes-one": Texts(
+        "{count} node",
+        "{count} 个节点",
+    ),
+    "k8s.nodes": Texts(
+        "{count} nodes",
+        "{count} 个节点",
+    ),
+    "k8s.matched": Texts(
+        "  {count} of them match --selector {terms}",
+        "  其中 {count} 个与 --selector {terms} 匹配",
+    ),
+    "k8s.no-groups": Texts(
+        "GPU node groups: none",
+        "GPU 节点组：无",
+    ),
+    "k8s.cpu-only": Texts(
+        "CPU-only nodes ({count})",
+        "仅有 CPU 的节点（{count}）",
+    ),
+    "k8s.unlabelled": Texts(
+        "GPU nodes without GPU Feature Discovery labels ({count})",
+        "没有 GPU Feature Discovery 标签的 GPU 节点（{count}）",
+    ),
+    "k8s.as": Texts(
+        "{products} (as {partitions})",
+        "{products}（划分为 {partitions}）",
+    ),
+    "k8s.capability": Texts(
+        "compute capability {cc} ({sm})",
+        "计算能力 {cc}（{sm}）",
+    ),
+    "k8s.no-capability": Texts(
+        "no compute capability labelled",
+        "没有标注计算能力",
+    ),
+    "k8s.devices-in-all": Texts(
+        "{count} devices in all",
+        "共 {count} 个设备",
+    ),
+    "k8s.gpus-in-all": Texts(
+        "{count} GPUs in all",
+        "共 {count} 个 GPU",
+    ),
+    "k8s.unknown": Texts(
+        "unknown",
+        "未知",
+    ),
+    "k8s.group": Texts(
+        "{name}: {nodes}, {where}",
+        "{name}：{nodes}，{where}",
+    ),
+    "k8s.group-gpus": Texts(
+        "  GPUs: {products}, {gpus}",
+        "  GPU：{products}，{gpus}",
+    ),
+    "k8s.group-driver": Texts(
+        "  NVIDIA driver: {driver}, highest CUDA {cuda}",
+        "  NVIDIA 驱动：{driver}，最高 CUDA {cuda}",
+    ),
+    "k8s.group-nodes": Texts(
+        "  Nodes: {names}",
+        "  节点：{names}",
+    ),
+    "k8s.and-more": Texts(
+        "{names} and {count} more",
+        "{names} 等（另有 {count} 个）",
+    ),
+    "k8s.unlabelled-warning-one": Texts(
+        "{nodes} with an NVIDIA GPU but without GPU Feature Discovery labels ({names}) is in no group: nothing tells their driver and compute capability; run GPU Feature Discovery (NVIDIA's device plugin or GPU Operator) on them",
+        "有 NVIDIA GPU 但没有 GPU Feature Discovery 标签的 {nodes}（{names}）不属于任何组：无从得知它们的驱动和计算能力；请在这些节点上运行 GPU Feature Discovery（NVIDIA 的 device plugin 或 GPU Operator）",
+    ),
+    "k8s.unlabelled-warning": Texts(
+        "{nodes} with an NVIDIA GPU but without GPU Feature Discovery labels ({names}) are in no group: nothing tells their driver and compute capability; run GPU Feature Discovery (NVIDIA's device plugin or GPU Operator) on them",
+        "有 NVIDIA GPU 但没有 GPU Feature Discovery 标签的 {nodes}（{names}）不属于任何组：无从得知它们的驱动和计算能力；请在这些节点上运行 GPU Feature Discovery（NVIDIA 的 device plugin 或 GPU Operator）",
+    ),
+    "k8s.stale-profile": Texts(
+        "{path}: a profile written from Kubernetes that this run did not write again; if its nodes are gone, remove it (plans serve them while it is there)",
+        "{path}：这是之前从 Kubernetes 写入、本次没有重写的主机配置；如果它的节点已不存在，请删除它（只要它还在，计划就会服务这些节点）",
     ),
     "detect.none-macos": Texts("none (macOS has no CUDA)", "无（macOS 没有 CUDA）"),
     "detect.unknown": Texts("unknown", "未知"),
