@@ -107,6 +107,26 @@ MessageId = Literal[
     "schema.not-one-of",
     "schema.missing-one-of",
     "schema.empty",
+    "schema.missing",
+    "schema.expected",
+    "type.string",
+    "type.integer",
+    "type.boolean",
+    "type.bytes",
+    "type.table",
+    "type.tables",
+    "type.list",
+    "type.strings",
+    "type.values",
+    "type.paths",
+    "type.path",
+    "type.url",
+    "type.features",
+    "type.namespaces",
+    "type.packages",
+    "type.provider",
+    "type.cuda-major",
+    "type.cuda-major-example",
     "config.correct",
     "config.write-example",
     "config.known-keys",
@@ -299,6 +319,12 @@ MessageId = Literal[
     "lock.wrote",
     "check.stale",
     "lock.file-missing",
+    "cuda-lock.damaged-why",
+    "cuda-lock.damaged-fix",
+    "cuda-lock.overlong",
+    "cuda-lock.version",
+    "cuda-lock.version-why",
+    "cuda-lock.version-fix",
     "stale.pyproject",
     "stale.managed",
     "stale.targets",
@@ -337,7 +363,6 @@ MessageId = Literal[
     "k8s.selector-why",
     "k8s.selector-fix",
     "k8s.top-level",
-    "k8s.expected",
     "k8s.an-object",
     "k8s.a-list",
     "k8s.a-node",
@@ -585,6 +610,26 @@ MessageId = Literal[
     "files.not-replaced-fix",
     "files.stream-failed",
     "files.stream-failed-fix",
+    "file.folder",
+    "file.fifo",
+    "file.character-device",
+    "file.block-device",
+    "file.socket",
+    "file.link",
+    "file.not-found",
+    "file.unreadable",
+    "file.unreadable-fix",
+    "file.not-utf8-fix",
+    "file.not-regular",
+    "file.not-regular-why",
+    "file.not-regular-fix",
+    "file.too-large",
+    "file.too-large-why",
+    "file.too-large-fix",
+    "file.not-toml",
+    "file.not-toml-fix",
+    "file.unreadable-toml",
+    "file.unreadable-toml-fix",
     "store.no-space",
     "store.no-space-why",
     "store.no-space-fix",
@@ -832,6 +877,86 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "missing (expected one of {options})", "缺少这一项（应为 {options} 中的一个）"
     ),
     "schema.empty": Texts("must not be empty", "不能为空"),
+    "schema.missing": Texts(
+        "missing (expected {what})",
+        "缺失（应为{what}）",
+    ),
+    "schema.expected": Texts(
+        "expected {what}, got {got}",
+        "应为{what}，实际是 {got}",
+    ),
+    "type.string": Texts(
+        "a string",
+        "字符串",
+    ),
+    "type.integer": Texts(
+        "an integer",
+        "整数",
+    ),
+    "type.boolean": Texts(
+        "a boolean",
+        "布尔值",
+    ),
+    "type.bytes": Texts(
+        "a number of bytes",
+        "字节数",
+    ),
+    "type.table": Texts(
+        "a table",
+        "表",
+    ),
+    "type.tables": Texts(
+        "an array of tables",
+        "表数组",
+    ),
+    "type.list": Texts(
+        "a list",
+        "列表",
+    ),
+    "type.strings": Texts(
+        "a list of strings",
+        "字符串列表",
+    ),
+    "type.values": Texts(
+        "a list of values",
+        "值列表",
+    ),
+    "type.paths": Texts(
+        "a list of paths",
+        "路径列表",
+    ),
+    "type.path": Texts(
+        "a path",
+        "路径",
+    ),
+    "type.url": Texts(
+        "a URL",
+        "网址",
+    ),
+    "type.features": Texts(
+        "a table of features",
+        "由特性组成的表",
+    ),
+    "type.namespaces": Texts(
+        "a table of namespaces",
+        "由命名空间组成的表",
+    ),
+    "type.packages": Texts(
+        "a table of packages",
+        "由包组成的表",
+    ),
+    "type.provider": Texts(
+        "a provider table",
+        "提供者表",
+    ),
+    "type.cuda-major": Texts(
+        "a CUDA major version",
+        "CUDA 主版本号",
+    ),
+    "type.cuda-major-example": Texts(
+        "a CUDA major such as 12",
+        "CUDA 主版本号（如 12）",
+    ),
     "config.correct": Texts("correct it in {table}", "请在 {table} 中改正"),
     "config.write-example": Texts("write e.g. {example}", "改为例如 {example}"),
     "config.known-keys": Texts(
@@ -1520,6 +1645,30 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     # `lock --check`: the header above the reasons, its fix, and the all-clear.
     "check.stale": Texts("cuda.lock is stale:", "cuda.lock 已过期："),
     "lock.file-missing": Texts("{file} does not exist", "{file} 不存在"),
+    "cuda-lock.damaged-why": Texts(
+        "cuda.lock is written by poetry-cuda and was changed or damaged since",
+        "cuda.lock 由 poetry-cuda 写入，之后被改动或损坏了",
+    ),
+    "cuda-lock.damaged-fix": Texts(
+        "restore it from version control, or remove it and run `poetry cuda lock` to write it anew",
+        "从版本控制中恢复它，或删除它并运行 `poetry cuda lock` 重新写入",
+    ),
+    "cuda-lock.overlong": Texts(
+        "{path}: {where}: a value of {length} characters, more than the {limit} poetry-cuda ever writes there",
+        "{path}：{where}：值有 {length} 个字符，超过了 poetry-cuda 在这里会写入的 {limit} 个",
+    ),
+    "cuda-lock.version": Texts(
+        "{path}: version {version} is not supported (this poetry-cuda reads 1 and {current})",
+        "{path}：不支持版本 {version}（这个 poetry-cuda 读取版本 1 和 {current}）",
+    ),
+    "cuda-lock.version-why": Texts(
+        "the file was written by a different poetry-cuda release",
+        "这个文件是由另一个版本的 poetry-cuda 写入的",
+    ),
+    "cuda-lock.version-fix": Texts(
+        "upgrade poetry-cuda, or run `poetry cuda lock` to write it for this release",
+        "升级 poetry-cuda，或运行 `poetry cuda lock` 为当前版本重新写入",
+    ),
     "stale.pyproject": Texts(
         "the CUDA-relevant parts of pyproject.toml changed since the lock",
         "锁定之后，pyproject.toml 中与 CUDA 相关的部分有了改动",
@@ -1653,10 +1802,6 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "k8s.top-level": Texts(
         "(top level)",
         "（顶层）",
-    ),
-    "k8s.expected": Texts(
-        "expected {what}, got {got}",
-        "应为{what}，实际是 {got}",
     ),
     "k8s.an-object": Texts(
         "an object",
@@ -2482,6 +2627,86 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "files.stream-failed-fix": Texts(
         "check that {path} takes what is written to it (a pipe needs its reader)",
         "检查 {path} 能否接收写入的内容（管道需要有读取方）",
+    ),
+    "file.folder": Texts(
+        "a folder",
+        "文件夹",
+    ),
+    "file.fifo": Texts(
+        "a named pipe (FIFO)",
+        "命名管道（FIFO）",
+    ),
+    "file.character-device": Texts(
+        "a character device",
+        "字符设备",
+    ),
+    "file.block-device": Texts(
+        "a block device",
+        "块设备",
+    ),
+    "file.socket": Texts(
+        "a socket",
+        "套接字",
+    ),
+    "file.link": Texts(
+        "a symbolic link",
+        "符号链接",
+    ),
+    "file.not-found": Texts(
+        "{name}: file not found",
+        "{name}：找不到文件",
+    ),
+    "file.unreadable": Texts(
+        "{name}: cannot read the file ({error})",
+        "{name}：无法读取文件（{error}）",
+    ),
+    "file.unreadable-fix": Texts(
+        "make the file readable",
+        "让这个文件可读",
+    ),
+    "file.not-utf8-fix": Texts(
+        "make the file readable UTF-8 text",
+        "把文件改成可读的 UTF-8 文本",
+    ),
+    "file.not-regular": Texts(
+        "{name}: not a regular file but {kind}",
+        "{name}：不是普通文件，而是{kind}",
+    ),
+    "file.not-regular-why": Texts(
+        "poetry-cuda reads its input only from regular files, so that a pipe or a device cannot block it or fill the memory",
+        "poetry-cuda 只从普通文件读取输入，以免管道或设备让它阻塞或占满内存",
+    ),
+    "file.not-regular-fix": Texts(
+        "point it at the file itself (a link to a regular file is fine)",
+        "让它指向文件本身（指向普通文件的链接也可以）",
+    ),
+    "file.too-large": Texts(
+        "{name}: larger than {limit} MiB",
+        "{name}：超过 {limit} MiB",
+    ),
+    "file.too-large-why": Texts(
+        "no file of this kind comes near {limit} MiB; reading it whole could exhaust the memory",
+        "这类文件不会接近 {limit} MiB；整个读入可能耗尽内存",
+    ),
+    "file.too-large-fix": Texts(
+        "check that the path names the right file",
+        "检查路径是否指向正确的文件",
+    ),
+    "file.not-toml": Texts(
+        "{path}: not valid TOML ({error})",
+        "{path}：不是有效的 TOML（{error}）",
+    ),
+    "file.not-toml-fix": Texts(
+        "correct the syntax at the position shown",
+        "更正所示位置的语法",
+    ),
+    "file.unreadable-toml": Texts(
+        "{path}: not readable TOML",
+        "{path}：无法读取的 TOML",
+    ),
+    "file.unreadable-toml-fix": Texts(
+        "replace the value: no key poetry-cuda reads holds anything like it",
+        "替换这个值：poetry-cuda 读取的键都不会是这样的值",
     ),
     # The shared wheel store (`install = "shared"`).
     "store.no-space": Texts(

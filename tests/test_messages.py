@@ -36,17 +36,24 @@ SITES = {
 
 
 def _ids_used(path: Path) -> set[str]:
-    """The ids of every `message("...")` call in `path`."""
+    """The ids of every `message("...")` call in `path` (both of `message("a" if x else
+    "b")`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {
-        node.args[0].value
+    firsts = [
+        node.args[0]
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "message"
         and node.args
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
+    ]
+    ids = [
+        arg
+        for first in firsts
+        for arg in ((first.body, first.orelse) if isinstance(first, ast.IfExp) else (first,))
+    ]
+    return {
+        arg.value for arg in ids if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
     }
 
 

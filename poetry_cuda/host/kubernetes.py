@@ -82,7 +82,6 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.messages import Localized
     from poetry_cuda.messages import Message
-    from poetry_cuda.messages import MessageId
 
 
 T = TypeVar("T")
@@ -420,7 +419,7 @@ class _Reader:
     def items(self, document: object) -> list[Any]:
         """The node objects of a List, a NodeList or a single Node."""
         if not isinstance(document, dict):
-            raise self.fail(message("k8s.top-level"), _expected("k8s.an-object", document))
+            raise self.fail(message("k8s.top-level"), _expected(message("k8s.an-object"), document))
         kind = document.get("kind")
         if kind == "Node":
             return [document]
@@ -428,7 +427,7 @@ class _Reader:
             raise self.fail("kind", message("k8s.not-a-list", kind=_brief(kind)))
         items = document.get("items")
         if not isinstance(items, list):
-            raise self.fail("items", _expected("k8s.a-list", items))
+            raise self.fail("items", _expected(message("k8s.a-list"), items))
         return items
 
     def mapping(self, parent: Mapping[str, Any], key: str, where: Localized) -> Mapping[str, Any]:
@@ -437,13 +436,13 @@ class _Reader:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            raise self.fail(where, _expected("k8s.an-object", value))
+            raise self.fail(where, _expected(message("k8s.an-object"), value))
         return value
 
     def name(self, item: object, index: int) -> str:
         where = f"items[{index}]"
         if not isinstance(item, dict):
-            raise self.fail(where, _expected("k8s.a-node", item))
+            raise self.fail(where, _expected(message("k8s.a-node"), item))
         kind = item.get("kind")
         if kind is not None and kind != "Node":
             raise self.fail(f"{where}.kind", message("k8s.not-a-node", kind=_brief(kind)))
@@ -577,7 +576,7 @@ class _Labels:
         if value is not None and not isinstance(value, str):
             raise self.reader.fail(
                 Phrase((message("k8s.node", node=self.node), f"status.nodeInfo.{key}"), ": "),
-                _expected("k8s.a-string", value),
+                _expected(message("k8s.a-string"), value),
             )
         return value
 
@@ -587,9 +586,9 @@ def _named(name: str) -> Localized:
     return message("k8s.stdin") if name == STDIN_NAME else name
 
 
-def _expected(what: MessageId, got: object) -> Message:
-    """ "expected WHAT, got" the value as it was."""
-    return message("k8s.expected", what=message(what), got=_brief(got))
+def _expected(what: Message, got: object) -> Message:
+    """The problem of a value of another kind than `what`: "expected WHAT, got VALUE"."""
+    return message("schema.expected", what=what, got=_brief(got))
 
 
 def _cuda(text: str) -> CudaVersion:

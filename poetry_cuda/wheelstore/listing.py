@@ -91,7 +91,7 @@ class WheelListing:
 
 
 def used_by(projects: Sequence[str]) -> Message:
-    """ "used by" the `projects` that use a stored entry, or by none."""
+    """Which `projects` use a stored entry ("used by ..."), or that none does."""
     if not projects:
         return message("store.used-by-none")
     return message("store.used-by", projects=", ".join(projects))

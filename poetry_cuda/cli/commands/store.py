@@ -19,7 +19,7 @@ from poetry_cuda.messages import message
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from poetry_cuda.messages import MessageId
+    from poetry_cuda.messages import Message
 
 
 HELP = """\
@@ -104,24 +104,28 @@ class StoreCommand(CudaCommand):
             return code
         language = user_language()
 
-        def say(id: MessageId, **params: object) -> None:
-            self.line(escape(message(id, **params).text(language)))
+        def say(said: Message) -> None:
+            self.line(escape(said.text(language)))
 
-        say("store.archive-store", root=store.root)
+        say(message("store.archive-store", root=store.root))
         if not entries and not removed:
-            say("store.archives-empty")
+            say(message("store.archives-empty"))
         for entry in entries:
             say(
-                "store.archive",
-                archive=f"{entry.component} {entry.version} ({entry.platform})",
-                size=f"{entry.size / (1 << 20):.1f}",
-                users=used_by(used.get(entry.key, [])),
+                message(
+                    "store.archive",
+                    archive=f"{entry.component} {entry.version} ({entry.platform})",
+                    size=f"{entry.size / (1 << 20):.1f}",
+                    users=used_by(used.get(entry.key, [])),
+                )
             )
         for entry in removed:
             say(
-                "store.archive-removed",
-                archive=f"{entry.component} {entry.version} ({entry.platform})",
-                size=f"{entry.size / (1 << 20):.1f}",
+                message(
+                    "store.archive-removed",
+                    archive=f"{entry.component} {entry.version} ({entry.platform})",
+                    size=f"{entry.size / (1 << 20):.1f}",
+                )
             )
         for line in wheels.lines(language):
             self.line(escape(line))
