@@ -413,7 +413,8 @@ class _Reader:
     def fail(
         self, where: Localized, problem: Localized, *, why: Localized = WHY, fix: Localized = FIX
     ) -> InputFileError:
-        what = Phrase((_named(self.origin), where, problem), ": ")
+        at = Phrase((_named(self.origin), where), ": ")
+        what = message("schema.at", where=at, problem=problem)
         return InputFileError(what, why=why, fix=fix)
 
     def items(self, document: object) -> list[Any]:
