@@ -581,6 +581,34 @@ MessageId = Literal[
     "records.how-quick",
     "records.sound",
     "records.lock-twice-fix",
+    "builds.not-installed",
+    "builds.unknown",
+    "builds.unknown-fix",
+    "builds.carries",
+    "builds.row-wrong",
+    "builds.row-wrong-fix",
+    "builds.gpu",
+    "builds.relock",
+    "builds.no-kernels",
+    "builds.sass",
+    "builds.sass-via",
+    "builds.no-jit",
+    "builds.ptx-only",
+    "builds.ptx-only-fix",
+    "deep.timeout",
+    "deep.cannot-run",
+    "deep.exited",
+    "deep.run-fix",
+    "deep.import-fails",
+    "deep.import-fails-fix",
+    "deep.import-works",
+    "deep.check-fails",
+    "deep.check-fails-fix",
+    "deep.cpu-build",
+    "deep.cpu-build-fix",
+    "deep.unavailable",
+    "deep.unavailable-fix",
+    "deep.sees",
     "extra.sync-fix",
     "extra.sync-fix-uv",
     "extra.macos",
@@ -2471,6 +2499,118 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "records.lock-twice-fix": Texts(
         "{pin}; `poetry cuda lock` refuses such a lock",
         "{pin}；`poetry cuda lock` 会拒绝这样的锁",
+    ),
+    "builds.not-installed": Texts(
+        "{libraries} is not installed",
+        "没有安装 {libraries}",
+    ),
+    "builds.unknown": Texts(
+        "{name}: the installed build's architectures are unknown: {problem}",
+        "{name}：无法得知已安装构建的架构：{problem}",
+    ),
+    "builds.unknown-fix": Texts(
+        "run `{install}` to install the locked build again",
+        "运行 `{install}`，重新安装锁定的构建",
+    ),
+    "builds.carries": Texts(
+        "{label} carries {arches} ({source})",
+        "{label} 带有 {arches}（{source}）",
+    ),
+    "builds.row-wrong": Texts(
+        "{carries}, but cuda.lock (the knowledge base's row for {row}) says {recorded}: the row is wrong; the checks below go by the build",
+        "{carries}，但 cuda.lock（知识库中 {row} 的条目）记录的是 {recorded}：这个条目有误；下面的检查以构建为准",
+    ),
+    "builds.row-wrong-fix": Texts(
+        "report it to poetry-cuda: the knowledge base row for {row} ({version}) should list {arches}",
+        "向 poetry-cuda 报告：知识库中 {row}（{version}）的条目应列出 {arches}",
+    ),
+    "builds.gpu": Texts(
+        "GPU {index} ({name}, {sm})",
+        "GPU {index}（{name}，{sm}）",
+    ),
+    "builds.relock": Texts(
+        "lock again for this GPU: {lock} with this machine among the targets (`--target this`); the plan picks a build with kernels for {sm} (should it pick this one again, its knowledge base row is wrong: choose another build with `--cuda`)",
+        "为这块 GPU 重新锁定：把这台机器加入目标主机（`--target this`）后{lock}；计划会选择带有 {sm} 内核的构建（如果它再次选中这个构建，说明知识库条目有误：请用 `--cuda` 选择另一个构建）",
+    ),
+    "builds.no-kernels": Texts(
+        "{about} has no kernels in {name}'s installed build: it carries {arches}",
+        "{about} 在 {name} 已安装的构建中没有内核：该构建带有 {arches}",
+    ),
+    "builds.sass": Texts(
+        "{about}: SASS in {name}'s build",
+        "{about}：{name} 的构建中有 SASS",
+    ),
+    "builds.sass-via": Texts(
+        "{about}: SASS in {name}'s build (its {sm} build)",
+        "{about}：{name} 的构建中有 SASS（它的 {sm} 构建）",
+    ),
+    "builds.no-jit": Texts(
+        "{about}: {name}'s build has no SASS for it, and the driver (CUDA <= {driver}) cannot JIT-compile its CUDA {cuda} {ptx} PTX",
+        "{about}：{name} 的构建中没有它的 SASS，而驱动（CUDA <= {driver}）无法 JIT 编译其 CUDA {cuda} 的 {ptx} PTX",
+    ),
+    "builds.ptx-only": Texts(
+        "{about}: no SASS in {name}'s build, only {ptx} PTX, JIT-compiled at first use",
+        "{about}：{name} 的构建中没有 SASS，只有 {ptx} PTX，首次使用时 JIT 编译",
+    ),
+    "builds.ptx-only-fix": Texts(
+        "the first run compiles the kernels and caches them (minutes); for SASS, {relock}",
+        "第一次运行会编译并缓存内核（需要几分钟）；要获得 SASS，{relock}",
+    ),
+    "deep.timeout": Texts(
+        "the check did not finish within {seconds} s",
+        "检查没有在 {seconds} 秒内完成",
+    ),
+    "deep.cannot-run": Texts(
+        "{python}: {error}",
+        "{python}：{error}（无法运行）",
+    ),
+    "deep.exited": Texts(
+        "{python} exited with {code}: {said}",
+        "{python} 以退出码 {code} 结束：{said}",
+    ),
+    "deep.run-fix": Texts(
+        "run the check yourself: `poetry run python -c 'import torch'` shows the error",
+        "自己运行检查：`poetry run python -c 'import torch'` 会显示错误",
+    ),
+    "deep.import-fails": Texts(
+        "import {module} fails: {error}",
+        "import {module} 失败：{error}",
+    ),
+    "deep.import-fails-fix": Texts(
+        "run `{install}`; a missing system library is named in the error",
+        "运行 `{install}`；缺少的系统库会在错误中写明",
+    ),
+    "deep.import-works": Texts(
+        "import {module} works ({version})",
+        "import {module} 正常（{version}）",
+    ),
+    "deep.check-fails": Texts(
+        "{module}'s own check fails: {error}",
+        "{module} 自带的检查失败：{error}",
+    ),
+    "deep.check-fails-fix": Texts(
+        "install the system libraries listed under System requirements",
+        "安装“系统依赖”下列出的系统库",
+    ),
+    "deep.cpu-build": Texts(
+        "torch {version} is a CPU build (torch.version.cuda is None); cuda.lock locks {variant}",
+        "torch {version} 是 CPU 版（torch.version.cuda 为 None）；而 cuda.lock 锁定的是 {variant}",
+    ),
+    "deep.cpu-build-fix": Texts(
+        "run `{install}` to install the locked build",
+        "运行 `{install}`，安装锁定的构建",
+    ),
+    "deep.unavailable": Texts(
+        "torch {version} (CUDA {cuda}): torch.cuda.is_available() is False",
+        "torch {version}（CUDA {cuda}）：torch.cuda.is_available() 为 False",
+    ),
+    "deep.unavailable-fix": Texts(
+        "check the driver (see Host above) and that the GPU is visible to this process",
+        "检查驱动（见上面的“主机”部分），并确认这个进程能看到 GPU",
+    ),
+    "deep.sees": Texts(
+        "torch sees GPU {index} ({sm})",
+        "torch 能看到 GPU {index}（{sm}）",
     ),
     "extra.sync-fix": Texts(
         "run `poetry cuda sync` (or `poetry-cuda sync`)",

@@ -177,7 +177,9 @@ def test_read_builds_scans_libraries_and_takes_torch_s_own_list(tmp_path: Path) 
     builds = read_builds(
         {"torch": {"cuda": "12.4", "arches": []}}, [torch_package()], environment, KB.installed
     )
-    assert builds == {"torch": "torch/lib/libtorch_cuda.so is not installed"}
+    assert {name: str(build) for name, build in builds.items()} == {
+        "torch": "torch/lib/libtorch_cuda.so is not installed"
+    }
     assert (
         read_builds({"torch": {"cuda": None}}, [torch_package()], environment, KB.installed) == {}
     )
