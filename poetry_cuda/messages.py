@@ -609,6 +609,29 @@ MessageId = Literal[
     "deep.unavailable",
     "deep.unavailable-fix",
     "deep.sees",
+    "toolkit.fix",
+    "toolkit.assemble-again",
+    "toolkit.other-platforms",
+    "toolkit.lock-for-this",
+    "toolkit.no-archives",
+    "toolkit.archive-missing",
+    "toolkit.not-assembled",
+    "toolkit.other-archives",
+    "toolkit.no-nvcc",
+    "toolkit.other-nvcc",
+    "toolkit.nvcc-mismatch",
+    "toolkit.nvcc-mismatch-fix",
+    "toolkit.assembled",
+    "index.title",
+    "index.how",
+    "index.any-version",
+    "index.unreadable",
+    "index.not-served",
+    "index.served",
+    "index.redirected",
+    "index.links-elsewhere",
+    "index.links-upstream",
+    "index.links-local",
     "extra.sync-fix",
     "extra.sync-fix-uv",
     "extra.macos",
@@ -2611,6 +2634,98 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "deep.sees": Texts(
         "torch sees GPU {index} ({sm})",
         "torch 能看到 GPU {index}（{sm}）",
+    ),
+    "toolkit.fix": Texts(
+        "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it fetches and assembles it",
+        "运行 `poetry cuda env`（或 `poetry-cuda env`，或 `sync`）：它会获取并组装工具包",
+    ),
+    "toolkit.assemble-again": Texts(
+        "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it assembles it again",
+        "运行 `poetry cuda env`（或 `poetry-cuda env`，或 `sync`）：它会重新组装工具包",
+    ),
+    "toolkit.other-platforms": Texts(
+        'toolkit = "redist": cuda.lock records the toolkit archives for {recorded}, and this machine is {platform}',
+        'toolkit = "redist"：cuda.lock 记录的是 {recorded} 的工具包归档，而这台机器是 {platform}',
+    ),
+    "toolkit.lock-for-this": Texts(
+        "lock again with this machine among the targets (`--target this`)",
+        "把这台机器加入目标主机后重新锁定（`--target this`）",
+    ),
+    "toolkit.no-archives": Texts(
+        'toolkit = "redist": cuda.lock records no toolkit archives for this platform',
+        'toolkit = "redist"：cuda.lock 没有记录这个平台的工具包归档',
+    ),
+    "toolkit.archive-missing": Texts(
+        "{archive} is not in the shared store, or not whole",
+        "{archive} 不在共享存储中，或不完整",
+    ),
+    "toolkit.not-assembled": Texts(
+        "the project's CUDA toolkit is not assembled",
+        "项目的 CUDA 工具包还没有组装",
+    ),
+    "toolkit.other-archives": Texts(
+        "the project's CUDA toolkit was assembled from other archives than cuda.lock records",
+        "项目的 CUDA 工具包是用 cuda.lock 记录之外的归档组装的",
+    ),
+    "toolkit.no-nvcc": Texts(
+        "the project's CUDA toolkit has no nvcc",
+        "项目的 CUDA 工具包中没有 nvcc",
+    ),
+    "toolkit.other-nvcc": Texts(
+        "the project's CUDA toolkit runs {nvcc}, not the stored nvcc",
+        "项目的 CUDA 工具包运行的是 {nvcc}，而不是存储中的 nvcc",
+    ),
+    "toolkit.nvcc-mismatch": Texts(
+        "the project's nvcc is {nvcc}, but its CUDA (torch's) is {cuda}",
+        "项目的 nvcc 是 {nvcc}，而它的 CUDA（torch 的）是 {cuda}",
+    ),
+    "toolkit.nvcc-mismatch-fix": Texts(
+        "lock again: cuda.lock then records the toolkit of the project's CUDA version",
+        "重新锁定：之后 cuda.lock 会记录与项目 CUDA 版本一致的工具包",
+    ),
+    "toolkit.assembled": Texts(
+        "nvcc {nvcc} assembled from the shared store, as cuda.lock records",
+        "nvcc {nvcc} 已按 cuda.lock 的记录从共享存储组装",
+    ),
+    "index.title": Texts(
+        "Index check ({how}):",
+        "索引检查（{how}）：",
+    ),
+    "index.how": Texts(
+        "online: at most {page} s a page, redirects included, and {total} s in all",
+        "联网：每个页面（含重定向）最多 {page} 秒，总共最多 {total} 秒",
+    ),
+    "index.any-version": Texts(
+        "{name} (any version)",
+        "{name}（任意版本）",
+    ),
+    "index.unreadable": Texts(
+        "{what}: cannot read {url}: {problem}",
+        "{what}：无法读取 {url}：{problem}",
+    ),
+    "index.not-served": Texts(
+        "{what}: NOT served by {url} (it lists: {listed})",
+        "{what}：{url} 不提供（它列出的是：{listed}）",
+    ),
+    "index.served": Texts(
+        "{what}: served by {url}",
+        "{what}：由 {url} 提供",
+    ),
+    "index.redirected": Texts(
+        "  redirected to {url}",
+        "  重定向到 {url}",
+    ),
+    "index.links-elsewhere": Texts(
+        "  its file links point elsewhere: {hosts}",
+        "  它的文件链接指向别处：{hosts}",
+    ),
+    "index.links-upstream": Texts(
+        "  its file links point elsewhere: {hosts} (upstream: downloads go to the family's own index)",
+        "  它的文件链接指向别处：{hosts}（上游：下载会去包族自己的索引）",
+    ),
+    "index.links-local": Texts(
+        "  its file links point at the index itself",
+        "  它的文件链接指向索引本身",
     ),
     "extra.sync-fix": Texts(
         "run `poetry cuda sync` (or `poetry-cuda sync`)",
