@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
 
 
 def parse_with_tomlkit(text: str) -> dict[str, Any]:
@@ -79,10 +80,10 @@ _FILE_TYPES = (
 )
 
 
-def file_kind(mode: int) -> str | None:
+def file_kind(mode: int) -> Message | None:
     """What a file of `mode` (from `os.lstat`) is when it is no regular file ("a folder",
     "a symbolic link"); None for a regular file."""
-    return next((str(description) for test, description in _FILE_TYPES if test(mode)), None)
+    return next((description for test, description in _FILE_TYPES if test(mode)), None)
 
 
 def read_bounded(

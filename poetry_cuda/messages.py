@@ -467,6 +467,9 @@ MessageId = Literal[
     "probe.not-a-folder",
     "probe.nvcc-outside",
     "probe.macos",
+    "probe.not-a-node",
+    "probe.file-skipped",
+    "probe.no-version-in",
     "install.run-live",
     "install.run-dead",
     "install.stale",
@@ -681,6 +684,8 @@ MessageId = Literal[
     "file.not-toml-fix",
     "file.unreadable-toml",
     "file.unreadable-toml-fix",
+    "file.larger-than-kib",
+    "file.not-regular-but",
     "store.no-space",
     "store.no-space-why",
     "store.no-space-fix",
@@ -2158,6 +2163,18 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "PATH: {nvcc} is not inside a toolkit folder", "PATH：{nvcc} 不在任何工具包文件夹里"
     ),
     "probe.macos": Texts("macOS has no NVIDIA CUDA driver", "macOS 没有 NVIDIA CUDA 驱动"),
+    "probe.not-a-node": Texts(
+        "{name}: not a node number, skipped",
+        "{name}：不是节点编号，已跳过",
+    ),
+    "probe.file-skipped": Texts(
+        "{path}: {problem}, skipped",
+        "{path}：{problem}，已跳过",
+    ),
+    "probe.no-version-in": Texts(
+        "{path}: no driver version in it",
+        "{path}：其中没有驱动版本",
+    ),
     # The plugin's warnings before `poetry install` installs the lock.
     "install.run-live": Texts(
         "another poetry-cuda run is changing pyproject.toml and the locks now "
@@ -2962,6 +2979,14 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "file.unreadable-toml-fix": Texts(
         "replace the value: no key poetry-cuda reads holds anything like it",
         "替换这个值：poetry-cuda 读取的键都不会是这样的值",
+    ),
+    "file.larger-than-kib": Texts(
+        "larger than {limit} KiB",
+        "超过 {limit} KiB",
+    ),
+    "file.not-regular-but": Texts(
+        "not a regular file but {kind}",
+        "不是普通文件，而是{kind}",
     ),
     # The shared wheel store (`install = "shared"`).
     "store.no-space": Texts(
