@@ -260,6 +260,9 @@ MessageId = Literal[
     "rocm.driver-not-known",
     "rocm.platform",
     "rocm.platform-windows",
+    "rocm.cuda-serves-one",
+    "rocm.cuda-serves",
+    "rocm.left-out",
     "xpu.unsupported-gpu",
     "xpu.no-aot",
     "xpu.no-level-zero",
@@ -1481,6 +1484,18 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{said} (AMD publishes Windows builds itself: see AMD's ROCm on Radeon and Ryzen "
         "documentation)",
         "{said}（AMD 自己发布 Windows 版，见 AMD 的 ROCm on Radeon and Ryzen 文档）",
+    ),
+    "rocm.cuda-serves-one": Texts(
+        "{target}: the plan serves its NVIDIA GPUs with CUDA builds; {listed} is not served (set the accelerator the project wants to plan ROCm or XPU builds instead)",
+        "{target}：计划用 CUDA 构建服务它的 NVIDIA GPU；{listed} 不在服务范围内（如要改为计划 ROCm 或 XPU 构建，请设置项目要用的加速器）",
+    ),
+    "rocm.cuda-serves": Texts(
+        "{target}: the plan serves its NVIDIA GPUs with CUDA builds; {listed} are not served (set the accelerator the project wants to plan ROCm or XPU builds instead)",
+        "{target}：计划用 CUDA 构建服务它的 NVIDIA GPU；{listed} 不在服务范围内（如要改为计划 ROCm 或 XPU 构建，请设置项目要用的加速器）",
+    ),
+    "rocm.left-out": Texts(
+        "{target}: the plan serves its GPUs with {stack} builds; {kind} is not served",
+        "{target}：计划用 {stack} 构建服务它的 GPU；{kind} 不在服务范围内",
     ),
     "xpu.unsupported-gpu": Texts(
         "{label}: {gpu} is older than Arc (device IP {ip}) or of unknown IP: PyTorch XPU does "
