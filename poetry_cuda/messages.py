@@ -45,6 +45,7 @@ MessageId = Literal[
     "did-you-mean",
     "usage.unknown-command",
     "usage.either",
+    "usage.and",
     "usage.list-fix",
     "usage.unknown-option",
     "usage.needs-value",
@@ -297,6 +298,19 @@ MessageId = Literal[
     "available.no-platform",
     "available.no-python",
     "lock.waiting",
+    "undo.restored",
+    "undo.as-before-one",
+    "undo.as-before",
+    "undo.kept-one",
+    "undo.kept-one-sentence",
+    "undo.kept",
+    "undo.kept-sentence",
+    "undo.failed",
+    "undo.failed-sentence",
+    "undo.did-not-finish",
+    "undo.sentence",
+    "undo.previous-finished",
+    "undo.previous-stopped",
     "env.no-lock",
     "env.no-lock-why",
     "env.no-lock-fix",
@@ -730,6 +744,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         'The command "{name}" does not exist.', '命令 "{name}" 不存在。'
     ),
     "usage.either": Texts("{first} or {last}", "{first} 或 {last}"),
+    "usage.and": Texts(
+        "{first} and {last}",
+        "{first} 和 {last}",
+    ),
     "usage.list-fix": Texts(
         "`{lister}` shows the commands, `{program} <command> --help` their options",
         "`{lister}` 列出所有命令，`{program} <command> --help` 列出命令的选项",
@@ -1583,6 +1601,58 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "lock.waiting": Texts(
         "Waiting for another poetry-cuda run on {project} (up to {limit} s)…",
         "正在等待 {project} 上的另一个 poetry-cuda 运行结束（最多 {limit} 秒）…",
+    ),
+    "undo.restored": Texts(
+        " (restored: {names})",
+        "（已恢复：{names}）",
+    ),
+    "undo.as-before-one": Texts(
+        "{names} is as before{restored}",
+        "{names} 与之前一致{restored}",
+    ),
+    "undo.as-before": Texts(
+        "{names} are as before{restored}",
+        "{names} 与之前一致{restored}",
+    ),
+    "undo.kept-one": Texts(
+        "kept {names} as it is: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它被别人改动了；请检查托管的条目",
+    ),
+    "undo.kept-one-sentence": Texts(
+        "Kept {names} as it is: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它被别人改动了；请检查托管的条目",
+    ),
+    "undo.kept": Texts(
+        "kept {names} as they are: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它们被别人改动了；请检查托管的条目",
+    ),
+    "undo.kept-sentence": Texts(
+        "Kept {names} as they are: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它们被别人改动了；请检查托管的条目",
+    ),
+    "undo.failed": Texts(
+        "could not restore {names}",
+        "无法恢复 {names}",
+    ),
+    "undo.failed-sentence": Texts(
+        "Could not restore {names}",
+        "无法恢复 {names}",
+    ),
+    "undo.did-not-finish": Texts(
+        "The run did not finish: {line}.",
+        "运行没有完成：{line}。",
+    ),
+    "undo.sentence": Texts(
+        "{line}.",
+        "{line}。",
+    ),
+    "undo.previous-finished": Texts(
+        "A previous run (process {pid}) had finished; removed its journal.",
+        "之前的一次运行（进程 {pid}）已完成；已删除它的日志。",
+    ),
+    "undo.previous-stopped": Texts(
+        "A previous run (process {pid}) stopped before it finished; undid its changes:",
+        "之前的一次运行（进程 {pid}）没有完成就停止了；已撤销它的改动：",
     ),
     "plan.recorded-fallback": Texts(
         "{builds}: not on the index when cuda.lock was written, so planned without; `lock` "

@@ -306,7 +306,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         # Poetry put back pyproject.toml as it read it, our pins included.
         if run.edits is not None:
             for line in run.edits.undo()[0].lines():
-                _say(io, f"poetry-cuda: {line}")
+                _say(io, Phrase(("poetry-cuda: ", line)))
         return
     if run.edits is not None:
         run.edits.writes_done("pyproject.toml", "poetry.lock")
