@@ -51,6 +51,12 @@ MessageId = Literal[
     "usage.needs-value",
     "usage.takes-no-value",
     "usage.options-fix",
+    "exact.stdout",
+    "exact.stderr",
+    "exact.refused",
+    "exact.undecodable",
+    "exact.no-code",
+    "exact.fix",
     "usage.no-arguments",
     "interrupted",
     "stdout.closed",
@@ -128,6 +134,10 @@ MessageId = Literal[
     "type.provider",
     "type.cuda-major",
     "type.cuda-major-example",
+    "type.object",
+    "type.objects",
+    "type.platform-variants",
+    "type.member-versions",
     "config.correct",
     "config.write-example",
     "config.known-keys",
@@ -760,6 +770,30 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "usage.options-fix": Texts(
         "`{command} --help` shows its options", "`{command} --help` 列出它的选项"
     ),
+    "exact.stdout": Texts(
+        "standard output",
+        "标准输出",
+    ),
+    "exact.stderr": Texts(
+        "standard error",
+        "标准错误",
+    ),
+    "exact.refused": Texts(
+        "{stream} cannot carry this output: its encoding, {encoding}, has no character for {character} in {around}",
+        "{stream}无法承载这段输出：它的编码 {encoding} 中没有 {around} 里的字符 {character}",
+    ),
+    "exact.undecodable": Texts(
+        "a file name holds bytes the file system encoding could not decode; this output is read back by a program (a shell's eval), so anything written in its place would set a different value",
+        "文件名中有文件系统编码无法解码的字节；这段输出会被程序读回（shell 的 eval），写入任何替代内容都会设置成另一个值",
+    ),
+    "exact.no-code": Texts(
+        "a path or value holds a character {encoding} has no code for; this output is read back by a program (a shell's eval), so anything written in its place would set a different value",
+        "路径或值中有 {encoding} 无法编码的字符；这段输出会被程序读回（shell 的 eval），写入任何替代内容都会设置成另一个值",
+    ),
+    "exact.fix": Texts(
+        "run the command under a UTF-8 locale (LANG=C.UTF-8, or PYTHONIOENCODING=utf-8); `env --shell json` writes ASCII only",
+        "在 UTF-8 区域设置下运行命令（LANG=C.UTF-8，或 PYTHONIOENCODING=utf-8）；`env --shell json` 只输出 ASCII",
+    ),
     "usage.no-arguments": Texts(
         'No arguments expected for "{command}", got "{word}".',
         '"{command}" 不接受参数，却收到了 "{word}"。',
@@ -1033,6 +1067,22 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "type.cuda-major-example": Texts(
         "a CUDA major such as 12",
         "CUDA 主版本号（如 12）",
+    ),
+    "type.object": Texts(
+        "an object",
+        "对象",
+    ),
+    "type.objects": Texts(
+        "a list of objects",
+        "对象列表",
+    ),
+    "type.platform-variants": Texts(
+        "a table of platform = variant",
+        "由 platform = variant 组成的表",
+    ),
+    "type.member-versions": Texts(
+        "a list of {{member = version}} tables",
+        "由 {{member = version}} 表组成的列表",
     ),
     "config.correct": Texts("correct it in {table}", "请在 {table} 中改正"),
     "config.write-example": Texts("write e.g. {example}", "改为例如 {example}"),

@@ -298,6 +298,10 @@ TYPE_WORDS: Mapping[str, Message] = {
     "a provider table": message("type.provider"),
     "a CUDA major version": message("type.cuda-major"),
     "a CUDA major such as 12": message("type.cuda-major-example"),
+    "an object": message("type.object"),
+    "a list of objects": message("type.objects"),
+    "a table of platform = variant": message("type.platform-variants"),
+    "a list of {member = version} tables": message("type.member-versions"),
 }
 
 

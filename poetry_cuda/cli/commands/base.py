@@ -177,19 +177,20 @@ def exact(text: str, stream: object) -> str:
         text.encode(encoding, "surrogateescape" if errors == "surrogateescape" else "strict")
     except UnicodeEncodeError as problem:
         bad = text[problem.start]
-        name = "standard error" if stream is sys.stderr else "standard output"
+        stream_name = message("exact.stderr" if stream is sys.stderr else "exact.stdout")
         raise UsageError(
-            f"{name} cannot carry this output: its encoding, {encoding}, has no character for "
-            f"{bad!r} in {_around(text, problem.start)}",
-            why=(
-                "a file name holds bytes the file system encoding could not decode"
-                if 0xDC80 <= ord(bad) <= 0xDCFF
-                else f"a path or value holds a character {encoding} has no code for"
-            )
-            + "; this output is read back by a program (a shell's eval), so anything written "
-            "in its place would set a different value",
-            fix="run the command under a UTF-8 locale (LANG=C.UTF-8, or PYTHONIOENCODING=utf-8)"
-            "; `env --shell json` writes ASCII only",
+            message(
+                "exact.refused",
+                stream=stream_name,
+                encoding=encoding,
+                character=repr(bad),
+                around=_around(text, problem.start),
+            ),
+            why=message(
+                "exact.undecodable" if 0xDC80 <= ord(bad) <= 0xDCFF else "exact.no-code",
+                encoding=encoding,
+            ),
+            fix=message("exact.fix"),
         ) from None
     return text
 
