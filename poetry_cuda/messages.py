@@ -327,6 +327,10 @@ MessageId = Literal[
     "sync.no-lock",
     "sync.no-lock-why",
     "sync.lock-first",
+    "sync.extra",
+    "sync.would-run",
+    "sync.running",
+    "sync.toolkit",
     "plan.serves-no-gpu",
     "plan.recorded-targets",
     "plan.user-mirror",
@@ -741,6 +745,15 @@ MessageId = Literal[
     "store.not-in-record",
     "store.other-sha256",
     "store.other-size",
+    "shared.poetry-only",
+    "shared.would-link",
+    "shared.in-place",
+    "shared.linked",
+    "shared.copied",
+    "shared.fetched",
+    "shared.removed",
+    "shared.note",
+    "shared.left",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
@@ -1629,6 +1642,22 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "sync.lock-first": Texts(
         "run `poetry cuda lock` (or `poetry-cuda lock`), then sync",
         "先运行 `poetry cuda lock`（或 `poetry-cuda lock`），再 sync",
+    ),
+    "sync.extra": Texts(
+        "Extra: {extra} for {family} ({reason})",
+        "extra：{family} 使用 {extra}（{reason}）",
+    ),
+    "sync.would-run": Texts(
+        "Would run: {command}",
+        "将运行：{command}",
+    ),
+    "sync.running": Texts(
+        "Running: {command}",
+        "正在运行：{command}",
+    ),
+    "sync.toolkit": Texts(
+        "Toolkit: {toolkit} (redist)",
+        "工具包：{toolkit}（redist）",
     ),
     "available.no-other": Texts(
         "{missing}, and no other build fits ({why}): locking as planned; the package manager "
@@ -3240,6 +3269,42 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "store.other-size": Texts(
         "{path}: another size than the wheel's RECORD lists",
         "{path}：大小与 wheel 的 RECORD 所列不同",
+    ),
+    "shared.poetry-only": Texts(
+        'install = "shared" applies to Poetry projects; {backend} installs as usual (uv links its files from its own cache already)',
+        'install = "shared" 只适用于 Poetry 项目；{backend} 照常安装（uv 本来就从它自己的缓存链接文件）',
+    ),
+    "shared.would-link": Texts(
+        "Would link the locked wheels from the store at {root}",
+        "将从 {root} 处的存储链接锁定的 wheel",
+    ),
+    "shared.in-place": Texts(
+        " ({count} already in place)",
+        "（{count} 个已就位）",
+    ),
+    "shared.linked": Texts(
+        "Linked {files} files of {count} distributions from the store at {root} into {environment}{kept}",
+        "已从 {root} 处的存储把 {count} 个发行包的 {files} 个文件链接到 {environment}{kept}",
+    ),
+    "shared.copied": Texts(
+        "Copied {files} files of {count} distributions from the store at {root} into {environment}{kept}",
+        "已从 {root} 处的存储把 {count} 个发行包的 {files} 个文件复制到 {environment}{kept}",
+    ),
+    "shared.fetched": Texts(
+        "Fetched into the store: {count} wheels",
+        "已获取到存储中：{count} 个 wheel",
+    ),
+    "shared.removed": Texts(
+        "Removed: {names}",
+        "已删除：{names}",
+    ),
+    "shared.note": Texts(
+        "Note: {note}",
+        "注意：{note}",
+    ),
+    "shared.left": Texts(
+        "Left to Poetry: {name} {version} ({why})",
+        "交给 Poetry 安装：{name} {version}（{why}）",
     ),
 }
 
