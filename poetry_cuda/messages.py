@@ -619,6 +619,7 @@ MessageId = Literal[
     "builds.unknown",
     "builds.unknown-fix",
     "builds.carries",
+    "builds.own-list",
     "builds.row-wrong",
     "builds.row-wrong-fix",
     "builds.gpu",
@@ -2719,6 +2720,10 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "builds.carries": Texts(
         "{label} carries {arches} ({source})",
         "{label} 带有 {arches}（{source}）",
+    ),
+    "builds.own-list": Texts(
+        "{module}'s own list",
+        "{module} 自己的列表",
     ),
     "builds.row-wrong": Texts(
         "{carries}, but cuda.lock (the knowledge base's row for {row}) says {recorded}: the row is wrong; the checks below go by the build",

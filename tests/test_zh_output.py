@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,8 +15,10 @@ import pytest
 
 from poetry_cuda.messages import CATALOGUE
 from poetry_cuda.messages import placeholders
+from tests.support.cli import BIN
 from tests.support.example import EXAMPLES
 from tests.support.example import torch_example
+from tests.support.isolation import hermetic_env
 from tests.support.projects import TORCH
 from tests.support.projects import make_project
 
@@ -334,6 +337,15 @@ def test_no_english_sentence_in_the_rarer_commands(cli: Cli, tmp_path: Path) -> 
     }
     (project / "cuda.lock").write_text('version = "one"\n')
     outputs["damaged cuda.lock"] = said(cli, project, "lock", "--check")
+    closed = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", str(BIN / "poetry-cuda"), "plan"],
+        cwd=project,
+        env={**hermetic_env(tmp_path / "home"), **CHINESE},
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    outputs["stdout closed"] = closed.stderr.decode()
     for name, text in outputs.items():
         assert english_sentences(text) == [], (name, text)
     expected = {
@@ -348,6 +360,7 @@ def test_no_english_sentence_in_the_rarer_commands(cli: Cli, tmp_path: Path) -> 
         "plan --policy nativ": "你是不是想输入 native？",
         "plan --tagret": '选项 "--tagret" 不存在。你是不是想输入 --target？',
         "damaged cuda.lock": "version：应为整数，实际是 'one'",
+        "stdout closed": "标准输出已关闭",
     }
     for name, text in expected.items():
         assert text in outputs[name], (name, outputs[name])

@@ -56,7 +56,7 @@ class Build:
 
     sass: tuple[ComputeCapability, ...]
     ptx: tuple[ComputeCapability, ...]
-    source: str
+    source: Localized  # its own list (torch's), or the library it was read from
     version: str | None
 
     @property
@@ -107,7 +107,7 @@ def read_builds(
         if isinstance(listed, list) and listed and all(isinstance(n, str) for n in listed):
             parsed = parse_arches(listed)
         if parsed is not None:
-            found[package.name] = Build(*parsed, f"{module}'s own list", version)
+            found[package.name] = Build(*parsed, message("builds.own-list", module=module), version)
         elif kernels:
             found[package.name] = _scan(kernels, environment, version)
     return found
