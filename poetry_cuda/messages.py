@@ -630,6 +630,20 @@ MessageId = Literal[
     "builds.no-jit",
     "builds.ptx-only",
     "builds.ptx-only-fix",
+    "fatbin.malformed",
+    "fatbin.malformed-why",
+    "fatbin.malformed-fix",
+    "fatbin.header-past-end",
+    "fatbin.header-size",
+    "fatbin.no-names",
+    "fatbin.section-past-end",
+    "fatbin.container-past-end",
+    "fatbin.entry-past-end",
+    "fatbin.bad-arch",
+    "fatbin.not-elf",
+    "fatbin.reinstall",
+    "fatbin.not-elf64",
+    "fatbin.not-regular",
     "deep.timeout",
     "deep.cannot-run",
     "deep.exited",
@@ -2764,6 +2778,62 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "builds.ptx-only-fix": Texts(
         "the first run compiles the kernels and caches them (minutes); for SASS, {relock}",
         "第一次运行会编译并缓存内核（需要几分钟）；要获得 SASS，{relock}",
+    ),
+    "fatbin.malformed": Texts(
+        "{name}: not a fat binary layout poetry-cuda can read ({detail})",
+        "{name}：不是 poetry-cuda 能读取的 fat binary 布局（{detail}）",
+    ),
+    "fatbin.malformed-why": Texts(
+        "NVIDIA does not document the layout; poetry-cuda reads the headers nvcc writes",
+        "NVIDIA 没有公开这种布局；poetry-cuda 读取的是 nvcc 写入的头部",
+    ),
+    "fatbin.malformed-fix": Texts(
+        "report this to poetry-cuda with the library's package and version",
+        "向 poetry-cuda 报告这个问题，附上该库所属的包和版本",
+    ),
+    "fatbin.header-past-end": Texts(
+        "a header at byte {at} runs past the end of the file",
+        "第 {at} 字节处的头部超出了文件末尾",
+    ),
+    "fatbin.header-size": Texts(
+        "section headers of {size} bytes",
+        "节头大小为 {size} 字节",
+    ),
+    "fatbin.no-names": Texts(
+        "no section names",
+        "没有节名",
+    ),
+    "fatbin.section-past-end": Texts(
+        "{section} runs past the end of the file",
+        "{section} 超出了文件末尾",
+    ),
+    "fatbin.container-past-end": Texts(
+        "a container at byte {at} runs past its section",
+        "第 {at} 字节处的容器超出了所在的节",
+    ),
+    "fatbin.entry-past-end": Texts(
+        "an entry at byte {at} runs past its container",
+        "第 {at} 字节处的条目超出了所在的容器",
+    ),
+    "fatbin.bad-arch": Texts(
+        "architecture {arch} in the entry at byte {at}",
+        "第 {at} 字节处的条目中有架构 {arch}",
+    ),
+    "fatbin.not-elf": Texts(
+        "{name}: not an ELF file",
+        "{name}：不是 ELF 文件",
+    ),
+    "fatbin.reinstall": Texts(
+        "reinstall the package",
+        "重新安装这个包",
+    ),
+    "fatbin.not-elf64": Texts(
+        "{name}: not a 64-bit little-endian ELF file",
+        "{name}：不是 64 位小端序 ELF 文件",
+    ),
+    "fatbin.not-regular": Texts(
+        "{name}: not a regular file",
+        "{name}：不是普通文件",
     ),
     "deep.timeout": Texts(
         "the check did not finish within {seconds} s",
