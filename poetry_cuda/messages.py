@@ -453,6 +453,12 @@ MessageId = Literal[
     "k8s.unlabelled-warning-one",
     "k8s.unlabelled-warning",
     "k8s.stale-profile",
+    "k8s.no-folder",
+    "k8s.no-folder-fix",
+    "k8s.in-the-way-link",
+    "k8s.in-the-way",
+    "k8s.in-the-way-why",
+    "k8s.in-the-way-fix",
     "detect.none-macos",
     "detect.unknown",
     "detect.highest-cuda",
@@ -2273,6 +2279,30 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "k8s.stale-profile": Texts(
         "{path}: a profile written from Kubernetes that this run did not write again; if its nodes are gone, remove it (plans serve them while it is there)",
         "{path}：这是之前从 Kubernetes 写入、本次没有重写的主机配置；如果它的节点已不存在，请删除它（只要它还在，计划就会服务这些节点）",
+    ),
+    "k8s.no-folder": Texts(
+        "{folder}: cannot create the folder for the profiles ({error})",
+        "{folder}：无法创建存放主机配置的文件夹（{error}）",
+    ),
+    "k8s.no-folder-fix": Texts(
+        "give --write-targets a folder (or a path where one can be created)",
+        "给 --write-targets 一个文件夹（或一个可以创建文件夹的路径）",
+    ),
+    "k8s.in-the-way-link": Texts(
+        "{path}: a symbolic link; no profile was written",
+        "{path}：是符号链接；没有写入任何主机配置",
+    ),
+    "k8s.in-the-way": Texts(
+        "{path}: not a profile written from Kubernetes; no profile was written",
+        "{path}：不是从 Kubernetes 写入的主机配置；没有写入任何主机配置",
+    ),
+    "k8s.in-the-way-why": Texts(
+        "`detect --kubernetes --write-targets` replaces only the profiles it wrote (regular files with a `nodes` entry), and never writes through a link",
+        "`detect --kubernetes --write-targets` 只替换它自己写入的主机配置（带 `nodes` 条目的普通文件），并且从不通过链接写入",
+    ),
+    "k8s.in-the-way-fix": Texts(
+        "move that file away, or give --write-targets another folder",
+        "移走那个文件，或给 --write-targets 另一个文件夹",
     ),
     "detect.none-macos": Texts("none (macOS has no CUDA)", "无（macOS 没有 CUDA）"),
     "detect.unknown": Texts("unknown", "未知"),

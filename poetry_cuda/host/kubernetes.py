@@ -50,6 +50,7 @@ from typing import TypeVar
 from poetry_cuda.display import quoted
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.errors import os_problem
 from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import MiB
 from poetry_cuda.files import read_bounded
@@ -886,8 +887,8 @@ def write_profiles(groups: Sequence[NodeGroup], folder: Path) -> tuple[list[Path
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputFileError(
-            f"{folder}: cannot create the folder for the profiles ({error.strerror or error})",
-            fix="give --write-targets a folder (or a path where one can be created)",
+            message("k8s.no-folder", folder=folder, error=os_problem(error)),
+            fix=message("k8s.no-folder-fix"),
         ) from None
     paths = [folder / f"{group.name}.json" for group in groups]
     for path in paths:
@@ -906,18 +907,16 @@ def _check_replaceable(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as error:
-        raise InputFileError(f"{path}: cannot read it ({error.strerror or error})") from None
-    if stat.S_ISLNK(info.st_mode) or not _written_from_kubernetes(path):
-        what = (
-            "a symbolic link"
-            if stat.S_ISLNK(info.st_mode)
-            else "not a profile written from Kubernetes"
-        )
         raise InputFileError(
-            f"{path}: {what}; no profile was written",
-            why="`detect --kubernetes --write-targets` replaces only the profiles it wrote "
-            "(regular files with a `nodes` entry), and never writes through a link",
-            fix="move that file away, or give --write-targets another folder",
+            message("k8s.cannot-read", name=path, error=os_problem(error))
+        ) from None
+    if stat.S_ISLNK(info.st_mode) or not _written_from_kubernetes(path):
+        raise InputFileError(
+            message("k8s.in-the-way-link", path=path)
+            if stat.S_ISLNK(info.st_mode)
+            else message("k8s.in-the-way", path=path),
+            why=message("k8s.in-the-way-why"),
+            fix=message("k8s.in-the-way-fix"),
         )
 
 
