@@ -345,6 +345,32 @@ MessageId = Literal[
     "redist.unreachable-upstream",
     "redist.unreachable-mirror",
     "redist.unreachable-fix",
+    "redist.no-archives",
+    "redist.no-archives-why",
+    "redist.no-archives-fix",
+    "redist.redirect-refused",
+    "redist.redirect-refused-fix",
+    "redist.too-large",
+    "redist.too-large-why",
+    "redist.check-mirror",
+    "redist.cut-short",
+    "redist.cut-short-why",
+    "redist.cut-short-fix",
+    "redist.status",
+    "redist.status-fix",
+    "redist.broken-answer",
+    "redist.too-many-redirects",
+    "redist.cannot-download",
+    "redist.cannot-download-fix",
+    "redist.no-component",
+    "redist.no-component-why",
+    "redist.no-component-fix",
+    "redist.no-platform",
+    "redist.no-platform-why",
+    "redist.no-platform-fix",
+    "redist.no-release",
+    "redist.no-release-why",
+    "redist.no-release-fix",
     "lock.no-change",
     "lock.locked",
     "lock.wrote",
@@ -1876,6 +1902,110 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "检查网络，或者为 NVIDIA 的 redist 目录指定镜像："
         '[tool.poetry-cuda.mirrors] cuda-redist = "https://..."（只对自己生效：'
         "POETRY_CUDA_MIRROR_CUDA_REDIST），然后重新运行 lock",
+    ),
+    "redist.no-archives": Texts(
+        'toolkit = "redist": NVIDIA publishes no redistributable archives for CUDA {cuda}',
+        'toolkit = "redist"：NVIDIA 没有发布 CUDA {cuda} 的可再分发归档',
+    ),
+    "redist.no-archives-why": Texts(
+        "NVIDIA's redistributable archives start with CUDA {first}",
+        "NVIDIA 的可再分发归档从 CUDA {first} 开始提供",
+    ),
+    "redist.no-archives-fix": Texts(
+        'use a CUDA version from {first} on, or set toolkit = "system" and install the CUDA {cuda} toolkit',
+        '使用 {first} 及以后的 CUDA 版本，或设置 toolkit = "system" 并安装 CUDA {cuda} 工具包',
+    ),
+    "redist.redirect-refused": Texts(
+        "{source}: redirected to {target}, which is refused",
+        "{source}：重定向到了 {target}，已拒绝",
+    ),
+    "redist.redirect-refused-fix": Texts(
+        "use a mirror that serves the files over https itself",
+        "使用自己通过 https 提供文件的镜像",
+    ),
+    "redist.too-large": Texts(
+        "{url}: larger than the {limit} bytes expected",
+        "{url}：超过了预期的 {limit} 字节",
+    ),
+    "redist.too-large-why": Texts(
+        "the manifest gives each archive's size; anything more is not NVIDIA's archive",
+        "清单给出了每个归档的大小；更大的就不是 NVIDIA 的归档",
+    ),
+    "redist.check-mirror": Texts(
+        "check that the redist base URL (or its mirror) serves NVIDIA's own files",
+        "确认 redist 基础 URL（或它的镜像）提供的是 NVIDIA 自己的文件",
+    ),
+    "redist.cut-short": Texts(
+        "{url}: the download ended after {got} of {expected} bytes",
+        "{url}：下载在 {expected} 字节中的第 {got} 字节处中断",
+    ),
+    "redist.cut-short-why": Texts(
+        "the connection closed before the whole file came",
+        "连接在整个文件传完之前就关闭了",
+    ),
+    "redist.cut-short-fix": Texts(
+        "run the command again; the download is redone from the start",
+        "重新运行命令；下载会从头开始",
+    ),
+    "redist.status": Texts(
+        "{url}: the server answered {code} {reason}",
+        "{url}：服务器返回 {code} {reason}",
+    ),
+    "redist.status-fix": Texts(
+        "check the redist base URL (the cuda-redist mirror) and that it holds the release",
+        "检查 redist 基础 URL（cuda-redist 镜像），并确认其中有这个版本",
+    ),
+    "redist.broken-answer": Texts(
+        "a broken HTTP answer ({kind})",
+        "HTTP 应答损坏（{kind}）",
+    ),
+    "redist.too-many-redirects": Texts(
+        "redirected more than {count} times",
+        "重定向超过了 {count} 次",
+    ),
+    "redist.cannot-download": Texts(
+        "{url}: cannot download ({problem})",
+        "{url}：无法下载（{problem}）",
+    ),
+    "redist.cannot-download-fix": Texts(
+        "check the network connection, or set a cuda-redist mirror",
+        "检查网络连接，或设置 cuda-redist 镜像",
+    ),
+    "redist.no-component": Texts(
+        "{name}: no component {missing}",
+        "{name}：没有组件 {missing}",
+    ),
+    "redist.no-component-why": Texts(
+        "nvcc of CUDA {cuda} needs {components} (source: {source})",
+        "CUDA {cuda} 的 nvcc 需要 {components}（来源：{source}）",
+    ),
+    "redist.no-component-fix": Texts(
+        "check that the redist base URL serves NVIDIA's manifest for this release",
+        "确认 redist 基础 URL 提供的是 NVIDIA 为这个版本发布的清单",
+    ),
+    "redist.no-platform": Texts(
+        "{name}: {component} has no archive for {platform} (it has: {offered})",
+        "{name}：{component} 没有 {platform} 的归档（它有：{offered}）",
+    ),
+    "redist.no-platform-why": Texts(
+        "NVIDIA does not publish {component} for {platform}",
+        "NVIDIA 没有为 {platform} 发布 {component}",
+    ),
+    "redist.no-platform-fix": Texts(
+        'use toolkit = "system" on {platform}, or a CUDA release that has it',
+        '在 {platform} 上使用 toolkit = "system"，或换一个有它的 CUDA 版本',
+    ),
+    "redist.no-release": Texts(
+        "the redist directory lists no release of CUDA {cuda} (newest: {shown})",
+        "redist 目录中没有 CUDA {cuda} 的任何版本（最新的是：{shown}）",
+    ),
+    "redist.no-release-why": Texts(
+        "each CUDA release has its own redistrib_<release>.json",
+        "每个 CUDA 版本都有自己的 redistrib_<release>.json",
+    ),
+    "redist.no-release-fix": Texts(
+        "lock a CUDA version the directory has, or check the cuda-redist mirror",
+        "锁定目录中有的 CUDA 版本，或检查 cuda-redist 镜像",
     ),
     # What `lock` did.
     "lock.no-change": Texts("pyproject.toml: no change", "pyproject.toml：没有改动"),
