@@ -78,7 +78,8 @@ def choose_variants(
     # Only labels of the builds the plan now has (after the last round, it may have others).
     now = {choice.name: choice.variant for choice in planned.plan.packages}
     kept = {n: pick for n, pick in picks.items() if pick.matches and now.get(n) == pick.variant}
-    for line in dict.fromkeys(line for pick in kept.values() for line in pick.audit):
+    audit = {str(line): line for pick in kept.values() for line in pick.audit}  # each once
+    for line in audit.values():
         notify(message("label.audit", text=line))
     return planned, kept
 
