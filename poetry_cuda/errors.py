@@ -107,9 +107,19 @@ class ProjectBusyError(PoetryCudaError):
     """Another poetry-cuda run holds the project and did not finish in time."""
 
 
+class RefusedFileError(OSError):
+    """A file poetry-cuda will not read (a device, one too large), said as a message."""
+
+    def __init__(self, code: int, said: Localized) -> None:
+        super().__init__(code, localize(said, "en"))
+        self.said = said
+
+
 def os_problem(error: OSError) -> Localized:
     """What the system said of a file or folder, in the reader's language where it is a common
     refusal; else in the system's words."""
+    if isinstance(error, RefusedFileError):
+        return error.said
     if error.errno == errno.ENOENT:
         return message("os.not-found")
     if error.errno == errno.ENOTDIR:

@@ -17,6 +17,7 @@ from typing import Any
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import PoetryCudaError
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
 
 
 def parse_with_tomlkit(text: str) -> dict[str, Any]:
@@ -69,16 +71,16 @@ _BINARY = getattr(os, "O_BINARY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX; Windows has no links to open through
 
 _FILE_TYPES = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISLNK, "a symbolic link"),  # only where links are not followed
+    (stat.S_ISDIR, message("file.folder")),
+    (stat.S_ISFIFO, message("file.fifo")),
+    (stat.S_ISCHR, message("file.character-device")),
+    (stat.S_ISBLK, message("file.block-device")),
+    (stat.S_ISSOCK, message("file.socket")),
+    (stat.S_ISLNK, message("file.link")),  # only where links are not followed
 )
 
 
-def file_kind(mode: int) -> str | None:
+def file_kind(mode: int) -> Message | None:
     """What a file of `mode` (from `os.lstat`) is when it is no regular file ("a folder",
     "a symbolic link"); None for a regular file."""
     return next((description for test, description in _FILE_TYPES if test(mode)), None)
@@ -107,11 +109,11 @@ def read_bounded(
             flags |= _NOFOLLOW
         descriptor = os.open(path, flags)
     except FileNotFoundError:
-        raise kind(f"{called}: file not found") from None
+        raise kind(message("file.not-found", name=called)) from None
     except OSError as error:
         raise kind(
-            f"{called}: cannot read the file ({error.strerror or error})",
-            fix="make the file readable",
+            message("file.unreadable", name=called, error=error.strerror or error),
+            fix=message("file.unreadable-fix"),
         ) from None
     with os.fdopen(descriptor, "rb") as handle:
         _check_regular(os.fstat(handle.fileno()), called, limit, kind)
@@ -119,8 +121,8 @@ def read_bounded(
             data = handle.read(limit + 1)
         except OSError as error:
             raise kind(
-                f"{called}: cannot read the file ({error.strerror or error})",
-                fix="make the file readable",
+                message("file.unreadable", name=called, error=error.strerror or error),
+                fix=message("file.unreadable-fix"),
             ) from None
     if len(data) > limit:  # grew while being read
         raise _too_large(called, limit, kind)
@@ -133,10 +135,9 @@ def _check_regular(
     for test, description in _FILE_TYPES:
         if test(info.st_mode):
             raise kind(
-                f"{name}: not a regular file but {description}",
-                why="poetry-cuda reads its input only from regular files, so that a pipe or "
-                "a device cannot block it or fill the memory",
-                fix="point it at the file itself (a link to a regular file is fine)",
+                message("file.not-regular", name=name, kind=description),
+                why=message("file.not-regular-why"),
+                fix=message("file.not-regular-fix"),
             )
     if info.st_size > limit:
         raise _too_large(name, limit, kind)
@@ -146,10 +147,9 @@ def _too_large(
     name: str, limit: int, kind: type[ConfigError | InputFileError]
 ) -> ConfigError | InputFileError:
     return kind(
-        f"{name}: larger than {limit // MiB} MiB",
-        why=f"no file of this kind comes near {limit // MiB} MiB; reading it whole could "
-        "exhaust the memory",
-        fix="check that the path names the right file",
+        message("file.too-large", name=name, limit=limit // MiB),
+        why=message("file.too-large-why", limit=limit // MiB),
+        fix=message("file.too-large-fix"),
     )
 
 
@@ -171,21 +171,21 @@ def _parse_file(
         return _parse(text)
     except _TomlError as error:
         raise kind(
-            f"{path}: not valid TOML ({error})",
-            fix="correct the syntax at the position shown",
+            message("file.not-toml", path=path, error=error),
+            fix=message("file.not-toml-fix"),
         ) from None
     except (ValueError, RecursionError) as error:
         raise refused(
             kind,
-            f"{path}: not readable TOML",
+            message("file.unreadable-toml", path=path),
             error,
-            fix="replace the value: no key poetry-cuda reads holds anything like it",
+            fix=message("file.unreadable-toml-fix"),
         ) from None
 
 
 def refused(
     kind: type[PoetryCudaError],
-    what: str,
+    what: Localized,
     error: Exception,
     *,
     why: Localized = "",
@@ -193,7 +193,8 @@ def refused(
 ) -> PoetryCudaError:
     """A document of valid syntax its parser still refuses: an integer of thousands of
     digits, or arrays and tables nested deeper than the parser recurses."""
-    return kind(f"{what} ({error.__class__.__name__}: {str(error)[:200]})", why=why, fix=fix)
+    said = f"({error.__class__.__name__}: {str(error)[:200]})"
+    return kind(Phrase((what, said), " "), why=why, fix=fix)
 
 
 # A UTF-8 byte order mark, which some Windows editors put at the start of every file.
@@ -209,8 +210,8 @@ def _decode(path: Path, data: bytes, kind: type[ConfigError | InputFileError]) -
         text = data.removeprefix(BOM).decode("utf-8")
     except UnicodeDecodeError as error:
         raise kind(
-            f"{path}: cannot read the file ({error.__class__.__name__}: {error})",
-            fix="make the file readable UTF-8 text",
+            message("file.unreadable", name=path, error=f"{error.__class__.__name__}: {error}"),
+            fix=message("file.not-utf8-fix"),
         ) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

@@ -42,17 +42,29 @@ class Texts(NamedTuple):
 MessageId = Literal[
     "error.why",
     "error.fix",
-    "error.did-you-mean",
+    "did-you-mean",
     "usage.unknown-command",
-    "usage.did-you-mean",
     "usage.either",
+    "usage.and",
     "usage.list-fix",
     "usage.unknown-option",
     "usage.needs-value",
     "usage.takes-no-value",
     "usage.options-fix",
+    "exact.stdout",
+    "exact.stderr",
+    "exact.refused",
+    "exact.undecodable",
+    "exact.no-code",
+    "exact.fix",
     "usage.no-arguments",
     "interrupted",
+    "stdout.closed",
+    "stdout.closed-why",
+    "stdout.closed-fix",
+    "crash.what",
+    "crash.why",
+    "crash.fix",
     "usage.pass-example",
     "os.not-found",
     "os.not-a-folder",
@@ -102,6 +114,30 @@ MessageId = Literal[
     "schema.not-one-of",
     "schema.missing-one-of",
     "schema.empty",
+    "schema.missing",
+    "schema.expected",
+    "type.string",
+    "type.integer",
+    "type.boolean",
+    "type.bytes",
+    "type.table",
+    "type.tables",
+    "type.list",
+    "type.strings",
+    "type.values",
+    "type.paths",
+    "type.path",
+    "type.url",
+    "type.features",
+    "type.namespaces",
+    "type.packages",
+    "type.provider",
+    "type.cuda-major",
+    "type.cuda-major-example",
+    "type.object",
+    "type.objects",
+    "type.platform-variants",
+    "type.member-versions",
     "config.correct",
     "config.write-example",
     "config.known-keys",
@@ -200,6 +236,35 @@ MessageId = Literal[
     "variant.no-stack-label-fix",
     "variant.file-unnamed",
     "variant.file-unnamed-fix",
+    "label.foreign",
+    "label.unknown",
+    "label.none-serves",
+    "label.none-listed",
+    "label.none-serves-fix",
+    "label.fallback",
+    "label.planned-cpu",
+    "label.no-driver",
+    "label.installer-picks",
+    "label.stack",
+    "label.plan-gives",
+    "label.publishes-without",
+    "label.gets",
+    "label.none-serves-all",
+    "label.none-serves-all-fix",
+    "label.newest-for-all",
+    "label.arches-differ",
+    "label.runs-minor",
+    "label.runs-native",
+    "label.lower-bound",
+    "label.audit",
+    "label.chosen",
+    "label.wrote",
+    "release.newest-unconstrained",
+    "release.newest-admitted",
+    "release.fallback",
+    "release.none-admitted",
+    "release.no-project",
+    "release.metadata",
     "env.rocm-build",
     "env.xpu-build",
     "rocm.unknown-gfx",
@@ -218,6 +283,9 @@ MessageId = Literal[
     "rocm.driver-not-known",
     "rocm.platform",
     "rocm.platform-windows",
+    "rocm.cuda-serves-one",
+    "rocm.cuda-serves",
+    "rocm.left-out",
     "xpu.unsupported-gpu",
     "xpu.no-aot",
     "xpu.no-level-zero",
@@ -253,12 +321,30 @@ MessageId = Literal[
     "available.no-platform",
     "available.no-python",
     "lock.waiting",
+    "undo.restored",
+    "undo.as-before-one",
+    "undo.as-before",
+    "undo.kept-one",
+    "undo.kept-one-sentence",
+    "undo.kept",
+    "undo.kept-sentence",
+    "undo.failed",
+    "undo.failed-sentence",
+    "undo.did-not-finish",
+    "undo.sentence",
+    "undo.previous-finished",
+    "undo.previous-stopped",
     "env.no-lock",
     "env.no-lock-why",
     "env.no-lock-fix",
     "sync.no-lock",
     "sync.no-lock-why",
     "sync.lock-first",
+    "sync.extra",
+    "sync.platform-fork",
+    "sync.would-run",
+    "sync.running",
+    "sync.toolkit",
     "plan.serves-no-gpu",
     "plan.recorded-targets",
     "plan.user-mirror",
@@ -273,11 +359,43 @@ MessageId = Literal[
     "redist.unreachable-upstream",
     "redist.unreachable-mirror",
     "redist.unreachable-fix",
+    "redist.no-archives",
+    "redist.no-archives-why",
+    "redist.no-archives-fix",
+    "redist.redirect-refused",
+    "redist.redirect-refused-fix",
+    "redist.too-large",
+    "redist.too-large-why",
+    "redist.check-mirror",
+    "redist.cut-short",
+    "redist.cut-short-why",
+    "redist.cut-short-fix",
+    "redist.status",
+    "redist.status-fix",
+    "redist.broken-answer",
+    "redist.too-many-redirects",
+    "redist.cannot-download",
+    "redist.cannot-download-fix",
+    "redist.no-component",
+    "redist.no-component-why",
+    "redist.no-component-fix",
+    "redist.no-platform",
+    "redist.no-platform-why",
+    "redist.no-platform-fix",
+    "redist.no-release",
+    "redist.no-release-why",
+    "redist.no-release-fix",
     "lock.no-change",
     "lock.locked",
     "lock.wrote",
     "check.stale",
     "lock.file-missing",
+    "cuda-lock.damaged-why",
+    "cuda-lock.damaged-fix",
+    "cuda-lock.overlong",
+    "cuda-lock.version",
+    "cuda-lock.version-why",
+    "cuda-lock.version-fix",
     "stale.pyproject",
     "stale.managed",
     "stale.targets",
@@ -293,6 +411,94 @@ MessageId = Literal[
     "detect.kubernetes-missing",
     "detect.kubernetes-missing-why",
     "detect.kubernetes-missing-fix",
+    "k8s.why",
+    "k8s.fix",
+    "k8s.label-why",
+    "k8s.stdin",
+    "k8s.not-json",
+    "k8s.not-json-fix",
+    "k8s.not-text",
+    "k8s.unreadable-document",
+    "k8s.too-costly",
+    "k8s.too-costly-why",
+    "k8s.too-costly-fix",
+    "k8s.closed",
+    "k8s.closed-fix",
+    "k8s.terminal",
+    "k8s.terminal-fix",
+    "k8s.cannot-read",
+    "k8s.too-large",
+    "k8s.too-large-why",
+    "k8s.too-large-fix",
+    "k8s.selector",
+    "k8s.selector-why",
+    "k8s.selector-fix",
+    "k8s.top-level",
+    "k8s.an-object",
+    "k8s.a-list",
+    "k8s.a-node",
+    "k8s.a-string",
+    "k8s.expected-a-string",
+    "k8s.not-a-list",
+    "k8s.not-a-node",
+    "k8s.bad-node-name",
+    "k8s.node",
+    "k8s.label",
+    "k8s.label-fix",
+    "k8s.label-too-long",
+    "k8s.not-label-value",
+    "k8s.not-a-number",
+    "k8s.not-a",
+    "k8s.driver-version",
+    "k8s.cuda-version",
+    "k8s.without",
+    "k8s.not-driver-part",
+    "k8s.no-arch",
+    "k8s.no-arch-why",
+    "k8s.no-arch-fix",
+    "k8s.not-machine",
+    "k8s.not-os",
+    "k8s.twice",
+    "k8s.no-driver",
+    "k8s.restart-gfd",
+    "k8s.options-need",
+    "k8s.options-need-fix",
+    "k8s.with-target",
+    "k8s.with-target-fix",
+    "k8s.no-group",
+    "k8s.no-group-selected",
+    "k8s.no-group-why",
+    "k8s.no-group-fix",
+    "k8s.wrote",
+    "k8s.cluster",
+    "k8s.groups-one",
+    "k8s.groups",
+    "k8s.nodes-one",
+    "k8s.nodes",
+    "k8s.matched",
+    "k8s.no-groups",
+    "k8s.cpu-only",
+    "k8s.unlabelled",
+    "k8s.as",
+    "k8s.capability",
+    "k8s.no-capability",
+    "k8s.devices-in-all",
+    "k8s.gpus-in-all",
+    "k8s.unknown",
+    "k8s.group",
+    "k8s.group-gpus",
+    "k8s.group-driver",
+    "k8s.group-nodes",
+    "k8s.and-more",
+    "k8s.unlabelled-warning-one",
+    "k8s.unlabelled-warning",
+    "k8s.stale-profile",
+    "k8s.no-folder",
+    "k8s.no-folder-fix",
+    "k8s.in-the-way-link",
+    "k8s.in-the-way",
+    "k8s.in-the-way-why",
+    "k8s.in-the-way-fix",
     "detect.none-macos",
     "detect.unknown",
     "detect.highest-cuda",
@@ -338,6 +544,9 @@ MessageId = Literal[
     "probe.not-a-folder",
     "probe.nvcc-outside",
     "probe.macos",
+    "probe.not-a-node",
+    "probe.file-skipped",
+    "probe.no-version-in",
     "install.run-live",
     "install.run-dead",
     "install.stale",
@@ -435,31 +644,196 @@ MessageId = Literal[
     "doctor.image-meets-cudnn",
     "doctor.image-end-of-life",
     "doctor.image-end-of-life-fix",
+    "damage.missing",
+    "damage.not-regular",
+    "damage.size",
+    "damage.unreadable",
+    "damage.contents",
+    "damage.record-unreadable",
+    "records.more",
+    "records.damaged",
+    "records.damaged-fix",
+    "records.twice",
+    "records.twice-fix",
+    "records.store-modified",
+    "records.store-modified-fix",
+    "records.how-deep",
+    "records.how-quick",
+    "records.sound",
+    "records.lock-twice-fix",
+    "builds.not-installed",
+    "builds.unknown",
+    "builds.unknown-fix",
+    "builds.carries",
+    "builds.own-list",
+    "builds.row-wrong",
+    "builds.row-wrong-fix",
+    "builds.gpu",
+    "builds.relock",
+    "builds.no-kernels",
+    "builds.sass",
+    "builds.sass-via",
+    "builds.no-jit",
+    "builds.ptx-only",
+    "builds.ptx-only-fix",
+    "fatbin.malformed",
+    "fatbin.malformed-why",
+    "fatbin.malformed-fix",
+    "fatbin.header-past-end",
+    "fatbin.header-size",
+    "fatbin.no-names",
+    "fatbin.section-past-end",
+    "fatbin.container-past-end",
+    "fatbin.entry-past-end",
+    "fatbin.bad-arch",
+    "fatbin.not-elf",
+    "fatbin.reinstall",
+    "fatbin.not-elf64",
+    "fatbin.not-regular",
+    "deep.timeout",
+    "deep.cannot-run",
+    "deep.exited",
+    "deep.run-fix",
+    "deep.import-fails",
+    "deep.import-fails-fix",
+    "deep.import-works",
+    "deep.check-fails",
+    "deep.check-fails-fix",
+    "deep.cpu-build",
+    "deep.cpu-build-fix",
+    "deep.unavailable",
+    "deep.unavailable-fix",
+    "deep.sees",
+    "toolkit.fix",
+    "toolkit.assemble-again",
+    "toolkit.other-platforms",
+    "toolkit.lock-for-this",
+    "toolkit.no-archives",
+    "toolkit.archive-missing",
+    "toolkit.not-assembled",
+    "toolkit.other-archives",
+    "toolkit.no-nvcc",
+    "toolkit.other-nvcc",
+    "toolkit.nvcc-mismatch",
+    "toolkit.nvcc-mismatch-fix",
+    "toolkit.assembled",
+    "index.title",
+    "index.how",
+    "index.any-version",
+    "index.unreadable",
+    "index.not-served",
+    "index.served",
+    "index.redirected",
+    "index.links-elsewhere",
+    "index.links-upstream",
+    "index.links-local",
+    "extra.sync-fix",
+    "extra.sync-fix-uv",
+    "extra.macos",
+    "extra.no-driver",
+    "extra.no-cpu",
+    "extra.cpu",
+    "extra.none-runs",
+    "extra.fallback",
+    "extra.highest",
+    "extra.not",
+    "extra.refused",
+    "extra.cpu-only-with",
+    "extra.refused-why",
+    "extra.refused-fix-driver",
+    "extra.refused-fix-no-driver",
+    "extra.none-fits",
+    "extra.fits",
+    "extra.described-extra",
+    "extra.described-fork",
+    "extra.install-fix",
+    "extra.none-installed",
+    "extra.foreign-installed",
+    "extra.installed",
+    "extra.installed-cannot-run",
+    "extra.cpu-installed",
+    "extra.other-installed",
     "files.not-replaced",
     "files.not-replaced-why",
     "files.not-replaced-fix",
     "files.stream-failed",
     "files.stream-failed-fix",
+    "file.folder",
+    "file.fifo",
+    "file.character-device",
+    "file.block-device",
+    "file.socket",
+    "file.link",
+    "file.not-found",
+    "file.unreadable",
+    "file.unreadable-fix",
+    "file.not-utf8-fix",
+    "file.not-regular",
+    "file.not-regular-why",
+    "file.not-regular-fix",
+    "file.too-large",
+    "file.too-large-why",
+    "file.too-large-fix",
+    "file.not-toml",
+    "file.not-toml-fix",
+    "file.unreadable-toml",
+    "file.unreadable-toml-fix",
+    "file.larger-than-kib",
+    "file.not-regular-but",
     "store.no-space",
     "store.no-space-why",
     "store.no-space-fix",
     "store.invalid-wheel",
     "store.invalid-wheel-why",
     "store.invalid-wheel-fix",
+    "store.archive-store",
+    "store.archives-empty",
+    "store.archive",
+    "store.archive-removed",
+    "store.used-by",
+    "store.used-by-none",
+    "store.wheel-store",
+    "store.wheels-empty",
+    "store.wheel",
+    "store.wheels",
+    "store.wheel-removed",
+    "store.unreadable",
+    "store.unreadable-fix",
+    "store.damaged",
+    "store.damaged-fix",
+    "store.verified",
+    "store.file-changed",
+    "store.records-not-one",
+    "store.record-unreadable",
+    "store.not-in-record",
+    "store.other-sha256",
+    "store.other-size",
+    "shared.poetry-only",
+    "shared.would-link",
+    "shared.in-place",
+    "shared.linked",
+    "shared.copied",
+    "shared.fetched",
+    "shared.removed",
+    "shared.note",
+    "shared.left",
 ]
 
 CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     # The labels of an error's second and third lines.
     "error.why": Texts("Why: {why}", "原因：{why}"),
     "error.fix": Texts("Fix: {fix}", "解决办法：{fix}"),
-    # After an unknown option, config key or value: the known ones nearest to it.
-    "error.did-you-mean": Texts("Did you mean {names}?", "是不是想写 {names}？"),
+    # After an unknown command, option, config key or value: the known ones nearest to it.
+    "did-you-mean": Texts("Did you mean {names}?", "你是不是想输入 {names}？"),
     # Usage errors of both front ends (the console script and `poetry cuda`).
     "usage.unknown-command": Texts(
         'The command "{name}" does not exist.', '命令 "{name}" 不存在。'
     ),
-    "usage.did-you-mean": Texts("{what} Did you mean {names}?", "{what}你是不是想输入 {names}？"),
     "usage.either": Texts("{first} or {last}", "{first} 或 {last}"),
+    "usage.and": Texts(
+        "{first} and {last}",
+        "{first} 和 {last}",
+    ),
     "usage.list-fix": Texts(
         "`{lister}` shows the commands, `{program} <command> --help` their options",
         "`{lister}` 列出所有命令，`{program} <command> --help` 列出命令的选项",
@@ -472,11 +846,55 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "usage.options-fix": Texts(
         "`{command} --help` shows its options", "`{command} --help` 列出它的选项"
     ),
+    "exact.stdout": Texts(
+        "standard output",
+        "标准输出",
+    ),
+    "exact.stderr": Texts(
+        "standard error",
+        "标准错误",
+    ),
+    "exact.refused": Texts(
+        "{stream} cannot carry this output: its encoding, {encoding}, has no character for {character} in {around}",
+        "{stream}无法承载这段输出：它的编码 {encoding} 中没有 {around} 里的字符 {character}",
+    ),
+    "exact.undecodable": Texts(
+        "a file name holds bytes the file system encoding could not decode; this output is read back by a program (a shell's eval), so anything written in its place would set a different value",
+        "文件名中有文件系统编码无法解码的字节；这段输出会被程序读回（shell 的 eval），写入任何替代内容都会设置成另一个值",
+    ),
+    "exact.no-code": Texts(
+        "a path or value holds a character {encoding} has no code for; this output is read back by a program (a shell's eval), so anything written in its place would set a different value",
+        "路径或值中有 {encoding} 无法编码的字符；这段输出会被程序读回（shell 的 eval），写入任何替代内容都会设置成另一个值",
+    ),
+    "exact.fix": Texts(
+        "run the command under a UTF-8 locale (LANG=C.UTF-8, or PYTHONIOENCODING=utf-8); `env --shell json` writes ASCII only",
+        "在 UTF-8 区域设置下运行命令（LANG=C.UTF-8，或 PYTHONIOENCODING=utf-8）；`env --shell json` 只输出 ASCII",
+    ),
     "usage.no-arguments": Texts(
         'No arguments expected for "{command}", got "{word}".',
         '"{command}" 不接受参数，却收到了 "{word}"。',
     ),
     "interrupted": Texts("Interrupted.", "已中断。"),
+    "stdout.closed": Texts("standard output is closed", "标准输出已关闭"),
+    "stdout.closed-why": Texts(
+        "poetry-cuda prints its result on standard output", "poetry-cuda 把结果写到标准输出"
+    ),
+    "stdout.closed-fix": Texts(
+        "run it with standard output open: redirect it to a file, or to /dev/null",
+        "在标准输出打开时运行：把它重定向到文件或 /dev/null",
+    ),
+    "crash.what": Texts(
+        "poetry-cuda stopped on an unexpected error: {error}",
+        "poetry-cuda 因意外错误而停止：{error}",
+    ),
+    "crash.why": Texts(
+        "this is a bug in poetry-cuda, not a problem of the project",
+        "这是 poetry-cuda 的缺陷，不是项目的问题",
+    ),
+    "crash.fix": Texts(
+        "please report it with the command line and what -v prints",
+        "请报告这个问题，附上命令行和 -v 的输出",
+    ),
     "usage.pass-example": Texts("pass e.g. {example}", "例如传入 {example}"),
     "os.not-found": Texts("No such file or directory", "没有这个文件或文件夹"),
     "os.not-a-folder": Texts("Not a directory", "不是文件夹"),
@@ -646,6 +1064,102 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "missing (expected one of {options})", "缺少这一项（应为 {options} 中的一个）"
     ),
     "schema.empty": Texts("must not be empty", "不能为空"),
+    "schema.missing": Texts(
+        "missing (expected {what})",
+        "缺失（应为{what}）",
+    ),
+    "schema.expected": Texts(
+        "expected {what}, got {got}",
+        "应为{what}，实际是 {got}",
+    ),
+    "type.string": Texts(
+        "a string",
+        "字符串",
+    ),
+    "type.integer": Texts(
+        "an integer",
+        "整数",
+    ),
+    "type.boolean": Texts(
+        "a boolean",
+        "布尔值",
+    ),
+    "type.bytes": Texts(
+        "a number of bytes",
+        "字节数",
+    ),
+    "type.table": Texts(
+        "a table",
+        "表",
+    ),
+    "type.tables": Texts(
+        "an array of tables",
+        "表数组",
+    ),
+    "type.list": Texts(
+        "a list",
+        "列表",
+    ),
+    "type.strings": Texts(
+        "a list of strings",
+        "字符串列表",
+    ),
+    "type.values": Texts(
+        "a list of values",
+        "值列表",
+    ),
+    "type.paths": Texts(
+        "a list of paths",
+        "路径列表",
+    ),
+    "type.path": Texts(
+        "a path",
+        "路径",
+    ),
+    "type.url": Texts(
+        "a URL",
+        "网址",
+    ),
+    "type.features": Texts(
+        "a table of features",
+        "由特性组成的表",
+    ),
+    "type.namespaces": Texts(
+        "a table of namespaces",
+        "由命名空间组成的表",
+    ),
+    "type.packages": Texts(
+        "a table of packages",
+        "由包组成的表",
+    ),
+    "type.provider": Texts(
+        "a provider table",
+        "提供者表",
+    ),
+    "type.cuda-major": Texts(
+        "a CUDA major version",
+        "CUDA 主版本号",
+    ),
+    "type.cuda-major-example": Texts(
+        "a CUDA major such as 12",
+        "CUDA 主版本号（如 12）",
+    ),
+    "type.object": Texts(
+        "an object",
+        "对象",
+    ),
+    "type.objects": Texts(
+        "a list of objects",
+        "对象列表",
+    ),
+    "type.platform-variants": Texts(
+        "a table of platform = variant",
+        "由 platform = variant 组成的表",
+    ),
+    "type.member-versions": Texts(
+        "a list of {{member = version}} tables",
+        "由 {{member = version}} 表组成的列表",
+    ),
     "config.correct": Texts("correct it in {table}", "请在 {table} 中改正"),
     "config.write-example": Texts("write e.g. {example}", "改为例如 {example}"),
     "config.known-keys": Texts(
@@ -947,6 +1461,122 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "give the file its index name, e.g. torch-2.10.0-variants.json",
         "按索引中的名字命名该文件，例如 torch-2.10.0-variants.json",
     ),
+    "label.foreign": Texts(
+        "{label} needs {foreign} hardware, not an NVIDIA GPU",
+        "{label} 需要 {foreign} 的硬件，而不是 NVIDIA GPU",
+    ),
+    "label.unknown": Texts(
+        "{what} {label}: not in the knowledge base; judged by its published properties",
+        "{what} {label}：知识库中没有它；按它发布的属性判断",
+    ),
+    "label.none-serves": Texts(
+        "{what}: no variant label serves {target}",
+        "{what}：没有哪个变体标签能服务 {target}",
+    ),
+    "label.none-listed": Texts(
+        "it lists no label",
+        "它没有列出任何标签",
+    ),
+    "label.none-serves-fix": Texts(
+        "plan for another target, or install a build from the family's own index",
+        "为另一台目标主机制定计划，或从该包族自己的索引安装构建",
+    ),
+    "label.fallback": Texts(
+        "{label}: no CUDA label runs on {target}, so the CPU build because allow-cpu-fallback = true",
+        "{label}：没有能在 {target} 上运行的 CUDA 标签，因为 allow-cpu-fallback = true，所以选 CPU 版",
+    ),
+    "label.planned-cpu": Texts(
+        "{label}: the plan gives {target} the CPU build",
+        "{label}：计划给 {target} 的是 CPU 版",
+    ),
+    "label.no-driver": Texts(
+        "{label}: {target} has no NVIDIA driver, so the CPU build",
+        "{label}：{target} 没有 NVIDIA 驱动，所以选 CPU 版",
+    ),
+    "label.installer-picks": Texts(
+        "{what}: a variant-enabled installer picks {installer} on {target} (its NVIDIA provider looks at the driver and the highest GPU only); poetry-cuda chose {label}",
+        "{what}：支持变体的安装器在 {target} 上会选 {installer}（它的 NVIDIA 提供者只看驱动和最高的 GPU）；poetry-cuda 选的是 {label}",
+    ),
+    "label.stack": Texts(
+        "{label}: the plan's {stack} build for {gpus}",
+        "{label}：计划为 {gpus} 选的 {stack} 构建",
+    ),
+    "label.plan-gives": Texts(
+        "{label}: the plan gives {target} {build}",
+        "{label}：计划给 {target} 的是 {build}",
+    ),
+    "label.publishes-without": Texts(
+        "{what} {build}: publishes {published}, without {missing} of {target}; the knowledge base has the build serve it, and decides",
+        "{what} {build}：发布的是 {published}，不含 {target} 的 {missing}；知识库认为该构建支持它，以知识库为准",
+    ),
+    "label.gets": Texts(
+        "{target} gets {label}",
+        "{target} 得到 {label}",
+    ),
+    "label.none-serves-all": Texts(
+        "{what}: no variant label serves every target",
+        "{what}：没有哪个变体标签能服务所有目标主机",
+    ),
+    "label.none-serves-all-fix": Texts(
+        "plan for fewer targets, or give each its own properties file",
+        "减少目标主机，或为每台目标主机各写一个属性文件",
+    ),
+    "label.newest-for-all": Texts(
+        "{label}: the newest build every target runs",
+        "{label}：所有目标主机都能运行的最新构建",
+    ),
+    "label.arches-differ": Texts(
+        "{what} {label}: publishes nvidia :: sm_arch :: {said}; the knowledge base has {has} for {platform}, and decides",
+        "{what} {label}：发布的是 nvidia :: sm_arch :: {said}；知识库中 {platform} 上是 {has}，以知识库为准",
+    ),
+    "label.runs-minor": Texts(
+        "{target}'s driver (CUDA {cuda}) runs it only through minor-version compatibility",
+        "{target} 的驱动（CUDA {cuda}）只能通过次版本兼容运行它",
+    ),
+    "label.runs-native": Texts(
+        "{target}'s driver (CUDA {cuda}) runs it natively; an older one would run it only through minor-version compatibility",
+        "{target} 的驱动（CUDA {cuda}）能原生运行它；更旧的驱动只能通过次版本兼容运行它",
+    ),
+    "label.lower-bound": Texts(
+        "{what} {label}: publishes {published} for a build of CUDA {cuda}; {runs}",
+        "{what} {label}：为 CUDA {cuda} 的构建发布了 {published}；{runs}",
+    ),
+    "label.audit": Texts(
+        "audit: {text}",
+        "核查：{text}",
+    ),
+    "label.chosen": Texts(
+        "Variant: {label} ({reason})",
+        "变体：{label}（{reason}）",
+    ),
+    "label.wrote": Texts(
+        "Wrote {path}",
+        "已写入 {path}",
+    ),
+    "release.newest-unconstrained": Texts(
+        "the newest known: no {package} constraint to honour",
+        "已知最新的版本：没有需要遵守的 {package} 约束",
+    ),
+    "release.newest-admitted": Texts(
+        "the newest the project's {package} {constraints} admits",
+        "项目的 {package} {constraints} 允许的最新版本",
+    ),
+    "release.fallback": Texts(
+        "the newest known, as a fallback (see the warning)",
+        "已知最新的版本，作为后备（见警告）",
+    ),
+    "release.none-admitted": Texts(
+        "{constraints} admits no {package} release with published wheel variants (known: {known}), so no variant wheel will match it; the file uses {newest}'s metadata, the newest known. Pass the wanted release's {package}-<version>-variants.json with --variants FILE, or admit one of {known}",
+        "{constraints} 不允许任何发布了 wheel 变体的 {package} 版本（已知：{known}），所以没有变体 wheel 能与之匹配；文件使用已知最新的 {newest} 的元数据。请用 --variants FILE 传入所需版本的 {package}-<version>-variants.json，或允许 {known} 中的一个",
+    ),
+    "release.no-project": Texts(
+        "no project here",
+        "这里没有项目",
+    ),
+    "release.metadata": Texts(
+        "Variant metadata: {package} {version}'s, as published ({reason}); source: {source}",
+        "变体元数据：{package} {version} 发布的元数据（{reason}）；来源：{source}",
+    ),
     "env.rocm-build": Texts(
         "no CUDA toolkit applies: the {variant} build's wheels bring the HIP and ROCm "
         "libraries they load, and only the amdgpu kernel driver comes from the system; "
@@ -1034,6 +1664,18 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "documentation)",
         "{said}（AMD 自己发布 Windows 版，见 AMD 的 ROCm on Radeon and Ryzen 文档）",
     ),
+    "rocm.cuda-serves-one": Texts(
+        "{target}: the plan serves its NVIDIA GPUs with CUDA builds; {listed} is not served (set the accelerator the project wants to plan ROCm or XPU builds instead)",
+        "{target}：计划用 CUDA 构建服务它的 NVIDIA GPU；{listed} 不在服务范围内（如要改为计划 ROCm 或 XPU 构建，请设置项目要用的加速器）",
+    ),
+    "rocm.cuda-serves": Texts(
+        "{target}: the plan serves its NVIDIA GPUs with CUDA builds; {listed} are not served (set the accelerator the project wants to plan ROCm or XPU builds instead)",
+        "{target}：计划用 CUDA 构建服务它的 NVIDIA GPU；{listed} 不在服务范围内（如要改为计划 ROCm 或 XPU 构建，请设置项目要用的加速器）",
+    ),
+    "rocm.left-out": Texts(
+        "{target}: the plan serves its GPUs with {stack} builds; {kind} is not served",
+        "{target}：计划用 {stack} 构建服务它的 GPU；{kind} 不在服务范围内",
+    ),
     "xpu.unsupported-gpu": Texts(
         "{label}: {gpu} is older than Arc (device IP {ip}) or of unknown IP: PyTorch XPU does "
         "not support it, so it gets the CPU build",
@@ -1099,6 +1741,27 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "run `poetry cuda lock` (or `poetry-cuda lock`), then sync",
         "先运行 `poetry cuda lock`（或 `poetry-cuda lock`），再 sync",
     ),
+    "sync.extra": Texts(
+        "Extra: {extra} for {family} ({reason})",
+        "extra：{family} 使用 {extra}（{reason}）",
+    ),
+    # A platform fork is the package manager's to install (its markers choose it).
+    "sync.platform-fork": Texts(
+        "Platform fork: {extra} for {family} ({reason})",
+        "平台分支：{family} 使用 {extra}（{reason}）",
+    ),
+    "sync.would-run": Texts(
+        "Would run: {command}",
+        "将运行：{command}",
+    ),
+    "sync.running": Texts(
+        "Running: {command}",
+        "正在运行：{command}",
+    ),
+    "sync.toolkit": Texts(
+        "Toolkit: {toolkit} (redist)",
+        "工具包：{toolkit}（redist）",
+    ),
     "available.no-other": Texts(
         "{missing}, and no other build fits ({why}): locking as planned; the package manager "
         "reports what the index lacks",
@@ -1120,6 +1783,58 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "lock.waiting": Texts(
         "Waiting for another poetry-cuda run on {project} (up to {limit} s)…",
         "正在等待 {project} 上的另一个 poetry-cuda 运行结束（最多 {limit} 秒）…",
+    ),
+    "undo.restored": Texts(
+        " (restored: {names})",
+        "（已恢复：{names}）",
+    ),
+    "undo.as-before-one": Texts(
+        "{names} is as before{restored}",
+        "{names} 与之前一致{restored}",
+    ),
+    "undo.as-before": Texts(
+        "{names} are as before{restored}",
+        "{names} 与之前一致{restored}",
+    ),
+    "undo.kept-one": Texts(
+        "kept {names} as it is: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它被别人改动了；请检查托管的条目",
+    ),
+    "undo.kept-one-sentence": Texts(
+        "Kept {names} as it is: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它被别人改动了；请检查托管的条目",
+    ),
+    "undo.kept": Texts(
+        "kept {names} as they are: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它们被别人改动了；请检查托管的条目",
+    ),
+    "undo.kept-sentence": Texts(
+        "Kept {names} as they are: changed by someone else during the run; review the managed entries",
+        "保留了 {names} 的现状：运行期间它们被别人改动了；请检查托管的条目",
+    ),
+    "undo.failed": Texts(
+        "could not restore {names}",
+        "无法恢复 {names}",
+    ),
+    "undo.failed-sentence": Texts(
+        "Could not restore {names}",
+        "无法恢复 {names}",
+    ),
+    "undo.did-not-finish": Texts(
+        "The run did not finish: {line}.",
+        "运行没有完成：{line}。",
+    ),
+    "undo.sentence": Texts(
+        "{line}.",
+        "{line}。",
+    ),
+    "undo.previous-finished": Texts(
+        "A previous run (process {pid}) had finished; removed its journal.",
+        "之前的一次运行（进程 {pid}）已完成；已删除它的日志。",
+    ),
+    "undo.previous-stopped": Texts(
+        "A previous run (process {pid}) stopped before it finished; undid its changes:",
+        "之前的一次运行（进程 {pid}）没有完成就停止了；已撤销它的改动：",
     ),
     "plan.recorded-fallback": Texts(
         "{builds}: not on the index when cuda.lock was written, so planned without; `lock` "
@@ -1250,6 +1965,110 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         '[tool.poetry-cuda.mirrors] cuda-redist = "https://..."（只对自己生效：'
         "POETRY_CUDA_MIRROR_CUDA_REDIST），然后重新运行 lock",
     ),
+    "redist.no-archives": Texts(
+        'toolkit = "redist": NVIDIA publishes no redistributable archives for CUDA {cuda}',
+        'toolkit = "redist"：NVIDIA 没有发布 CUDA {cuda} 的可再分发归档',
+    ),
+    "redist.no-archives-why": Texts(
+        "NVIDIA's redistributable archives start with CUDA {first}",
+        "NVIDIA 的可再分发归档从 CUDA {first} 开始提供",
+    ),
+    "redist.no-archives-fix": Texts(
+        'use a CUDA version from {first} on, or set toolkit = "system" and install the CUDA {cuda} toolkit',
+        '使用 {first} 及以后的 CUDA 版本，或设置 toolkit = "system" 并安装 CUDA {cuda} 工具包',
+    ),
+    "redist.redirect-refused": Texts(
+        "{source}: redirected to {target}, which is refused",
+        "{source}：重定向到了 {target}，已拒绝",
+    ),
+    "redist.redirect-refused-fix": Texts(
+        "use a mirror that serves the files over https itself",
+        "使用自己通过 https 提供文件的镜像",
+    ),
+    "redist.too-large": Texts(
+        "{url}: larger than the {limit} bytes expected",
+        "{url}：超过了预期的 {limit} 字节",
+    ),
+    "redist.too-large-why": Texts(
+        "the manifest gives each archive's size; anything more is not NVIDIA's archive",
+        "清单给出了每个归档的大小；更大的就不是 NVIDIA 的归档",
+    ),
+    "redist.check-mirror": Texts(
+        "check that the redist base URL (or its mirror) serves NVIDIA's own files",
+        "确认 redist 基础 URL（或它的镜像）提供的是 NVIDIA 自己的文件",
+    ),
+    "redist.cut-short": Texts(
+        "{url}: the download ended after {got} of {expected} bytes",
+        "{url}：下载在 {expected} 字节中的第 {got} 字节处中断",
+    ),
+    "redist.cut-short-why": Texts(
+        "the connection closed before the whole file came",
+        "连接在整个文件传完之前就关闭了",
+    ),
+    "redist.cut-short-fix": Texts(
+        "run the command again; the download is redone from the start",
+        "重新运行命令；下载会从头开始",
+    ),
+    "redist.status": Texts(
+        "{url}: the server answered {code} {reason}",
+        "{url}：服务器返回 {code} {reason}",
+    ),
+    "redist.status-fix": Texts(
+        "check the redist base URL (the cuda-redist mirror) and that it holds the release",
+        "检查 redist 基础 URL（cuda-redist 镜像），并确认其中有这个版本",
+    ),
+    "redist.broken-answer": Texts(
+        "a broken HTTP answer ({kind})",
+        "HTTP 应答损坏（{kind}）",
+    ),
+    "redist.too-many-redirects": Texts(
+        "redirected more than {count} times",
+        "重定向超过了 {count} 次",
+    ),
+    "redist.cannot-download": Texts(
+        "{url}: cannot download ({problem})",
+        "{url}：无法下载（{problem}）",
+    ),
+    "redist.cannot-download-fix": Texts(
+        "check the network connection, or set a cuda-redist mirror",
+        "检查网络连接，或设置 cuda-redist 镜像",
+    ),
+    "redist.no-component": Texts(
+        "{name}: no component {missing}",
+        "{name}：没有组件 {missing}",
+    ),
+    "redist.no-component-why": Texts(
+        "nvcc of CUDA {cuda} needs {components} (source: {source})",
+        "CUDA {cuda} 的 nvcc 需要 {components}（来源：{source}）",
+    ),
+    "redist.no-component-fix": Texts(
+        "check that the redist base URL serves NVIDIA's manifest for this release",
+        "确认 redist 基础 URL 提供的是 NVIDIA 为这个版本发布的清单",
+    ),
+    "redist.no-platform": Texts(
+        "{name}: {component} has no archive for {platform} (it has: {offered})",
+        "{name}：{component} 没有 {platform} 的归档（它有：{offered}）",
+    ),
+    "redist.no-platform-why": Texts(
+        "NVIDIA does not publish {component} for {platform}",
+        "NVIDIA 没有为 {platform} 发布 {component}",
+    ),
+    "redist.no-platform-fix": Texts(
+        'use toolkit = "system" on {platform}, or a CUDA release that has it',
+        '在 {platform} 上使用 toolkit = "system"，或换一个有它的 CUDA 版本',
+    ),
+    "redist.no-release": Texts(
+        "the redist directory lists no release of CUDA {cuda} (newest: {shown})",
+        "redist 目录中没有 CUDA {cuda} 的任何版本（最新的是：{shown}）",
+    ),
+    "redist.no-release-why": Texts(
+        "each CUDA release has its own redistrib_<release>.json",
+        "每个 CUDA 版本都有自己的 redistrib_<release>.json",
+    ),
+    "redist.no-release-fix": Texts(
+        "lock a CUDA version the directory has, or check the cuda-redist mirror",
+        "锁定目录中有的 CUDA 版本，或检查 cuda-redist 镜像",
+    ),
     # What `lock` did.
     "lock.no-change": Texts("pyproject.toml: no change", "pyproject.toml：没有改动"),
     "lock.locked": Texts(
@@ -1259,6 +2078,30 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     # `lock --check`: the header above the reasons, its fix, and the all-clear.
     "check.stale": Texts("cuda.lock is stale:", "cuda.lock 已过期："),
     "lock.file-missing": Texts("{file} does not exist", "{file} 不存在"),
+    "cuda-lock.damaged-why": Texts(
+        "cuda.lock is written by poetry-cuda and was changed or damaged since",
+        "cuda.lock 由 poetry-cuda 写入，之后被改动或损坏了",
+    ),
+    "cuda-lock.damaged-fix": Texts(
+        "restore it from version control, or remove it and run `poetry cuda lock` to write it anew",
+        "从版本控制中恢复它，或删除它并运行 `poetry cuda lock` 重新写入",
+    ),
+    "cuda-lock.overlong": Texts(
+        "{path}: {where}: a value of {length} characters, more than the {limit} poetry-cuda ever writes there",
+        "{path}：{where}：值有 {length} 个字符，超过了 poetry-cuda 在这里会写入的 {limit} 个",
+    ),
+    "cuda-lock.version": Texts(
+        "{path}: version {version} is not supported (this poetry-cuda reads 1 and {current})",
+        "{path}：不支持版本 {version}（这个 poetry-cuda 读取版本 1 和 {current}）",
+    ),
+    "cuda-lock.version-why": Texts(
+        "the file was written by a different poetry-cuda release",
+        "这个文件是由另一个版本的 poetry-cuda 写入的",
+    ),
+    "cuda-lock.version-fix": Texts(
+        "upgrade poetry-cuda, or run `poetry cuda lock` to write it for this release",
+        "升级 poetry-cuda，或运行 `poetry cuda lock` 为当前版本重新写入",
+    ),
     "stale.pyproject": Texts(
         "the CUDA-relevant parts of pyproject.toml changed since the lock",
         "锁定之后，pyproject.toml 中与 CUDA 相关的部分有了改动",
@@ -1300,6 +2143,358 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "`kubectl get nodes -o json | {detect} --kubernetes -`",
         "先用 `kubectl get nodes -o json > {file}` 写出这个文件，或用管道传入："
         "`kubectl get nodes -o json | {detect} --kubernetes -`",
+    ),
+    "k8s.why": Texts(
+        "`detect --kubernetes` reads what `kubectl get nodes -o json` prints",
+        "`detect --kubernetes` 读取的是 `kubectl get nodes -o json` 的输出",
+    ),
+    "k8s.fix": Texts(
+        "give it the output of `kubectl get nodes -o json` (a List or NodeList, or one Node)",
+        "传入 `kubectl get nodes -o json` 的输出（List、NodeList 或单个 Node）",
+    ),
+    "k8s.label-why": Texts(
+        "GPU Feature Discovery writes this label, and a plan for the node depends on it: poetry-cuda guesses no value",
+        "这个标签由 GPU Feature Discovery 写入，节点的计划依赖它：poetry-cuda 不会猜测它的值",
+    ),
+    "k8s.stdin": Texts(
+        "standard input",
+        "标准输入",
+    ),
+    "k8s.not-json": Texts(
+        "{name}: not valid JSON (line {line}, column {column}: {error})",
+        "{name}：不是有效的 JSON（第 {line} 行第 {column} 列：{error}）",
+    ),
+    "k8s.not-json-fix": Texts(
+        "give it the output of `kubectl get nodes -o json` (not `-o yaml` or `-o wide`)",
+        "传入 `kubectl get nodes -o json` 的输出（不是 `-o yaml` 或 `-o wide`）",
+    ),
+    "k8s.not-text": Texts(
+        "{name}: not UTF-8 or UTF-16 text ({reason} at byte {at})",
+        "{name}：不是 UTF-8 或 UTF-16 文本（第 {at} 字节：{reason}）",
+    ),
+    "k8s.unreadable-document": Texts(
+        "{name}: not a readable document",
+        "{name}：无法读取的文档",
+    ),
+    "k8s.too-costly": Texts(
+        "{name}: {values} JSON values in {size} bytes, more than a node list holds for its size",
+        "{name}：{size} 字节中有 {values} 个 JSON 值，超过了同样大小的节点列表所能有的数量",
+    ),
+    "k8s.too-costly-why": Texts(
+        "parsing them would take about {memory} MiB of memory; `kubectl get nodes -o json` has one value in 10 bytes or more",
+        "解析它们大约需要 {memory} MiB 内存；`kubectl get nodes -o json` 的输出每个值至少占 10 字节",
+    ),
+    "k8s.too-costly-fix": Texts(
+        "give it the output of `kubectl get nodes -o json`, or keep only what poetry-cuda reads: {slimmed}",
+        "传入 `kubectl get nodes -o json` 的输出，或只保留 poetry-cuda 读取的部分：{slimmed}",
+    ),
+    "k8s.closed": Texts(
+        "{name} is closed",
+        "{name} 已关闭",
+    ),
+    "k8s.closed-fix": Texts(
+        "pipe kubectl's output in, or give a file",
+        "用管道传入 kubectl 的输出，或给出一个文件",
+    ),
+    "k8s.terminal": Texts(
+        "{name} is a terminal, not kubectl's output",
+        "{name} 是终端，不是 kubectl 的输出",
+    ),
+    "k8s.terminal-fix": Texts(
+        "pipe it in: kubectl get nodes -o json | poetry-cuda detect --kubernetes=-",
+        "用管道传入：kubectl get nodes -o json | poetry-cuda detect --kubernetes=-",
+    ),
+    "k8s.cannot-read": Texts(
+        "{name}: cannot read it ({error})",
+        "{name}：无法读取（{error}）",
+    ),
+    "k8s.too-large": Texts(
+        "{name}: larger than {limit} MiB",
+        "{name}：超过 {limit} MiB",
+    ),
+    "k8s.too-large-why": Texts(
+        "`kubectl get nodes -o json` of the largest cluster Kubernetes supports stays below this; reading more could exhaust the memory",
+        "Kubernetes 支持的最大集群的 `kubectl get nodes -o json` 输出也小于这个大小；读取更多可能耗尽内存",
+    ),
+    "k8s.too-large-fix": Texts(
+        "keep only what poetry-cuda reads: {slimmed}",
+        "只保留 poetry-cuda 读取的部分：{slimmed}",
+    ),
+    "k8s.selector": Texts(
+        "--selector {text}: {term} is not KEY=VALUE",
+        "--selector {text}：{term} 不是 KEY=VALUE",
+    ),
+    "k8s.selector-why": Texts(
+        "a selector keeps the nodes a pod's nodeSelector would: those whose label KEY has exactly VALUE",
+        "选择器保留的节点与 pod 的 nodeSelector 相同：标签 KEY 的值恰好是 VALUE 的节点",
+    ),
+    "k8s.selector-fix": Texts(
+        "write it as in the pod spec, e.g. --selector nvidia.com/gpu.product=NVIDIA-L4 (repeat it, or join terms with commas)",
+        "按 pod spec 中的写法，例如 --selector nvidia.com/gpu.product=NVIDIA-L4（可重复给出，或用逗号连接多个条件）",
+    ),
+    "k8s.top-level": Texts(
+        "(top level)",
+        "（顶层）",
+    ),
+    "k8s.an-object": Texts(
+        "an object",
+        "对象",
+    ),
+    "k8s.a-list": Texts(
+        "a list of nodes",
+        "节点列表",
+    ),
+    "k8s.a-node": Texts(
+        "a node",
+        "节点",
+    ),
+    "k8s.a-string": Texts(
+        "a string",
+        "字符串",
+    ),
+    "k8s.expected-a-string": Texts(
+        "expected a string",
+        "应为字符串",
+    ),
+    "k8s.not-a-list": Texts(
+        "{kind}: expected a List or NodeList of nodes",
+        "{kind}：应为由节点组成的 List 或 NodeList",
+    ),
+    "k8s.not-a-node": Texts(
+        "{kind}: not a Node",
+        "{kind}：不是 Node",
+    ),
+    "k8s.bad-node-name": Texts(
+        "expected a node name (1 to {limit} lower-case letters, digits, '-' and '.'), got {got}",
+        "应为节点名（1 到 {limit} 个小写字母、数字、'-' 和 '.'），实际是 {got}",
+    ),
+    "k8s.node": Texts(
+        "node {node}",
+        "节点 {node}",
+    ),
+    "k8s.label": Texts(
+        "label {label}: {problem}",
+        "标签 {label}：{problem}",
+    ),
+    "k8s.label-fix": Texts(
+        "correct the label (kubectl label node {node} {key}=... --overwrite), or restart gpu-feature-discovery on the node to write it again",
+        "更正这个标签（kubectl label node {node} {key}=... --overwrite），或在该节点上重启 gpu-feature-discovery 让它重新写入",
+    ),
+    "k8s.label-too-long": Texts(
+        "longer than a label value may be ({limit})",
+        "超过了标签值的长度上限（{limit}）",
+    ),
+    "k8s.not-label-value": Texts(
+        "not a label value (letters, digits, '-', '_' and '.')",
+        "不是标签值（字母、数字、'-'、'_' 和 '.'）",
+    ),
+    "k8s.not-a-number": Texts(
+        "not a number",
+        "不是数字",
+    ),
+    "k8s.not-a": Texts(
+        "not {what}",
+        "不是{what}",
+    ),
+    "k8s.driver-version": Texts(
+        "a driver version",
+        "驱动版本",
+    ),
+    "k8s.cuda-version": Texts(
+        "a CUDA version (12.4)",
+        "CUDA 版本（如 12.4）",
+    ),
+    "k8s.without": Texts(
+        "given without {missing}",
+        "缺少 {missing}",
+    ),
+    "k8s.not-driver-part": Texts(
+        "not a part of a driver version (digits)",
+        "不是驱动版本的一部分（应为数字）",
+    ),
+    "k8s.no-arch": Texts(
+        "no kubernetes.io/arch label and no status.nodeInfo.architecture",
+        "既没有 kubernetes.io/arch 标签，也没有 status.nodeInfo.architecture",
+    ),
+    "k8s.no-arch-why": Texts(
+        "a plan depends on the machine (x86_64 or aarch64 builds)",
+        "计划取决于机器架构（x86_64 或 aarch64 的构建）",
+    ),
+    "k8s.no-arch-fix": Texts(
+        "give the whole output of `kubectl get nodes -o json`",
+        "传入 `kubectl get nodes -o json` 的完整输出",
+    ),
+    "k8s.not-machine": Texts(
+        "not a machine architecture (amd64, arm64)",
+        "不是机器架构（amd64、arm64）",
+    ),
+    "k8s.not-os": Texts(
+        "not an operating system GPU nodes run (linux)",
+        "不是 GPU 节点运行的操作系统（linux）",
+    ),
+    "k8s.twice": Texts(
+        "node {node} is listed twice",
+        "节点 {node} 出现了两次",
+    ),
+    "k8s.no-driver": Texts(
+        "GPU labels without a driver: neither nvidia.com/cuda.driver-version.* nor nvidia.com/cuda.runtime-version.* (nor their older names)",
+        "有 GPU 标签却没有驱动：既没有 nvidia.com/cuda.driver-version.*，也没有 nvidia.com/cuda.runtime-version.*（及它们的旧名称）",
+    ),
+    "k8s.restart-gfd": Texts(
+        "restart gpu-feature-discovery on the node to write its labels again",
+        "在该节点上重启 gpu-feature-discovery，让它重新写入标签",
+    ),
+    "k8s.options-need": Texts(
+        "--write-targets, --selector and --gpu-only are options of --kubernetes",
+        "--write-targets、--selector 和 --gpu-only 是 --kubernetes 的选项",
+    ),
+    "k8s.options-need-fix": Texts(
+        "add --kubernetes FILE (or --kubernetes=- for standard input) with the output of `kubectl get nodes -o json`",
+        "加上 --kubernetes FILE（或用 --kubernetes=- 读标准输入），传入 `kubectl get nodes -o json` 的输出",
+    ),
+    "k8s.with-target": Texts(
+        "--target and --kubernetes cannot be combined",
+        "--target 和 --kubernetes 不能同时使用",
+    ),
+    "k8s.with-target-fix": Texts(
+        "validate profiles with `detect --target FILE`, or group a cluster's nodes with `detect --kubernetes FILE`",
+        "用 `detect --target FILE` 校验主机配置，或用 `detect --kubernetes FILE` 为集群节点分组",
+    ),
+    "k8s.no-group": Texts(
+        "{origin}: no node with GPU Feature Discovery labels; no profile was written",
+        "{origin}：没有带 GPU Feature Discovery 标签的节点；没有写入任何主机配置",
+    ),
+    "k8s.no-group-selected": Texts(
+        "{origin}: no node with GPU Feature Discovery labels matches the selector; no profile was written",
+        "{origin}：没有与选择器匹配、带 GPU Feature Discovery 标签的节点；没有写入任何主机配置",
+    ),
+    "k8s.no-group-why": Texts(
+        "a profile is written for each group of GPU nodes that GPU Feature Discovery labelled with their driver and compute capability",
+        "每组由 GPU Feature Discovery 标注了驱动和计算能力的 GPU 节点各写一份主机配置",
+    ),
+    "k8s.no-group-fix": Texts(
+        "check the selector, and that GPU Feature Discovery (NVIDIA's device plugin or GPU Operator) runs on the GPU nodes",
+        "检查选择器，并确认 GPU 节点上运行着 GPU Feature Discovery（NVIDIA 的 device plugin 或 GPU Operator）",
+    ),
+    "k8s.wrote": Texts(
+        "Wrote {path} ({label})",
+        "已写入 {path}（{label}）",
+    ),
+    "k8s.cluster": Texts(
+        "Cluster: {origin}, {nodes}; {gpu_nodes} with GPU labels in {groups}",
+        "集群：{origin}，{nodes}；其中 {gpu_nodes} 个带 GPU 标签，分为 {groups}",
+    ),
+    "k8s.groups-one": Texts(
+        "{count} group",
+        "{count} 组",
+    ),
+    "k8s.groups": Texts(
+        "{count} groups",
+        "{count} 组",
+    ),
+    "k8s.nodes-one": Texts(
+        "{count} node",
+        "{count} 个节点",
+    ),
+    "k8s.nodes": Texts(
+        "{count} nodes",
+        "{count} 个节点",
+    ),
+    "k8s.matched": Texts(
+        "  {count} of them match --selector {terms}",
+        "  其中 {count} 个与 --selector {terms} 匹配",
+    ),
+    "k8s.no-groups": Texts(
+        "GPU node groups: none",
+        "GPU 节点组：无",
+    ),
+    "k8s.cpu-only": Texts(
+        "CPU-only nodes ({count})",
+        "仅有 CPU 的节点（{count}）",
+    ),
+    "k8s.unlabelled": Texts(
+        "GPU nodes without GPU Feature Discovery labels ({count})",
+        "没有 GPU Feature Discovery 标签的 GPU 节点（{count}）",
+    ),
+    "k8s.as": Texts(
+        "{products} (as {partitions})",
+        "{products}（划分为 {partitions}）",
+    ),
+    "k8s.capability": Texts(
+        "compute capability {cc} ({sm})",
+        "计算能力 {cc}（{sm}）",
+    ),
+    "k8s.no-capability": Texts(
+        "no compute capability labelled",
+        "没有标注计算能力",
+    ),
+    "k8s.devices-in-all": Texts(
+        "{count} devices in all",
+        "共 {count} 个设备",
+    ),
+    "k8s.gpus-in-all": Texts(
+        "{count} GPUs in all",
+        "共 {count} 个 GPU",
+    ),
+    "k8s.unknown": Texts(
+        "unknown",
+        "未知",
+    ),
+    "k8s.group": Texts(
+        "{name}: {nodes}, {where}",
+        "{name}：{nodes}，{where}",
+    ),
+    "k8s.group-gpus": Texts(
+        "  GPUs: {products}, {gpus}",
+        "  GPU：{products}，{gpus}",
+    ),
+    "k8s.group-driver": Texts(
+        "  NVIDIA driver: {driver}, highest CUDA {cuda}",
+        "  NVIDIA 驱动：{driver}，最高 CUDA {cuda}",
+    ),
+    "k8s.group-nodes": Texts(
+        "  Nodes: {names}",
+        "  节点：{names}",
+    ),
+    "k8s.and-more": Texts(
+        "{names} and {count} more",
+        "{names} 等（另有 {count} 个）",
+    ),
+    "k8s.unlabelled-warning-one": Texts(
+        "{nodes} with an NVIDIA GPU but without GPU Feature Discovery labels ({names}) is in no group: nothing tells their driver and compute capability; run GPU Feature Discovery (NVIDIA's device plugin or GPU Operator) on them",
+        "有 NVIDIA GPU 但没有 GPU Feature Discovery 标签的 {nodes}（{names}）不属于任何组：无从得知它们的驱动和计算能力；请在这些节点上运行 GPU Feature Discovery（NVIDIA 的 device plugin 或 GPU Operator）",
+    ),
+    "k8s.unlabelled-warning": Texts(
+        "{nodes} with an NVIDIA GPU but without GPU Feature Discovery labels ({names}) are in no group: nothing tells their driver and compute capability; run GPU Feature Discovery (NVIDIA's device plugin or GPU Operator) on them",
+        "有 NVIDIA GPU 但没有 GPU Feature Discovery 标签的 {nodes}（{names}）不属于任何组：无从得知它们的驱动和计算能力；请在这些节点上运行 GPU Feature Discovery（NVIDIA 的 device plugin 或 GPU Operator）",
+    ),
+    "k8s.stale-profile": Texts(
+        "{path}: a profile written from Kubernetes that this run did not write again; if its nodes are gone, remove it (plans serve them while it is there)",
+        "{path}：这是之前从 Kubernetes 写入、本次没有重写的主机配置；如果它的节点已不存在，请删除它（只要它还在，计划就会服务这些节点）",
+    ),
+    "k8s.no-folder": Texts(
+        "{folder}: cannot create the folder for the profiles ({error})",
+        "{folder}：无法创建存放主机配置的文件夹（{error}）",
+    ),
+    "k8s.no-folder-fix": Texts(
+        "give --write-targets a folder (or a path where one can be created)",
+        "给 --write-targets 一个文件夹（或一个可以创建文件夹的路径）",
+    ),
+    "k8s.in-the-way-link": Texts(
+        "{path}: a symbolic link; no profile was written",
+        "{path}：是符号链接；没有写入任何主机配置",
+    ),
+    "k8s.in-the-way": Texts(
+        "{path}: not a profile written from Kubernetes; no profile was written",
+        "{path}：不是从 Kubernetes 写入的主机配置；没有写入任何主机配置",
+    ),
+    "k8s.in-the-way-why": Texts(
+        "`detect --kubernetes --write-targets` replaces only the profiles it wrote (regular files with a `nodes` entry), and never writes through a link",
+        "`detect --kubernetes --write-targets` 只替换它自己写入的主机配置（带 `nodes` 条目的普通文件），并且从不通过链接写入",
+    ),
+    "k8s.in-the-way-fix": Texts(
+        "move that file away, or give --write-targets another folder",
+        "移走那个文件，或给 --write-targets 另一个文件夹",
     ),
     "detect.none-macos": Texts("none (macOS has no CUDA)", "无（macOS 没有 CUDA）"),
     "detect.unknown": Texts("unknown", "未知"),
@@ -1369,6 +2564,18 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "PATH: {nvcc} is not inside a toolkit folder", "PATH：{nvcc} 不在任何工具包文件夹里"
     ),
     "probe.macos": Texts("macOS has no NVIDIA CUDA driver", "macOS 没有 NVIDIA CUDA 驱动"),
+    "probe.not-a-node": Texts(
+        "{name}: not a node number, skipped",
+        "{name}：不是节点编号，已跳过",
+    ),
+    "probe.file-skipped": Texts(
+        "{path}: {problem}, skipped",
+        "{path}：{problem}，已跳过",
+    ),
+    "probe.no-version-in": Texts(
+        "{path}: no driver version in it",
+        "{path}：其中没有驱动版本",
+    ),
     # The plugin's warnings before `poetry install` installs the lock.
     "install.run-live": Texts(
         "another poetry-cuda run is changing pyproject.toml and the locks now "
@@ -1666,6 +2873,431 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "move to a supported tag of the same CUDA minor ({image})",
         "换用同一 CUDA 次版本仍受支持的标签（{image}）",
     ),
+    "damage.missing": Texts(
+        "missing",
+        "缺失",
+    ),
+    "damage.not-regular": Texts(
+        "not a regular file",
+        "不是普通文件",
+    ),
+    "damage.size": Texts(
+        "{size} bytes, recorded {recorded}",
+        "{size} 字节，记录的是 {recorded}",
+    ),
+    "damage.unreadable": Texts(
+        "cannot be read",
+        "无法读取",
+    ),
+    "damage.contents": Texts(
+        "other contents than the wheel's (sha256 differs)",
+        "内容与 wheel 中的不同（sha256 不一致）",
+    ),
+    "damage.record-unreadable": Texts(
+        "unreadable ({error})",
+        "无法读取（{error}）",
+    ),
+    "records.more": Texts(
+        "and {count} more",
+        "另有 {count} 个",
+    ),
+    "records.damaged": Texts(
+        "{name} {version}: {count} installed files are not what its wheel holds: {listed}",
+        "{name} {version}：有 {count} 个已安装的文件与它的 wheel 中的不一致：{listed}",
+    ),
+    "records.damaged-fix": Texts(
+        "install it again: run `{sync}`",
+        "重新安装它：运行 `{sync}`",
+    ),
+    "records.twice": Texts(
+        "{name} is installed twice ({folders}): the versions share their files, and what is left matches at most one",
+        "{name} 安装了两次（{folders}）：两个版本共用文件，剩下的最多只与其中一个一致",
+    ),
+    "records.twice-fix": Texts(
+        "run `poetry cuda lock` (one version per target), then `{sync}`",
+        "运行 `poetry cuda lock`（每台目标主机一个版本），然后运行 `{sync}`",
+    ),
+    "records.store-modified": Texts(
+        "the shared store's entry of {filename} ({folder}) was modified after it was linked into this environment: {listed}",
+        "共享存储中 {filename} 的条目（{folder}）在链接进这个环境之后被修改了：{listed}",
+    ),
+    "records.store-modified-fix": Texts(
+        "run `poetry cuda sync`: the entry is unpacked again from the locked wheel and linked anew",
+        "运行 `poetry cuda sync`：会从锁定的 wheel 重新解压该条目并重新链接",
+    ),
+    "records.how-deep": Texts(
+        "every sha256",
+        "逐个校验 sha256",
+    ),
+    "records.how-quick": Texts(
+        "sizes and times; --deep reads every sha256",
+        "校验大小和时间；--deep 会逐个校验 sha256",
+    ),
+    "records.sound": Texts(
+        "{count} CUDA-bearing distributions, {files} files, as their RECORD says ({how})",
+        "{count} 个带 CUDA 的发行包、{files} 个文件与各自的 RECORD 一致（{how}）",
+    ),
+    "records.lock-twice-fix": Texts(
+        "{pin}; `poetry cuda lock` refuses such a lock",
+        "{pin}；`poetry cuda lock` 会拒绝这样的锁",
+    ),
+    "builds.not-installed": Texts(
+        "{libraries} is not installed",
+        "没有安装 {libraries}",
+    ),
+    "builds.unknown": Texts(
+        "{name}: the installed build's architectures are unknown: {problem}",
+        "{name}：无法得知已安装构建的架构：{problem}",
+    ),
+    "builds.unknown-fix": Texts(
+        "run `{install}` to install the locked build again",
+        "运行 `{install}`，重新安装锁定的构建",
+    ),
+    "builds.carries": Texts(
+        "{label} carries {arches} ({source})",
+        "{label} 带有 {arches}（{source}）",
+    ),
+    "builds.own-list": Texts(
+        "{module}'s own list",
+        "{module} 自己的列表",
+    ),
+    "builds.row-wrong": Texts(
+        "{carries}, but cuda.lock (the knowledge base's row for {row}) says {recorded}: the row is wrong; the checks below go by the build",
+        "{carries}，但 cuda.lock（知识库中 {row} 的条目）记录的是 {recorded}：这个条目有误；下面的检查以构建为准",
+    ),
+    "builds.row-wrong-fix": Texts(
+        "report it to poetry-cuda: the knowledge base row for {row} ({version}) should list {arches}",
+        "向 poetry-cuda 报告：知识库中 {row}（{version}）的条目应列出 {arches}",
+    ),
+    "builds.gpu": Texts(
+        "GPU {index} ({name}, {sm})",
+        "GPU {index}（{name}，{sm}）",
+    ),
+    "builds.relock": Texts(
+        "lock again for this GPU: {lock} with this machine among the targets (`--target this`); the plan picks a build with kernels for {sm} (should it pick this one again, its knowledge base row is wrong: choose another build with `--cuda`)",
+        "为这块 GPU 重新锁定：把这台机器加入目标主机（`--target this`）后{lock}；计划会选择带有 {sm} 内核的构建（如果它再次选中这个构建，说明知识库条目有误：请用 `--cuda` 选择另一个构建）",
+    ),
+    "builds.no-kernels": Texts(
+        "{about} has no kernels in {name}'s installed build: it carries {arches}",
+        "{about} 在 {name} 已安装的构建中没有内核：该构建带有 {arches}",
+    ),
+    "builds.sass": Texts(
+        "{about}: SASS in {name}'s build",
+        "{about}：{name} 的构建中有 SASS",
+    ),
+    "builds.sass-via": Texts(
+        "{about}: SASS in {name}'s build (its {sm} build)",
+        "{about}：{name} 的构建中有 SASS（它的 {sm} 构建）",
+    ),
+    "builds.no-jit": Texts(
+        "{about}: {name}'s build has no SASS for it, and the driver (CUDA <= {driver}) cannot JIT-compile its CUDA {cuda} {ptx} PTX",
+        "{about}：{name} 的构建中没有它的 SASS，而驱动（CUDA <= {driver}）无法 JIT 编译其 CUDA {cuda} 的 {ptx} PTX",
+    ),
+    "builds.ptx-only": Texts(
+        "{about}: no SASS in {name}'s build, only {ptx} PTX, JIT-compiled at first use",
+        "{about}：{name} 的构建中没有 SASS，只有 {ptx} PTX，首次使用时 JIT 编译",
+    ),
+    "builds.ptx-only-fix": Texts(
+        "the first run compiles the kernels and caches them (minutes); for SASS, {relock}",
+        "第一次运行会编译并缓存内核（需要几分钟）；要获得 SASS，{relock}",
+    ),
+    "fatbin.malformed": Texts(
+        "{name}: not a fat binary layout poetry-cuda can read ({detail})",
+        "{name}：不是 poetry-cuda 能读取的 fat binary 布局（{detail}）",
+    ),
+    "fatbin.malformed-why": Texts(
+        "NVIDIA does not document the layout; poetry-cuda reads the headers nvcc writes",
+        "NVIDIA 没有公开这种布局；poetry-cuda 读取的是 nvcc 写入的头部",
+    ),
+    "fatbin.malformed-fix": Texts(
+        "report this to poetry-cuda with the library's package and version",
+        "向 poetry-cuda 报告这个问题，附上该库所属的包和版本",
+    ),
+    "fatbin.header-past-end": Texts(
+        "a header at byte {at} runs past the end of the file",
+        "第 {at} 字节处的头部超出了文件末尾",
+    ),
+    "fatbin.header-size": Texts(
+        "section headers of {size} bytes",
+        "节头大小为 {size} 字节",
+    ),
+    "fatbin.no-names": Texts(
+        "no section names",
+        "没有节名",
+    ),
+    "fatbin.section-past-end": Texts(
+        "{section} runs past the end of the file",
+        "{section} 超出了文件末尾",
+    ),
+    "fatbin.container-past-end": Texts(
+        "a container at byte {at} runs past its section",
+        "第 {at} 字节处的容器超出了所在的节",
+    ),
+    "fatbin.entry-past-end": Texts(
+        "an entry at byte {at} runs past its container",
+        "第 {at} 字节处的条目超出了所在的容器",
+    ),
+    "fatbin.bad-arch": Texts(
+        "architecture {arch} in the entry at byte {at}",
+        "第 {at} 字节处的条目中有架构 {arch}",
+    ),
+    "fatbin.not-elf": Texts(
+        "{name}: not an ELF file",
+        "{name}：不是 ELF 文件",
+    ),
+    "fatbin.reinstall": Texts(
+        "reinstall the package",
+        "重新安装这个包",
+    ),
+    "fatbin.not-elf64": Texts(
+        "{name}: not a 64-bit little-endian ELF file",
+        "{name}：不是 64 位小端序 ELF 文件",
+    ),
+    "fatbin.not-regular": Texts(
+        "{name}: not a regular file",
+        "{name}：不是普通文件",
+    ),
+    "deep.timeout": Texts(
+        "the check did not finish within {seconds} s",
+        "检查没有在 {seconds} 秒内完成",
+    ),
+    "deep.cannot-run": Texts(
+        "{python}: {error}",
+        "{python}：{error}（无法运行）",
+    ),
+    "deep.exited": Texts(
+        "{python} exited with {code}: {said}",
+        "{python} 以退出码 {code} 结束：{said}",
+    ),
+    "deep.run-fix": Texts(
+        "run the check yourself: `poetry run python -c 'import torch'` shows the error",
+        "自己运行检查：`poetry run python -c 'import torch'` 会显示错误",
+    ),
+    "deep.import-fails": Texts(
+        "import {module} fails: {error}",
+        "import {module} 失败：{error}",
+    ),
+    "deep.import-fails-fix": Texts(
+        "run `{install}`; a missing system library is named in the error",
+        "运行 `{install}`；缺少的系统库会在错误中写明",
+    ),
+    "deep.import-works": Texts(
+        "import {module} works ({version})",
+        "import {module} 正常（{version}）",
+    ),
+    "deep.check-fails": Texts(
+        "{module}'s own check fails: {error}",
+        "{module} 自带的检查失败：{error}",
+    ),
+    "deep.check-fails-fix": Texts(
+        "install the system libraries listed under System requirements",
+        "安装“系统依赖”下列出的系统库",
+    ),
+    "deep.cpu-build": Texts(
+        "torch {version} is a CPU build (torch.version.cuda is None); cuda.lock locks {variant}",
+        "torch {version} 是 CPU 版（torch.version.cuda 为 None）；而 cuda.lock 锁定的是 {variant}",
+    ),
+    "deep.cpu-build-fix": Texts(
+        "run `{install}` to install the locked build",
+        "运行 `{install}`，安装锁定的构建",
+    ),
+    "deep.unavailable": Texts(
+        "torch {version} (CUDA {cuda}): torch.cuda.is_available() is False",
+        "torch {version}（CUDA {cuda}）：torch.cuda.is_available() 为 False",
+    ),
+    "deep.unavailable-fix": Texts(
+        "check the driver (see Host above) and that the GPU is visible to this process",
+        "检查驱动（见上面的“主机”部分），并确认这个进程能看到 GPU",
+    ),
+    "deep.sees": Texts(
+        "torch sees GPU {index} ({sm})",
+        "torch 能看到 GPU {index}（{sm}）",
+    ),
+    "toolkit.fix": Texts(
+        "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it fetches and assembles it",
+        "运行 `poetry cuda env`（或 `poetry-cuda env`，或 `sync`）：它会获取并组装工具包",
+    ),
+    "toolkit.assemble-again": Texts(
+        "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it assembles it again",
+        "运行 `poetry cuda env`（或 `poetry-cuda env`，或 `sync`）：它会重新组装工具包",
+    ),
+    "toolkit.other-platforms": Texts(
+        'toolkit = "redist": cuda.lock records the toolkit archives for {recorded}, and this machine is {platform}',
+        'toolkit = "redist"：cuda.lock 记录的是 {recorded} 的工具包归档，而这台机器是 {platform}',
+    ),
+    "toolkit.lock-for-this": Texts(
+        "lock again with this machine among the targets (`--target this`)",
+        "把这台机器加入目标主机后重新锁定（`--target this`）",
+    ),
+    "toolkit.no-archives": Texts(
+        'toolkit = "redist": cuda.lock records no toolkit archives for this platform',
+        'toolkit = "redist"：cuda.lock 没有记录这个平台的工具包归档',
+    ),
+    "toolkit.archive-missing": Texts(
+        "{archive} is not in the shared store, or not whole",
+        "{archive} 不在共享存储中，或不完整",
+    ),
+    "toolkit.not-assembled": Texts(
+        "the project's CUDA toolkit is not assembled",
+        "项目的 CUDA 工具包还没有组装",
+    ),
+    "toolkit.other-archives": Texts(
+        "the project's CUDA toolkit was assembled from other archives than cuda.lock records",
+        "项目的 CUDA 工具包是用 cuda.lock 记录之外的归档组装的",
+    ),
+    "toolkit.no-nvcc": Texts(
+        "the project's CUDA toolkit has no nvcc",
+        "项目的 CUDA 工具包中没有 nvcc",
+    ),
+    "toolkit.other-nvcc": Texts(
+        "the project's CUDA toolkit runs {nvcc}, not the stored nvcc",
+        "项目的 CUDA 工具包运行的是 {nvcc}，而不是存储中的 nvcc",
+    ),
+    "toolkit.nvcc-mismatch": Texts(
+        "the project's nvcc is {nvcc}, but its CUDA (torch's) is {cuda}",
+        "项目的 nvcc 是 {nvcc}，而它的 CUDA（torch 的）是 {cuda}",
+    ),
+    "toolkit.nvcc-mismatch-fix": Texts(
+        "lock again: cuda.lock then records the toolkit of the project's CUDA version",
+        "重新锁定：之后 cuda.lock 会记录与项目 CUDA 版本一致的工具包",
+    ),
+    "toolkit.assembled": Texts(
+        "nvcc {nvcc} assembled from the shared store, as cuda.lock records",
+        "nvcc {nvcc} 已按 cuda.lock 的记录从共享存储组装",
+    ),
+    "index.title": Texts(
+        "Index check ({how}):",
+        "索引检查（{how}）：",
+    ),
+    "index.how": Texts(
+        "online: at most {page} s a page, redirects included, and {total} s in all",
+        "联网：每个页面（含重定向）最多 {page} 秒，总共最多 {total} 秒",
+    ),
+    "index.any-version": Texts(
+        "{name} (any version)",
+        "{name}（任意版本）",
+    ),
+    "index.unreadable": Texts(
+        "{what}: cannot read {url}: {problem}",
+        "{what}：无法读取 {url}：{problem}",
+    ),
+    "index.not-served": Texts(
+        "{what}: NOT served by {url} (it lists: {listed})",
+        "{what}：{url} 不提供（它列出的是：{listed}）",
+    ),
+    "index.served": Texts(
+        "{what}: served by {url}",
+        "{what}：由 {url} 提供",
+    ),
+    "index.redirected": Texts(
+        "  redirected to {url}",
+        "  重定向到 {url}",
+    ),
+    "index.links-elsewhere": Texts(
+        "  its file links point elsewhere: {hosts}",
+        "  它的文件链接指向别处：{hosts}",
+    ),
+    "index.links-upstream": Texts(
+        "  its file links point elsewhere: {hosts} (upstream: downloads go to the family's own index)",
+        "  它的文件链接指向别处：{hosts}（上游：下载会去包族自己的索引）",
+    ),
+    "index.links-local": Texts(
+        "  its file links point at the index itself",
+        "  它的文件链接指向索引本身",
+    ),
+    "extra.sync-fix": Texts(
+        "run `poetry cuda sync` (or `poetry-cuda sync`)",
+        "运行 `poetry cuda sync`（或 `poetry-cuda sync`）",
+    ),
+    "extra.sync-fix-uv": Texts(
+        "run `poetry-cuda sync`",
+        "运行 `poetry-cuda sync`",
+    ),
+    "extra.macos": Texts(
+        "macOS has no CUDA",
+        "macOS 没有 CUDA",
+    ),
+    "extra.no-driver": Texts(
+        "this machine has no NVIDIA driver",
+        "这台机器没有 NVIDIA 驱动",
+    ),
+    "extra.no-cpu": Texts(
+        "{host}, and no extra of {family} is a CPU build",
+        "{host}，而 {family} 的 extra 中没有 CPU 版",
+    ),
+    "extra.cpu": Texts(
+        "{host}: {extra} is the CPU build",
+        "{host}：{extra} 是 CPU 版",
+    ),
+    "extra.none-runs": Texts(
+        "no CUDA extra of {family} runs here ({driver})",
+        "{family} 的 CUDA extra 都不能在这里运行（{driver}）",
+    ),
+    "extra.fallback": Texts(
+        "no CUDA extra runs here ({driver}); {fallback}",
+        "没有能在这里运行的 CUDA extra（{driver}）；{fallback}",
+    ),
+    "extra.highest": Texts(
+        "the highest-CUDA extra that runs here: {driver}; {detail}",
+        "能在这里运行的 CUDA 版本最高的 extra：{driver}；{detail}",
+    ),
+    "extra.not": Texts(
+        "not {extra}: {detail}",
+        "不选 {extra}：{detail}",
+    ),
+    "extra.refused": Texts(
+        "No extra of {family} fits this machine: {reason}.",
+        "{family} 没有适合这台机器的 extra：{reason}。",
+    ),
+    "extra.cpu-only-with": Texts(
+        "a GPU machine gets the CPU build only with {fallback}",
+        "有 GPU 的机器只有设置了 {fallback} 才会安装 CPU 版",
+    ),
+    "extra.refused-why": Texts(
+        "sync installs, for each family, the extra whose build runs on this machine's driver and GPUs",
+        "sync 为每个包族安装能在这台机器的驱动和 GPU 上运行的那个 extra",
+    ),
+    "extra.refused-fix-driver": Texts(
+        "update the NVIDIA driver, or add an extra whose build this driver runs and lock again; to install the CPU build here, set {fallback}",
+        "升级 NVIDIA 驱动，或添加一个这个驱动能运行的 extra 并重新锁定；要在这里安装 CPU 版，请设置 {fallback}",
+    ),
+    "extra.refused-fix-no-driver": Texts(
+        "install the NVIDIA driver, or add a cpu extra to the project and lock again",
+        "安装 NVIDIA 驱动，或给项目添加一个 cpu extra 并重新锁定",
+    ),
+    "extra.none-fits": Texts(
+        "no extra of {family} fits this machine: {reason}",
+        "{family} 没有适合这台机器的 extra：{reason}",
+    ),
+    "extra.fits": Texts("{extra} fits here: {reason}", "{extra}适合这台机器：{reason}"),
+    # How a fork is named: an extra (or group) by its name, a platform fork by its marker.
+    "extra.described-extra": Texts("the {name} extra", "{name} extra"),
+    "extra.described-fork": Texts("the platform fork {marker}", "平台分支 {marker}"),
+    "extra.install-fix": Texts(
+        "{sync} to install the {extra} extra",
+        "{sync}，安装 {extra} extra",
+    ),
+    "extra.none-installed": Texts(
+        "no build of {family} is installed (extras {names})",
+        "没有安装 {family} 的任何构建（extra：{names}）",
+    ),
+    "extra.foreign-installed": Texts(
+        "{build} is installed: the build of none of cuda.lock's extras ({names})",
+        "安装的是 {build}：不属于 cuda.lock 的任何 extra（{names}）",
+    ),
+    "extra.installed": Texts("{extra} is installed ({build})", "已安装{extra}（{build}）"),
+    "extra.installed-cannot-run": Texts(
+        "the {extra} extra is installed ({build}) but cannot run here: {detail}",
+        "已安装 {extra} extra（{build}），但它不能在这里运行：{detail}",
+    ),
+    "extra.cpu-installed": Texts(
+        "the {extra} extra (a CPU build) is installed ({build}) on a machine whose GPU the {best} extra serves: torch.cuda.is_available() will be False",
+        "这台机器的 GPU 可由 {best} extra 支持，却安装了 {extra} extra（CPU 版，{build}）：torch.cuda.is_available() 将为 False",
+    ),
+    "extra.other-installed": Texts(
+        "the {extra} extra is installed ({build}); {best} is the one that fits here best",
+        "已安装 {extra} extra（{build}）；最适合这里的是 {best}",
+    ),
     # What cuda.lock records is quoted as written, and said to be quoted.
     "doctor.recorded-fix": Texts("{satisfy}", "{satisfy}（cuda.lock 记录的办法）"),
     "doctor.system-none-found": Texts(
@@ -1726,6 +3358,94 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "check that {path} takes what is written to it (a pipe needs its reader)",
         "检查 {path} 能否接收写入的内容（管道需要有读取方）",
     ),
+    "file.folder": Texts(
+        "a folder",
+        "文件夹",
+    ),
+    "file.fifo": Texts(
+        "a named pipe (FIFO)",
+        "命名管道（FIFO）",
+    ),
+    "file.character-device": Texts(
+        "a character device",
+        "字符设备",
+    ),
+    "file.block-device": Texts(
+        "a block device",
+        "块设备",
+    ),
+    "file.socket": Texts(
+        "a socket",
+        "套接字",
+    ),
+    "file.link": Texts(
+        "a symbolic link",
+        "符号链接",
+    ),
+    "file.not-found": Texts(
+        "{name}: file not found",
+        "{name}：找不到文件",
+    ),
+    "file.unreadable": Texts(
+        "{name}: cannot read the file ({error})",
+        "{name}：无法读取文件（{error}）",
+    ),
+    "file.unreadable-fix": Texts(
+        "make the file readable",
+        "让这个文件可读",
+    ),
+    "file.not-utf8-fix": Texts(
+        "make the file readable UTF-8 text",
+        "把文件改成可读的 UTF-8 文本",
+    ),
+    "file.not-regular": Texts(
+        "{name}: not a regular file but {kind}",
+        "{name}：不是普通文件，而是{kind}",
+    ),
+    "file.not-regular-why": Texts(
+        "poetry-cuda reads its input only from regular files, so that a pipe or a device cannot block it or fill the memory",
+        "poetry-cuda 只从普通文件读取输入，以免管道或设备让它阻塞或占满内存",
+    ),
+    "file.not-regular-fix": Texts(
+        "point it at the file itself (a link to a regular file is fine)",
+        "让它指向文件本身（指向普通文件的链接也可以）",
+    ),
+    "file.too-large": Texts(
+        "{name}: larger than {limit} MiB",
+        "{name}：超过 {limit} MiB",
+    ),
+    "file.too-large-why": Texts(
+        "no file of this kind comes near {limit} MiB; reading it whole could exhaust the memory",
+        "这类文件不会接近 {limit} MiB；整个读入可能耗尽内存",
+    ),
+    "file.too-large-fix": Texts(
+        "check that the path names the right file",
+        "检查路径是否指向正确的文件",
+    ),
+    "file.not-toml": Texts(
+        "{path}: not valid TOML ({error})",
+        "{path}：不是有效的 TOML（{error}）",
+    ),
+    "file.not-toml-fix": Texts(
+        "correct the syntax at the position shown",
+        "更正所示位置的语法",
+    ),
+    "file.unreadable-toml": Texts(
+        "{path}: not readable TOML",
+        "{path}：无法读取的 TOML",
+    ),
+    "file.unreadable-toml-fix": Texts(
+        "replace the value: no key poetry-cuda reads holds anything like it",
+        "替换这个值：poetry-cuda 读取的键都不会是这样的值",
+    ),
+    "file.larger-than-kib": Texts(
+        "larger than {limit} KiB",
+        "超过 {limit} KiB",
+    ),
+    "file.not-regular-but": Texts(
+        "not a regular file but {kind}",
+        "不是普通文件，而是{kind}",
+    ),
     # The shared wheel store (`install = "shared"`).
     "store.no-space": Texts(
         "{wheel}: no space left to add it to the shared wheel store at {root} ({error})",
@@ -1756,6 +3476,130 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "report it to the publisher of {name}, and lock a version of it whose wheel installs",
         "向 {name} 的发布者报告这个问题，并锁定一个 wheel 能正常安装的版本",
     ),
+    "store.archive-store": Texts(
+        "Store {root}",
+        "存储 {root}",
+    ),
+    "store.archives-empty": Texts(
+        '  empty: no project with toolkit = "redist" has assembled its toolkit here',
+        '  空：没有哪个 toolkit = "redist" 的项目在这里组装过工具包',
+    ),
+    "store.archive": Texts(
+        "  {archive}, {size} MiB, {users}",
+        "  {archive}，{size} MiB，{users}",
+    ),
+    "store.archive-removed": Texts(
+        "Removed {archive}, {size} MiB",
+        "已删除 {archive}，{size} MiB",
+    ),
+    "store.used-by": Texts(
+        "used by {projects}",
+        "使用者：{projects}",
+    ),
+    "store.used-by-none": Texts(
+        "used by no project",
+        "没有项目使用",
+    ),
+    "store.wheel-store": Texts(
+        "Wheel store {root}",
+        "wheel 存储 {root}",
+    ),
+    "store.wheels-empty": Texts(
+        '  empty: no project with install = "shared" has installed from here',
+        '  空：没有哪个 install = "shared" 的项目从这里安装过',
+    ),
+    "store.wheel": Texts(
+        "  {name} {version}, {size} MiB, {users}",
+        "  {name} {version}，{size} MiB，{users}",
+    ),
+    "store.wheels": Texts(
+        "  {count} wheels, {size} MiB unpacked",
+        "  {count} 个 wheel，解压后 {size} MiB",
+    ),
+    "store.wheel-removed": Texts(
+        "Removed {name} {version} ({filename}), {size} MiB",
+        "已删除 {name} {version}（{filename}），{size} MiB",
+    ),
+    "store.unreadable": Texts(
+        "the store at {root} cannot be read ({error})",
+        "无法读取 {root} 处的存储（{error}）",
+    ),
+    "store.unreadable-fix": Texts(
+        "check the folder's permissions, or point {variable} at another folder",
+        "检查该文件夹的权限，或把 {variable} 指向另一个文件夹",
+    ),
+    "store.damaged": Texts(
+        "Damaged {name} ({folder}): {problems}",
+        "已损坏 {name}（{folder}）：{problems}",
+    ),
+    "store.damaged-fix": Texts(
+        "the next command that needs a damaged entry fetches it again; `store --prune` removes them now",
+        "下一个需要已损坏条目的命令会重新获取它；`store --prune` 会立即删除它们",
+    ),
+    "store.verified": Texts(
+        "Verified {count} entries: every file as it was unpacked",
+        "已校验 {count} 个条目：每个文件都与解压时一致",
+    ),
+    "store.file-changed": Texts(
+        "{path}: other contents than unpacked (sha256 differs)",
+        "{path}：内容与解压时不同（sha256 不一致）",
+    ),
+    "store.records-not-one": Texts(
+        "the wheel holds {count} .dist-info/RECORD files, not one",
+        "wheel 中有 {count} 个 .dist-info/RECORD 文件，而不是一个",
+    ),
+    "store.record-unreadable": Texts(
+        "{path} cannot be read ({error})",
+        "无法读取 {path}（{error}）",
+    ),
+    "store.not-in-record": Texts(
+        "{path}: not listed in the wheel's RECORD",
+        "{path}：没有列在 wheel 的 RECORD 中",
+    ),
+    "store.other-sha256": Texts(
+        "{path}: another sha256 than the wheel's RECORD lists",
+        "{path}：sha256 与 wheel 的 RECORD 所列不同",
+    ),
+    "store.other-size": Texts(
+        "{path}: another size than the wheel's RECORD lists",
+        "{path}：大小与 wheel 的 RECORD 所列不同",
+    ),
+    "shared.poetry-only": Texts(
+        'install = "shared" applies to Poetry projects; {backend} installs as usual (uv links its files from its own cache already)',
+        'install = "shared" 只适用于 Poetry 项目；{backend} 照常安装（uv 本来就从它自己的缓存链接文件）',
+    ),
+    "shared.would-link": Texts(
+        "Would link the locked wheels from the store at {root}",
+        "将从 {root} 处的存储链接锁定的 wheel",
+    ),
+    "shared.in-place": Texts(
+        " ({count} already in place)",
+        "（{count} 个已就位）",
+    ),
+    "shared.linked": Texts(
+        "Linked {files} files of {count} distributions from the store at {root} into {environment}{kept}",
+        "已从 {root} 处的存储把 {count} 个发行包的 {files} 个文件链接到 {environment}{kept}",
+    ),
+    "shared.copied": Texts(
+        "Copied {files} files of {count} distributions from the store at {root} into {environment}{kept}",
+        "已从 {root} 处的存储把 {count} 个发行包的 {files} 个文件复制到 {environment}{kept}",
+    ),
+    "shared.fetched": Texts(
+        "Fetched into the store: {count} wheels",
+        "已获取到存储中：{count} 个 wheel",
+    ),
+    "shared.removed": Texts(
+        "Removed: {names}",
+        "已删除：{names}",
+    ),
+    "shared.note": Texts(
+        "Note: {note}",
+        "注意：{note}",
+    ),
+    "shared.left": Texts(
+        "Left to Poetry: {name} {version} ({why})",
+        "交给 Poetry 安装：{name} {version}（{why}）",
+    ),
 }
 
 
@@ -1777,7 +3621,9 @@ class Message:
 
 
 # Separators between a phrase's parts, in Chinese: full-width, as Chinese punctuation is.
-_FULL_WIDTH = {"; ": "；", ", ": "，", ": ": "："}
+_FULL_WIDTH = {"; ": "；", ", ": "，", ": ": "：", ". ": "。"}
+# Chinese puts no space after its own full-width punctuation.
+_FULL_WIDTH_ENDS = ("。", "；", "，", "：", "？", "）")
 
 
 @frozen
@@ -1789,10 +3635,15 @@ class Phrase:
     separator: str = ""
 
     def text(self, language: Language = "en") -> str:
-        separator = _FULL_WIDTH.get(self.separator, self.separator)
+        texts = [localize(part, language) for part in self.parts]
         if language != "zh":
-            separator = self.separator
-        return separator.join(localize(part, language) for part in self.parts)
+            return self.separator.join(texts)
+        separator = _FULL_WIDTH.get(self.separator, self.separator)
+        joined = texts[:1]
+        for text in texts[1:]:
+            space = separator == " " and joined[-1].endswith(_FULL_WIDTH_ENDS)
+            joined.append(("" if space else separator) + text)
+        return "".join(joined)
 
     def __str__(self) -> str:
         return self.text()
@@ -1828,16 +3679,23 @@ def translated(value: object) -> bool:
     return not str(value)
 
 
-def did_you_mean(word: str, known: Iterable[str], quote: str = "") -> Message | None:
+def did_you_mean(
+    word: str, known: Iterable[str], quote: str = "", prefix: str = ""
+) -> Message | None:
     """The `known` names nearest to a mistyped `word` ("Did you mean --target?"), each in
-    `quote`s; None where none is near. difflib's similarity ratio catches swapped letters
-    (`polcy`, `tagret`) as well as one-letter slips."""
+    `quote`s after `prefix` (the namespace they are shown in: "cuda "); None where none is
+    near. For commands, options, config keys and values alike. difflib's similarity ratio
+    catches swapped letters (`polcy`, `tagret`, `lokc`) as well as one-letter slips."""
     import difflib  # only for a mistyped word
 
     close = difflib.get_close_matches(word, list(dict.fromkeys(known)), n=3, cutoff=0.6)
     if not close:
         return None
-    return message("error.did-you-mean", names=" / ".join(f"{quote}{c}{quote}" for c in close))
+    shown = [f"{quote}{prefix}{name}{quote}" for name in close]
+    names: Localized = shown[-1]
+    if shown[:-1]:
+        names = message("usage.either", first=", ".join(shown[:-1]), last=shown[-1])
+    return message("did-you-mean", names=names)
 
 
 def labels_language(parts: Iterable[object], language: Language) -> Language:
@@ -1845,17 +3703,46 @@ def labels_language(parts: Iterable[object], language: Language) -> Language:
     return language if all(translated(part) for part in parts) else "en"
 
 
-def language_of(environ: Mapping[str, str]) -> Language:
-    """The language of the user's locale: Chinese for a `zh` locale, else English.
+def locale_of(environ: Mapping[str, str]) -> str:
+    """The locale that names the language and codeset of messages: the first of `LC_ALL`,
+    `LC_MESSAGES` and `LANG` that is set and not empty, as POSIX consults them; "" for none
+    (the C locale)."""
+    return next((environ[name] for name in LOCALE_VARIABLES if environ.get(name)), "")
 
-    The first locale variable set decides, as for any program's messages (`LC_ALL`
-    overrides `LC_MESSAGES`, which overrides `LANG`).
+
+def language_of(environ: Mapping[str, str]) -> Language:
+    """The language of the user's locale: Chinese for a `zh` locale (zh_CN, zh_TW, zh_HK,
+    zh_SG), else English.
+
+    The locale is `locale_of`'s; the C (POSIX) locale, or none, means English. Otherwise
+    GNU's `LANGUAGE` list, where given, goes first, as gettext reads it: its first entry
+    in a language the catalogue has decides ("fr:zh_CN" is Chinese, "fr" English).
     """
-    for name in LOCALE_VARIABLES:
-        value = environ.get(name, "")
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
+    locale = locale_of(environ)
+    if locale.split(".")[0].split("@")[0] in ("", "C", "POSIX"):
+        return "en"
+    wanted = environ.get("LANGUAGE", "")
+    candidates = [*wanted.split(":")] if wanted else [locale]
+    for candidate in candidates:
+        if candidate.lower().startswith("zh"):
+            return "zh"
+        if candidate.lower().startswith("en"):
+            return "en"
     return "en"
+
+
+def codeset_of(environ: Mapping[str, str]) -> str | None:
+    """The character set `locale_of`'s locale names ("gb18030" for zh_CN.GB18030), as
+    Python's codec name; None where it names none or one Python lacks."""
+    import codecs  # only where a locale names a codeset
+
+    locale = locale_of(environ)
+    if "." not in locale:
+        return None
+    try:
+        return codecs.lookup(locale.split(".", 1)[1].split("@")[0]).name
+    except LookupError:
+        return None
 
 
 def placeholders(template: str) -> set[str]:

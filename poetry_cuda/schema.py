@@ -142,12 +142,12 @@ class Table:
         self._asked.add(key)
         if not self.has(key):
             if default is ABSENT:
-                raise self.error(key, f"missing (expected {what})", fix=fix)
+                raise self.error(key, message("schema.missing", what=type_word(what)), fix=fix)
             return default
         value = self.data[key]
         # bool is an int: never accept one where a number is meant.
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.error(key, f"expected {what}, got {quoted(value)}", fix=fix)
+            raise self.error(key, expected(what, value), fix=fix)
         return value
 
     @overload
@@ -177,7 +177,7 @@ class Table:
         values = self._get(key, list, what, default, fix)
         for i, value in enumerate(values):
             if not isinstance(value, str):
-                raise self.error(f"{key}[{i}]", f"expected {item}, got {quoted(value)}", fix=fix)
+                raise self.error(f"{key}[{i}]", expected(item, value), fix=fix)
         return tuple(values)
 
     def parse(self, key: str, text: str, parser: Callable[[str], T]) -> T:
@@ -261,7 +261,7 @@ class Table:
         out = []
         for i, row in enumerate(rows):
             if not isinstance(row, dict):
-                raise self.error(f"{key}[{i}]", f"expected {item}, got {quoted(row)}")
+                raise self.error(f"{key}[{i}]", expected(item, row))
             name = f"{key}[{label(row, i) if label else i}]"
             out.append(Table(row, self.voice, self.where(name)))
         return out
@@ -276,6 +276,43 @@ class Table:
     def done(self) -> None:
         """Refuse a key that no accessor asked for: a typo must not pass unnoticed."""
         self.only(self._asked)
+
+
+# The kinds of value a document's keys hold, as errors name them, in the reader's words.
+TYPE_WORDS: Mapping[str, Message] = {
+    "a string": message("type.string"),
+    "an integer": message("type.integer"),
+    "a boolean": message("type.boolean"),
+    "a number of bytes": message("type.bytes"),
+    "a table": message("type.table"),
+    "an array of tables": message("type.tables"),
+    "a list": message("type.list"),
+    "a list of strings": message("type.strings"),
+    "a list of values": message("type.values"),
+    "a list of paths": message("type.paths"),
+    "a path": message("type.path"),
+    "a URL": message("type.url"),
+    "a table of features": message("type.features"),
+    "a table of namespaces": message("type.namespaces"),
+    "a table of packages": message("type.packages"),
+    "a provider table": message("type.provider"),
+    "a CUDA major version": message("type.cuda-major"),
+    "a CUDA major such as 12": message("type.cuda-major-example"),
+    "an object": message("type.object"),
+    "a list of objects": message("type.objects"),
+    "a table of platform = variant": message("type.platform-variants"),
+    "a list of {member = version} tables": message("type.member-versions"),
+}
+
+
+def type_word(what: str) -> Localized:
+    """The kind of value `what` names ("an integer"), in the reader's words where known."""
+    return TYPE_WORDS.get(what, what)
+
+
+def expected(what: str, got: object) -> Message:
+    """The problem of a value of another kind than `what`: "expected WHAT, got VALUE"."""
+    return message("schema.expected", what=type_word(what), got=quoted(got))
 
 
 def by(field: str) -> Callable[[Mapping[str, Any], int], str]:

@@ -15,6 +15,7 @@ from poetry_cuda.errors import NoVariantError
 from poetry_cuda.messages import CATALOGUE
 from poetry_cuda.messages import MessageId
 from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import codeset_of
 from poetry_cuda.messages import language_of
 from poetry_cuda.messages import message
 from poetry_cuda.messages import placeholders
@@ -35,17 +36,24 @@ SITES = {
 
 
 def _ids_used(path: Path) -> set[str]:
-    """The ids of every `message("...")` call in `path`."""
+    """The ids of every `message("...")` call in `path` (both of `message("a" if x else
+    "b")`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {
-        node.args[0].value
+    firsts = [
+        node.args[0]
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "message"
         and node.args
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
+    ]
+    ids = [
+        arg
+        for first in firsts
+        for arg in ((first.body, first.orelse) if isinstance(first, ast.IfExp) else (first,))
+    ]
+    return {
+        arg.value for arg in ids if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
     }
 
 
@@ -79,10 +87,41 @@ def test_the_chosen_sites_use_the_catalogue(site: str, id: str) -> None:
         ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh"),
         ({"LC_ALL": "C.UTF-8", "LC_MESSAGES": "zh_CN.UTF-8"}, "en"),
         ({"LC_ALL": "", "LANG": "zh_CN.UTF-8"}, "zh"),
+        # Issue 40 item 8: every rule of the locale's precedence.
+        ({"LC_ALL": "zh_CN.UTF-8", "LC_MESSAGES": "en_US.UTF-8", "LANG": "en_US"}, "zh"),
+        ({"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_HK.UTF-8"}, "zh"),
+        ({"LC_MESSAGES": "C", "LANG": "zh_CN.UTF-8"}, "en"),
+        ({"LC_ALL": "POSIX", "LANG": "zh_CN.UTF-8"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LANG": "zh_SG.GB2312"}, "zh"),
+        ({"LANG": "zh_TW.Big5"}, "zh"),
+        ({"LANG": "zh_CN.GB18030"}, "zh"),
+        ({"LANGUAGE": "zh_CN:en", "LANG": "en_US.UTF-8"}, "zh"),
+        ({"LANGUAGE": "fr:zh_TW", "LANG": "en_US.UTF-8"}, "zh"),
+        ({"LANGUAGE": "en_GB:zh_CN", "LANG": "zh_CN.UTF-8"}, "en"),
+        ({"LANGUAGE": "", "LANG": "zh_CN.UTF-8"}, "zh"),
+        ({"LANGUAGE": "zh_CN", "LANG": "C"}, "en"),  # gettext ignores LANGUAGE under C
+        ({"LANGUAGE": "zh_CN"}, "en"),  # no locale at all is the C locale
     ],
 )
 def test_the_locale_picks_the_language(environ: dict[str, str], language: str) -> None:
     assert language_of(environ) == language
+
+
+@pytest.mark.parametrize(
+    ("environ", "codeset"),
+    [
+        ({"LANG": "zh_CN.GB18030"}, "gb18030"),
+        ({"LC_ALL": "zh_CN.UTF-8", "LANG": "zh_CN.GB18030"}, "utf-8"),
+        ({"LC_ALL": "", "LC_MESSAGES": "zh_TW.Big5", "LANG": "en_US.UTF-8"}, "big5"),
+        ({"LANG": "zh_CN"}, None),  # no codeset named: Python's own choice stands
+        ({"LANG": "zh_CN.NOSUCHCODESET"}, None),
+        ({"LANG": "de_DE.ISO-8859-15@euro"}, "iso8859-15"),
+        ({}, None),
+    ],
+)
+def test_the_locale_names_the_codeset(environ: dict[str, str], codeset: str | None) -> None:
+    assert codeset_of(environ) == codeset
 
 
 def test_a_message_is_english_unless_asked_and_nests() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,8 +15,10 @@ import pytest
 
 from poetry_cuda.messages import CATALOGUE
 from poetry_cuda.messages import placeholders
+from tests.support.cli import BIN
 from tests.support.example import EXAMPLES
 from tests.support.example import torch_example
+from tests.support.isolation import hermetic_env
 from tests.support.projects import TORCH
 from tests.support.projects import make_project
 
@@ -298,3 +301,70 @@ def test_no_english_sentence_on_the_error_paths(
     doctor = outputs["doctor ok"]
     assert "ok    cuda.lock 记录了 2 个包" in doctor
     assert "poetry.lock 锁定的是 torch 2.5.1+cu124，来自 pytorch-cu124" in doctor
+
+
+def test_no_english_sentence_in_the_rarer_commands(cli: Cli, tmp_path: Path) -> None:
+    """Issue 39 item 8: store (and --verify), variant-properties, detect --kubernetes and
+    its refusals, a damaged cuda.lock, bad options and a mistyped config key, in Chinese."""
+    project = tmp_path / "torch_project"
+    shutil.copytree(EXAMPLES / "torch_project", project)
+    nodes = Path(__file__).parent / "fixtures" / "kubernetes" / "mixed-x86_64.json"
+    h100 = write_profile(
+        project / "h100.json", driver={"version": "570.86.10"}, gpus=[{"compute_capability": "9.0"}]
+    )
+    (project / "broken-nodes.json").write_text("kind: List\n")
+    (project / "costly-nodes.json").write_text("," * 1_000_000)  # counted before parsing
+    outputs = {
+        "store": said(cli, project, "store"),
+        "store --verify": said(cli, project, "store", "--verify"),
+        # The file it writes is for uv, in English; what it says is Chinese.
+        "variant-properties": said(
+            cli, project, "variant-properties", "--target", h100, "-o", "variant-lock.toml"
+        ),
+        "variant-properties --policy oldest": said(
+            cli, project, "variant-properties", "--policy", "oldest", "--target", h100
+        ),
+        "detect --kubernetes": said(cli, project, "detect", "--kubernetes", str(nodes)),
+        "detect --kubernetes not JSON": said(
+            cli, project, "detect", "--kubernetes", "broken-nodes.json"
+        ),
+        "detect --kubernetes too costly": said(
+            cli, project, "detect", "--kubernetes", "costly-nodes.json"
+        ),
+        "detect --selector alone": said(cli, project, "detect", "--selector", "a=b"),
+        "plan --policy nativ": said(cli, project, "plan", "--policy", "nativ", *TARGET),
+        "plan --tagret": said(cli, project, "plan", "--tagret", "x.json"),
+    }
+    (project / "cuda.lock").write_text('version = "one"\n')
+    outputs["damaged cuda.lock"] = said(cli, project, "lock", "--check")
+    closed = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", str(BIN / "poetry-cuda"), "plan"],
+        cwd=project,
+        env={**hermetic_env(tmp_path / "home"), **CHINESE},
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    outputs["stdout closed"] = closed.stderr.decode()
+    for name, text in outputs.items():
+        assert english_sentences(text) == [], (name, text)
+    expected = {
+        "store": "wheel 存储 ",
+        "store --verify": "已校验 0 个条目：每个文件都与解压时一致",
+        "variant-properties": "变体：cuda12.8（",
+        "variant-properties --policy oldest": "--policy：'oldest' 不是 newest, native 中的一个",
+        "detect --kubernetes": "集群：",
+        "detect --kubernetes not JSON": "broken-nodes.json：不是有效的 JSON（第 1 行第 1 列",
+        "detect --kubernetes too costly": "超过了同样大小的节点列表所能有的数量",
+        "detect --selector alone": "--write-targets、--selector 和 --gpu-only 是 --kubernetes 的选项",
+        "plan --policy nativ": "你是不是想输入 native？",
+        "plan --tagret": '选项 "--tagret" 不存在。你是不是想输入 --target？',
+        "damaged cuda.lock": "version：应为整数，实际是 'one'",
+        "stdout closed": "标准输出已关闭",
+    }
+    for name, text in expected.items():
+        assert text in outputs[name], (name, outputs[name])
+    assert (
+        "  GPU：NVIDIA-A100-SXM4-80GB，计算能力 8.0（sm_80），共 32 个 GPU"
+        in outputs["detect --kubernetes"]
+    )

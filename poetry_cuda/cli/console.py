@@ -36,23 +36,28 @@ def _run() -> int:
     if sys.stderr is None:  # started with stderr closed (`2>&-`): messages go nowhere
         _reopen_devnull(2)
         sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
-    if sys.stdout is None:  # started with stdout closed (`>&-`)
-        from poetry_cuda.display import shown
-        from poetry_cuda.errors import UsageError
-
-        closed = UsageError(
-            "standard output is closed",
-            why="poetry-cuda prints its result on standard output",
-            fix="run it with standard output open: redirect it to a file, or to /dev/null",
-        )
-        sys.stderr.write(shown(closed.render()) + "\n")
-        return closed.exit_code
-    if sys.argv[1:] in (["--version"], ["-V"]):
+    if sys.stdout is not None and sys.argv[1:] in (["--version"], ["-V"]):
         from poetry_cuda.cli.terminal import colour_support
         from poetry_cuda.cli.terminal import long_version
 
         sys.stdout.write(long_version(colour_support(sys.stdout)) + "\n")
         return 0
+    from poetry_cuda.cli.terminal import follow_the_locale_codeset
+
+    follow_the_locale_codeset(os.environ)
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        from poetry_cuda.display import shown
+        from poetry_cuda.errors import UsageError
+        from poetry_cuda.messages import language_of
+        from poetry_cuda.messages import message
+
+        closed = UsageError(
+            message("stdout.closed"),
+            why=message("stdout.closed-why"),
+            fix=message("stdout.closed-fix"),
+        )
+        sys.stderr.write(shown(closed.render(language_of(os.environ))) + "\n")
+        return closed.exit_code
     from poetry_cuda.cli.script import run_script
 
     return run_script(sys.argv[1:])

@@ -21,6 +21,7 @@ from cleo.events.console_events import TERMINATE
 from poetry.plugins.application_plugin import ApplicationPlugin
 
 from poetry_cuda.cli.registry import COMMANDS
+from poetry_cuda.cli.terminal import follow_the_locale_codeset
 from poetry_cuda.display import shown
 from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import language_of
@@ -55,6 +56,7 @@ MIRROR_VARIABLES = "POETRY_CUDA_MIRROR_"
 
 class CudaApplicationPlugin(ApplicationPlugin):
     def activate(self, application: Application) -> None:
+        follow_the_locale_codeset(os.environ)  # before Poetry or the plugin writes a line
         if "run" in sys.argv:  # `poetry cuda run CMD` runs now, before Poetry reads CMD's options
             from poetry_cuda.cli.poetry_run import run_now
 
@@ -327,7 +329,7 @@ def _finish_add(project: Path, run: _AddRun, terminate: ConsoleTerminateEvent) -
         # Poetry put back pyproject.toml as it read it, our pins included.
         if run.edits is not None:
             for line in run.edits.undo()[0].lines():
-                _say(io, f"poetry-cuda: {line}")
+                _say(io, Phrase(("poetry-cuda: ", line)))
         return
     if run.edits is not None:
         run.edits.writes_done("pyproject.toml", "poetry.lock")

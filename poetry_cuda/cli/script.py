@@ -357,9 +357,9 @@ def _options(title: str, rows: list[tuple[str, str]]) -> list[str]:
 def _crashed(error: Exception, port: StreamPort) -> int:
     """A bug: one message (the traceback too with -v), and exit 1."""
     bug = PoetryCudaError(
-        f"poetry-cuda stopped on an unexpected error: {type(error).__name__}: {error}",
-        why="this is a bug in poetry-cuda, not a problem of the project",
-        fix="please report it with the command line and what -v prints",
+        message("crash.what", error=f"{type(error).__name__}: {error}"),
+        why=message("crash.why"),
+        fix=message("crash.fix"),
     )
     for line in error_lines(bug, user_language()):
         port.write(line, error=True)

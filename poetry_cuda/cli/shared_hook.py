@@ -62,7 +62,7 @@ def before_install(event: ConsoleCommandEvent, project: Path) -> None:
         io.write_error_line(f"<warning>{shown(PREFIX + said)}</warning>")
         return
     for line in describe(report, store.root):
-        io.write_line(shown(PREFIX + line))
+        io.write_line(shown(PREFIX + line.text(language_of(os.environ))))
 
 
 def _extras(options: Input, lock: dict[str, Any]) -> list[str] | None:

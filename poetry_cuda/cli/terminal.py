@@ -14,6 +14,7 @@ from poetry_cuda import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import TextIO
 
 
@@ -70,3 +71,33 @@ def long_version(decorated: bool) -> str:
     if decorated:
         return f"\033[39;1mpoetry-cuda\033[39;22m (version \033[36m{__version__}\033[39m)"
     return f"poetry-cuda (version {__version__})"
+
+
+def follow_the_locale_codeset(environ: Mapping[str, str]) -> None:
+    """Write stdout and stderr in the character set the user's locale names.
+
+    Where Python could not set that locale (zh_CN.GB18030 not installed), it falls back to
+    UTF-8, while the terminal still reads GB18030: Chinese messages would be mojibake. So
+    the streams take the locale's codeset, as they would under the installed locale; what
+    it lacks is written as backslash escapes, and the raw text `env` prints stays exact or
+    refused against it (`cli.commands.base.exact`). PYTHONIOENCODING or PYTHONUTF8, the
+    user's own choice, is kept.
+    """
+    if environ.get("PYTHONIOENCODING") or environ.get("PYTHONUTF8"):
+        return
+    import codecs
+    import io
+
+    from poetry_cuda.messages import codeset_of
+
+    codeset = codeset_of(environ)
+    if codeset is None:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        if not isinstance(stream, io.TextIOWrapper):
+            continue
+        try:
+            if codecs.lookup(stream.encoding).name != codeset:
+                stream.reconfigure(encoding=codeset, errors="backslashreplace")
+        except (LookupError, ValueError, OSError):  # a stream already closed, or odd
+            continue

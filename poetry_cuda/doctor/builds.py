@@ -23,6 +23,7 @@ from poetry_cuda.doctor.findings import warn
 from poetry_cuda.errors import PoetryCudaError
 from poetry_cuda.locking.lockfile import PTX
 from poetry_cuda.locking.lockfile import SASS
+from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import arch_names
 from poetry_cuda.planning.compat import kernels_for
 from poetry_cuda.records import frozen
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from poetry_cuda.host.profiles import Gpu
     from poetry_cuda.knowledge.model import Installed
     from poetry_cuda.locking.lockfile import LockedPackage
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.targets import Target
 
 
@@ -54,7 +56,7 @@ class Build:
 
     sass: tuple[ComputeCapability, ...]
     ptx: tuple[ComputeCapability, ...]
-    source: str
+    source: Localized  # its own list (torch's), or the library it was read from
     version: str | None
 
     @property
@@ -85,13 +87,13 @@ def read_builds(
     packages: Sequence[LockedPackage],
     environment: Environment,
     rows: Sequence[Installed],
-) -> dict[str, Build | str]:
+) -> dict[str, Build | Localized]:
     """Each package's build, by its name, or why its architectures are unknown.
 
     The framework's own list (torch's) comes from the child's `report` where it has one;
     the others are scanned from the libraries the package's row (of `rows`) names.
     """
-    found: dict[str, Build | str] = {}
+    found: dict[str, Build | Localized] = {}
     for package in packages:
         module = module_of(package.name, rows)
         kernels = next((r.kernels for r in rows if r.module == module), ())
@@ -105,13 +107,15 @@ def read_builds(
         if isinstance(listed, list) and listed and all(isinstance(n, str) for n in listed):
             parsed = parse_arches(listed)
         if parsed is not None:
-            found[package.name] = Build(*parsed, f"{module}'s own list", version)
+            found[package.name] = Build(*parsed, message("builds.own-list", module=module), version)
         elif kernels:
             found[package.name] = _scan(kernels, environment, version)
     return found
 
 
-def _scan(candidates: Sequence[str], environment: Environment, version: str | None) -> Build | str:
+def _scan(
+    candidates: Sequence[str], environment: Environment, version: str | None
+) -> Build | Localized:
     """The first of the candidate libraries that has kernels; else the first read."""
     paths = [
         folder / relative
@@ -120,14 +124,14 @@ def _scan(candidates: Sequence[str], environment: Environment, version: str | No
         if (folder / relative).is_file()
     ]
     if not paths:
-        return f"{' or '.join(candidates)} is not installed"
+        return message("builds.not-installed", libraries=" / ".join(candidates))
     empty: list[Build] = []
-    problems: list[str] = []
+    problems: list[Localized] = []
     for path in paths:
         try:
             arches = read_fatbin(path)
         except PoetryCudaError as error:
-            problems.append(error.what)
+            problems.append(error.said)
             continue
         build = Build(arches.sass, arches.ptx, str(path), version)
         if build.sass or build.ptx:
@@ -138,7 +142,7 @@ def _scan(candidates: Sequence[str], environment: Environment, version: str | No
 
 def check_builds(
     packages: Sequence[LockedPackage],
-    builds: Mapping[str, Build | str],
+    builds: Mapping[str, Build | Localized],
     target: Target,
     install: str,
 ) -> list[Finding]:
@@ -149,13 +153,13 @@ def check_builds(
         build = builds.get(package.name)
         if build is None:
             continue
-        if isinstance(build, str):
+        if not isinstance(build, Build):
             found.append(
                 warn(
                     "deep",
                     "build",
-                    f"{package.name}: the installed build's architectures are unknown: {build}",
-                    f"run `{install}` to install the locked build again",
+                    message("builds.unknown", name=package.name, problem=build),
+                    message("builds.unknown-fix", install=install),
                     subject=package.name,
                 )
             )
@@ -172,7 +176,7 @@ def check_builds(
 def _table(package: LockedPackage, build: Build, target: Target) -> Finding:
     name = package.name
     label = f"{name} {build.version}" if build.version else name
-    carries = f"{label} carries {build.arches} ({build.source})"
+    carries = message("builds.carries", label=label, arches=build.arches, source=build.source)
     recorded = parse_arches(package.arches)
     if (
         recorded is None
@@ -184,10 +188,18 @@ def _table(package: LockedPackage, build: Build, target: Target) -> Finding:
     return warn(
         "deep",
         "build",
-        f"{carries}, but cuda.lock (the knowledge base's row for {name} {package.variant}) "
-        f"says {arch_names(*recorded)}: the row is wrong; the checks below go by the build",
-        f"report it to poetry-cuda: the knowledge base row for {name} {package.variant} "
-        f"({package.version}) should list {build.arches}",
+        message(
+            "builds.row-wrong",
+            carries=carries,
+            row=f"{name} {package.variant}",
+            recorded=arch_names(*recorded),
+        ),
+        message(
+            "builds.row-wrong-fix",
+            row=f"{name} {package.variant}",
+            version=package.version,
+            arches=build.arches,
+        ),
         subject=name,
     )
 
@@ -207,41 +219,47 @@ def _kernels(
     package: LockedPackage, build: Build, gpu: Gpu, cc: ComputeCapability, target: Target
 ) -> Finding:
     name = package.name
-    about = f"GPU {gpu.index} ({gpu.name}, {cc.sm})"
+    about = message("builds.gpu", index=gpu.index, name=gpu.name, sm=cc.sm)
     subject = f"{name} on gpu{gpu.index}"
-    relock = (
-        f"lock again for this GPU: {LOCK_FIX} with this machine among the targets "
-        f"(`--target this`); the plan picks a build with kernels for {cc.sm} (should it pick "
-        "this one again, its knowledge base row is wrong: choose another build with `--cuda`)"
-    )
+    relock = message("builds.relock", lock=LOCK_FIX, sm=cc.sm)
     kernels = kernels_for(build.sass, build.ptx, cc)
     if kernels is None:
         return fail(
             "deep",
             "kernels",
-            f"{about} has no kernels in {name}'s installed build: it carries {build.arches}",
+            message("builds.no-kernels", about=about, name=name, arches=build.arches),
             relock,
             subject=subject,
         )
     kind, arch = kernels
     if kind == "sass":
-        via = "" if arch == cc else f" (its {arch.sm} build)"
-        return ok("deep", "kernels", f"{about}: SASS in {name}'s build{via}", subject=subject)
+        sass = (
+            message("builds.sass", about=about, name=name)
+            if arch == cc
+            else message("builds.sass-via", about=about, name=name, sm=arch.sm)
+        )
+        return ok("deep", "kernels", sass, subject=subject)
     ptx = f"compute_{arch.major}{arch.minor}"
     native = package.cuda is not None and target.cuda is not None and package.cuda <= target.cuda
     if not native:
         return fail(
             "deep",
             "kernels",
-            f"{about}: {name}'s build has no SASS for it, and the driver (CUDA <= "
-            f"{target.cuda}) cannot JIT-compile its CUDA {package.cuda} {ptx} PTX",
+            message(
+                "builds.no-jit",
+                about=about,
+                name=name,
+                driver=target.cuda,
+                cuda=package.cuda,
+                ptx=ptx,
+            ),
             relock,
             subject=subject,
         )
     return warn(
         "deep",
         "kernels",
-        f"{about}: no SASS in {name}'s build, only {ptx} PTX, JIT-compiled at first use",
-        f"the first run compiles the kernels and caches them (minutes); for SASS, {relock}",
+        message("builds.ptx-only", about=about, name=name, ptx=ptx),
+        message("builds.ptx-only-fix", relock=relock),
         subject=subject,
     )

@@ -21,6 +21,7 @@ from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.host.run import run
 from poetry_cuda.knowledge.model import installed_of
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.model import Installed
     from poetry_cuda.knowledge.model import Probe
     from poetry_cuda.locking.lockfile import LockedPackage
+    from poetry_cuda.messages import Message
 
 
 TIMEOUT = 120.0
@@ -92,26 +94,28 @@ def modules(packages: Sequence[LockedPackage], rows: Sequence[Installed]) -> lis
 
 def probe(
     python: Path, names: Sequence[str], *, environ: Mapping[str, str], timeout: float = TIMEOUT
-) -> dict[str, Any] | str:
+) -> dict[str, Any] | Message:
     """The child's report, or why there is none."""
     try:
         completed = run([str(python), "-c", SCRIPT, *names], env=environ, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return f"the check did not finish within {timeout:g} s"
+        return message("deep.timeout", seconds=f"{timeout:g}")
     except OSError as error:
-        return f"{python}: {error.strerror or error}"
+        return message("deep.cannot-run", python=python, error=error.strerror or error)
     lines = completed.stdout.strip().splitlines()
     try:
         data = json.loads(lines[-1]) if lines else None
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        return f"{python} exited with {completed.returncode}: {completed.first_line()}"
+        return message(
+            "deep.exited", python=python, code=completed.returncode, said=completed.first_line()
+        )
     return data
 
 
 def deep_findings(
-    report: dict[str, Any] | str,
+    report: dict[str, Any] | Message,
     packages: Sequence[LockedPackage],
     install: str,
     rows: Sequence[Installed],
@@ -120,15 +124,8 @@ def deep_findings(
 ) -> list[Finding]:
     """What the environment's Python said of each locked CUDA build; on a machine without a
     GPU that doctor spares (`checks.gpu_less`), a CUDA build that sees no GPU is a warning."""
-    if isinstance(report, str):
-        return [
-            fail(
-                "deep",
-                "run",
-                report,
-                "run the check yourself: `poetry run python -c 'import torch'` shows the error",
-            )
-        ]
+    if not isinstance(report, dict):
+        return [fail("deep", "run", report, message("deep.run-fix"))]
     found = []
     for package in packages:
         if not package.cuda:
@@ -157,19 +154,20 @@ def _package(
             fail(
                 "deep",
                 "import",
-                f"import {module} fails: {row['error']}",
-                f"run `{install}`; a missing system library is named in the error",
+                message("deep.import-fails", module=module, error=row["error"]),
+                message("deep.import-fails-fix", install=install),
                 subject=name,
             )
         ]
-    found = [ok("deep", "import", f"import {module} works ({row.get('version')})", subject=name)]
+    works = message("deep.import-works", module=module, version=row.get("version"))
+    found = [ok("deep", "import", works, subject=name)]
     if "check_error" in row:  # a GPU build's own check needs the GPU
         found.append(
             (warn if gpu_less else fail)(
                 "deep",
                 "framework",
-                f"{module}'s own check fails: {row['check_error']}",
-                "install the system libraries listed under System requirements",
+                message("deep.check-fails", module=module, error=row["check_error"]),
+                message("deep.check-fails-fix"),
                 subject=name,
             )
         )
@@ -188,9 +186,8 @@ def _torch(
             fail(
                 "deep",
                 "cuda",
-                f"torch {row.get('version')} is a CPU build (torch.version.cuda is None); "
-                f"cuda.lock locks {package.variant}",
-                f"run `{install}` to install the locked build",
+                message("deep.cpu-build", version=row.get("version"), variant=package.variant),
+                message("deep.cpu-build-fix", install=install),
                 subject="torch",
             )
         ]
@@ -199,14 +196,18 @@ def _torch(
             (warn if gpu_less else fail)(
                 "deep",
                 "cuda",
-                f"torch {row.get('version')} (CUDA {row['cuda']}): torch.cuda.is_available() is "
-                "False",
-                "check the driver (see Host above) and that the GPU is visible to this process",
+                message("deep.unavailable", version=row.get("version"), cuda=row["cuda"]),
+                message("deep.unavailable-fix"),
                 subject="torch",
             )
         ]
     # Whether each has kernels is judged against the build's own list, in `builds`.
     return [
-        ok("deep", "device", f"torch sees GPU {index} (sm_{major}{minor})", subject="torch")
+        ok(
+            "deep",
+            "device",
+            message("deep.sees", index=index, sm=f"sm_{major}{minor}"),
+            subject="torch",
+        )
         for index, (major, minor) in enumerate(row.get("devices") or [])
     ]

@@ -22,6 +22,8 @@ from poetry_cuda.doctor.findings import ok
 from poetry_cuda.doctor.findings import warn
 from poetry_cuda.doctor.installed import CPU
 from poetry_cuda.errors import NoVariantError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import NO_CUDA
 from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import best_fit
@@ -43,13 +45,14 @@ if TYPE_CHECKING:
     from poetry_cuda.locking.lockfile import CudaLock
     from poetry_cuda.locking.lockfile import LockedExtra
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.gpu_stacks import GpuStacks
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.request.settings import Policy
 
 
-SYNC_FIX = "run `poetry cuda sync` (or `poetry-cuda sync`)"
-SYNC_FIX_UV = "run `poetry-cuda sync`"  # a uv project: the script is the one way
+SYNC_FIX = message("extra.sync-fix")
+SYNC_FIX_UV = message("extra.sync-fix-uv")  # a uv project: the script is the one way
 FALLBACK = "allow-cpu-fallback = true in [tool.poetry-cuda]"
 
 
@@ -65,7 +68,7 @@ class Pick:
 
     family: str
     extra: LockedExtra | None
-    reason: str  # why this extra, or why none
+    reason: Localized  # why this extra, or why none
     judged: tuple[Judged, ...]
     fix: Localized = ""  # what to do where none fits, when the host's own forks say it
 
@@ -128,29 +131,32 @@ def _pick(
     )
     judged = tuple(Judged(e, verdict) for e, verdict in zip(extras, fit.verdicts, strict=True))
     chosen = None if fit.best is None else judged[fit.best]
-    driver = f"driver {target.driver} supports CUDA <= {target.cuda}"
+    driver = message("reason.driver-supports", version=target.driver, cuda=target.cuda)
     if chosen is not None and fit.how == "stack":
-        return Pick(family, chosen.extra, str(chosen.verdict.detail), judged)
+        return Pick(family, chosen.extra, chosen.verdict.detail, judged)
     if unserved:  # this GPU's own forks do not serve it: why, and the CPU build only as asked
         error = next(iter(unserved.values()))
-        why = f"{error.what}: {error.why}" if error.why else error.what
+        why: Localized = Phrase((error.said, error.why), ": ") if error.why else error.said
         if chosen is None:
             return Pick(family, None, why, judged, error.fix)
-        return Pick(family, chosen.extra, f"{why}; {FALLBACK}", judged)
+        return Pick(family, chosen.extra, Phrase((why, FALLBACK), "; "), judged)
     if not target.runs_cuda:
-        host = "macOS has no CUDA" if target.os == "macos" else "this machine has no NVIDIA driver"
+        host = message("extra.macos" if target.os == "macos" else "extra.no-driver")
         if chosen is None:
-            return Pick(family, None, f"{host}, and no extra of {family} is a CPU build", judged)
-        return Pick(family, chosen.extra, f"{host}: {chosen.extra.name} is the CPU build", judged)
+            return Pick(family, None, message("extra.no-cpu", host=host, family=family), judged)
+        cpu = message("extra.cpu", host=host, extra=chosen.extra.name)
+        return Pick(family, chosen.extra, cpu, judged)
     if chosen is None:
-        return Pick(family, None, f"no CUDA extra of {family} runs here ({driver})", judged)
+        return Pick(family, None, message("extra.none-runs", family=family, driver=driver), judged)
     if fit.how == "fallback":
-        reason = f"no CUDA extra runs here ({driver}); {FALLBACK}"
+        reason = message("extra.fallback", driver=driver, fallback=FALLBACK)
         return Pick(family, chosen.extra, reason, judged)
     passed = [j for j in judged if not j.verdict.ok and _cuda(j) > _cuda(chosen)]
-    reason = f"the highest-CUDA extra that runs here: {driver}; {chosen.verdict.detail}"
-    reason += "".join(f"; not {j.extra.name}: {j.verdict.detail}" for j in passed)
-    return Pick(family, chosen.extra, reason, judged)
+    parts: list[Localized] = [
+        message("extra.highest", driver=driver, detail=chosen.verdict.detail),
+        *(message("extra.not", extra=j.extra.name, detail=j.verdict.detail) for j in passed),
+    ]
+    return Pick(family, chosen.extra, Phrase(tuple(parts), "; "), judged)
 
 
 def _platform_fork(fork: LockedExtra, target: Target, nvidia: Nvidia, policy: Policy) -> Pick:
@@ -169,30 +175,26 @@ def refusal(picks: Sequence[Pick], target: Target) -> NoVariantError | None:
     missing = [p for p in picks if p.extra is None]
     if not missing:
         return None
-    lines = []
+    lines: list[Localized] = []
     for pick in missing:
-        lines.append(f"No extra of {pick.family} fits this machine: {pick.reason}.")
+        lines.append(message("extra.refused", family=pick.family, reason=pick.reason))
         for judged in pick.judged:
-            detail = str(judged.verdict.detail)
+            detail: Localized = judged.verdict.detail
             if judged.verdict.fit == "cpu" and target.runs_cuda:
-                detail += f"; a GPU machine gets the CPU build only with {FALLBACK}"
-            lines.append(f"  {judged.extra.name}: {detail}")
+                detail = Phrase((detail, message("extra.cpu-only-with", fallback=FALLBACK)), "; ")
+            lines.append(Phrase((f"  {judged.extra.name}", detail), ": "))
     return NoVariantError(
-        "\n".join(lines),
-        why="sync installs, for each family, the extra whose build runs on this machine's "
-        "driver and GPUs",
+        Phrase(tuple(lines), "\n"),
+        why=message("extra.refused-why"),
         fix=next((p.fix for p in missing if p.fix), refusal_fix(target)),
     )
 
 
-def refusal_fix(target: Target) -> str:
+def refusal_fix(target: Target) -> Message:
     """What to do on a machine that no extra fits."""
     if target.runs_cuda:
-        return (
-            "update the NVIDIA driver, or add an extra whose build this driver runs and lock "
-            f"again; to install the CPU build here, set {FALLBACK}"
-        )
-    return "install the NVIDIA driver, or add a cpu extra to the project and lock again"
+        return message("extra.refused-fix-driver", fallback=FALLBACK)
+    return message("extra.refused-fix-no-driver")
 
 
 def installed_extra(dist: Distribution, extras: Sequence[LockedExtra]) -> LockedExtra | None:
@@ -237,11 +239,11 @@ def check_extras(
     found: list[Finding] = []
     for pick in picks:
         if pick.extra is None:
-            message = f"no extra of {pick.family} fits this machine: {pick.reason}"
-            found.append(fail("host", "extra", message, pick.fix or refusal_fix(target)))
+            none = message("extra.none-fits", family=pick.family, reason=pick.reason)
+            found.append(fail("host", "extra", none, pick.fix or refusal_fix(target)))
             continue
-        said = pick.extra.described
-        found.append(ok("host", "extra", f"{said} fits here: {pick.reason}"))
+        fits = message("extra.fits", extra=pick.extra.described, reason=pick.reason)
+        found.append(ok("host", "extra", fits))
         if environment is not None:
             found.append(_installed_extra(pick, pick.extra, environment, kb, target, sync))
     return found
@@ -253,11 +255,11 @@ def _installed_extra(
     environment: Environment,
     kb: KnowledgeBase,
     target: Target,
-    sync: str = SYNC_FIX,
+    sync: Message = SYNC_FIX,
 ) -> Finding:
     extras = [j.extra for j in pick.judged]
     names = ", ".join(e.name for e in extras)
-    fix = f"{sync} to install the {best.name} extra"
+    fix = message("extra.install-fix", sync=sync, extra=best.name)
     family = next((f for f in kb.families if f.name == pick.family), None)
     members = (family.lead, *family.members) if family else (pick.family,)
     dist = next((d for d in map(environment.get, members) if d is not None), None)
@@ -265,7 +267,7 @@ def _installed_extra(
         return fail(
             "environment",
             "extra",
-            f"no build of {pick.family} is installed (extras {names})",
+            message("extra.none-installed", family=pick.family, names=names),
             fix,
             subject=pick.family,
         )
@@ -275,7 +277,7 @@ def _installed_extra(
         return fail(
             "environment",
             "extra",
-            f"{build} is installed: the build of none of cuda.lock's extras ({names})",
+            message("extra.foreign-installed", build=build, names=names),
             fix,
             subject=pick.family,
         )
@@ -283,27 +285,27 @@ def _installed_extra(
         return ok(
             "environment",
             "extra",
-            f"{extra.described} is installed ({build})",
+            message("extra.installed", extra=extra.described, build=build),
             subject=pick.family,
         )
     verdict = pick.verdict(extra)
     if not verdict.ok:
-        message = f"the {extra.name} extra is installed ({build}) but cannot run here: "
-        return fail("environment", "extra", f"{message}{verdict.detail}", fix, subject=pick.family)
+        cannot = message(
+            "extra.installed-cannot-run", extra=extra.name, build=build, detail=verdict.detail
+        )
+        return fail("environment", "extra", cannot, fix, subject=pick.family)
     if extra.cuda is None and target.runs_cuda:
         return fail(
             "environment",
             "extra",
-            f"the {extra.name} extra (a CPU build) is installed ({build}) on a machine whose "
-            f"GPU the {best.name} extra serves: torch.cuda.is_available() will be False",
+            message("extra.cpu-installed", extra=extra.name, build=build, best=best.name),
             fix,
             subject=pick.family,
         )
     return warn(
         "environment",
         "extra",
-        f"the {extra.name} extra is installed ({build}); {best.name} is the one that fits "
-        "here best",
+        message("extra.other-installed", extra=extra.name, build=build, best=best.name),
         fix,
         subject=pick.family,
     )

@@ -28,12 +28,15 @@ import struct
 from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import InputFileError
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import ComputeCapability
 
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from poetry_cuda.messages import Message
 
 
 Image = bytes | mmap.mmap
@@ -66,37 +69,37 @@ class FatbinArches:
 
 def _unpack(layout: struct.Struct, image: Image, offset: int, name: str) -> tuple[int, ...]:
     if offset < 0 or offset + layout.size > len(image):
-        raise _malformed(name, f"a header at byte {offset} runs past the end of the file")
+        raise _malformed(name, message("fatbin.header-past-end", at=offset))
     return layout.unpack_from(image, offset)
 
 
-def _malformed(name: str, detail: str) -> InputFileError:
+def _malformed(name: str, detail: Message) -> InputFileError:
     return InputFileError(
-        f"{name}: not a fat binary layout poetry-cuda can read ({detail})",
-        why="NVIDIA does not document the layout; poetry-cuda reads the headers nvcc writes",
-        fix="report this to poetry-cuda with the library's package and version",
+        message("fatbin.malformed", name=name, detail=detail),
+        why=message("fatbin.malformed-why"),
+        fix=message("fatbin.malformed-fix"),
     )
 
 
 def find_section(image: Image, wanted: bytes, name: str) -> tuple[int, int] | None:
     """(offset, size) of the section called `wanted` in a 64-bit little-endian ELF file."""
     if image[:4] != b"\x7fELF":
-        raise InputFileError(f"{name}: not an ELF file", fix="reinstall the package")
+        raise InputFileError(message("fatbin.not-elf", name=name), fix=message("fatbin.reinstall"))
     if image[4:6] != b"\x02\x01":  # ELFCLASS64, ELFDATA2LSB: every CUDA platform's libraries
-        raise InputFileError(f"{name}: not a 64-bit little-endian ELF file")
+        raise InputFileError(message("fatbin.not-elf64", name=name))
     (table,) = _unpack(_SHOFF, image, 0x28, name)
     entry_size, count, names_index = _unpack(_SHTABLE, image, 0x3A, name)
     if table == 0:
         return None
     if entry_size < _SECTION_HEADER.size:
-        raise _malformed(name, f"section headers of {entry_size} bytes")
+        raise _malformed(name, message("fatbin.header-size", size=entry_size))
     # More than 0xFF00 sections: the real count and index are in section 0's header.
     first = _unpack(_SECTION_HEADER, image, table, name)
     count = count or first[5]
     names_index = first[6] if names_index == _SHN_XINDEX else names_index
     headers = [_unpack(_SECTION_HEADER, image, table + i * entry_size, name) for i in range(count)]
     if names_index >= count:
-        raise _malformed(name, "no section names")
+        raise _malformed(name, message("fatbin.no-names"))
     names = headers[names_index][4]
     for header in headers:
         start = names + header[0]
@@ -114,7 +117,7 @@ def fatbin_arches(image: Image, name: str) -> FatbinArches:
         return FatbinArches((), ())
     position, end = found[0], found[0] + found[1]
     if end > len(image):
-        raise _malformed(name, f"{SECTION.decode()} runs past the end of the file")
+        raise _malformed(name, message("fatbin.section-past-end", section=SECTION.decode()))
     while position + _CONTAINER.size <= end:
         magic, _, header, size = _unpack(_CONTAINER, image, position, name)
         if magic != MAGIC:  # padding before the next container
@@ -124,15 +127,15 @@ def fatbin_arches(image: Image, name: str) -> FatbinArches:
             continue
         entry, container_end = position + header, position + header + size
         if header < _CONTAINER.size or container_end > end:
-            raise _malformed(name, f"a container at byte {position} runs past its section")
+            raise _malformed(name, message("fatbin.container-past-end", at=position))
         while entry < container_end:
             kind, _, entry_header, payload = _unpack(_ENTRY, image, entry, name)
             (arch,) = _unpack(_ARCH, image, entry + _ARCH_OFFSET, name)
             if entry_header < _ENTRY_MINIMUM or entry + entry_header + payload > container_end:
-                raise _malformed(name, f"an entry at byte {entry} runs past its container")
+                raise _malformed(name, message("fatbin.entry-past-end", at=entry))
             if kind in (KIND_PTX, KIND_ELF):
                 if not 10 <= arch < 1000:
-                    raise _malformed(name, f"architecture {arch} in the entry at byte {entry}")
+                    raise _malformed(name, message("fatbin.bad-arch", arch=arch, at=entry))
                 (ptx if kind == KIND_PTX else sass).add(ComputeCapability(arch // 10, arch % 10))
             entry += entry_header + payload
         position = container_end
@@ -145,16 +148,20 @@ def read_fatbin(path: Path) -> FatbinArches:
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _BINARY)
     except OSError as error:
-        raise InputFileError(f"{path}: cannot read the file ({error.strerror or error})") from None
+        raise InputFileError(
+            message("file.unreadable", name=path, error=error.strerror or error)
+        ) from None
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            raise InputFileError(f"{path}: not a regular file")
+            raise InputFileError(message("fatbin.not-regular", name=path))
         if info.st_size == 0:
             return fatbin_arches(b"", str(path))
         with mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ) as image:
             return fatbin_arches(image, str(path))
     except OSError as error:
-        raise InputFileError(f"{path}: cannot read the file ({error.strerror or error})") from None
+        raise InputFileError(
+            message("file.unreadable", name=path, error=error.strerror or error)
+        ) from None
     finally:
         os.close(descriptor)

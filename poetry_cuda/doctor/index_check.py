@@ -33,6 +33,7 @@ from poetry_cuda.indexes.pages import CHECK_TIMEOUT
 from poetry_cuda.indexes.pages import REQUEST_TIMEOUT
 from poetry_cuda.indexes.pages import Page
 from poetry_cuda.indexes.pages import fetch
+from poetry_cuda.messages import message
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.web import MAX_REDIRECTS
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.knowledge.model import Family
+    from poetry_cuda.messages import Language
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.plan import Choice
     from poetry_cuda.request.settings import Settings
 
@@ -93,26 +97,29 @@ class IndexReport:
             "redirects": [redact_url(url) for url in self.redirects],
         }
 
-    def lines(self) -> list[str]:
-        wanted = f"{self.package} {self.version or '(any version)'}"
+    def lines(self, language: Language = "en") -> list[str]:
+        wanted = f"{self.package} {self.version}" if self.version else self.package
+        what: Localized = wanted if self.version else message("index.any-version", name=wanted)
         where = redact_url(self.page)
-        redirected = [f"  redirected to {redact_url(url)}" for url in self.redirects]
+        said: list[Message] = []
         if self.problem is not None:
-            return [f"{wanted}: cannot read {where}: {self.problem}", *redirected]
-        if not self.serves:
-            listed = ", ".join(self.found[-5:]) or "none"
-            head = [f"{wanted}: NOT served by {where} (it lists: {listed})", *redirected]
+            said.append(message("index.unreadable", what=what, url=where, problem=self.problem))
+        elif not self.serves:
+            listed = ", ".join(self.found[-5:]) or "-"
+            said.append(message("index.not-served", what=what, url=where, listed=listed))
         else:
-            head = [f"{wanted}: served by {where}", *redirected]
-        if self.elsewhere:
-            upstream = " (upstream: downloads go to the family's own index)"
-            hosts = ", ".join(self.elsewhere)
-            head.append(
-                f"  its file links point elsewhere: {hosts}{upstream if self.upstream else ''}"
+            said.append(message("index.served", what=what, url=where))
+        said += [message("index.redirected", url=redact_url(url)) for url in self.redirects]
+        hosts = ", ".join(self.elsewhere)
+        if self.problem is None and self.elsewhere:
+            said.append(
+                message("index.links-upstream", hosts=hosts)
+                if self.upstream
+                else message("index.links-elsewhere", hosts=hosts)
             )
-        elif self.serves:
-            head.append("  its file links point at the index itself")
-        return head
+        elif self.problem is None and self.serves:
+            said.append(message("index.links-local"))
+        return [line.text(language) for line in said]
 
 
 def _release(filename: str) -> tuple[str, str] | None:

@@ -22,6 +22,8 @@ from poetry_cuda.doctor.findings import fail
 from poetry_cuda.doctor.findings import ok
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.locking.duplicates import read_and_find
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.wheelstore import usage
 from poetry_cuda.wheelstore.store import Store
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from poetry_cuda.doctor.installed import Environment
     from poetry_cuda.host.profiles import OperatingSystem
     from poetry_cuda.knowledge.model import KnowledgeBase
+    from poetry_cuda.messages import Localized
 
 
 CHECK = "record"
@@ -54,7 +57,7 @@ class StoreEntryProblem:
 
     filename: str
     folder: Path
-    problems: tuple[str, ...]
+    problems: tuple[Localized, ...]
 
 
 @frozen
@@ -98,7 +101,7 @@ def gather(
         try:
             entry = read_marker(folder)
         except InputFileError as error:
-            problems.append(StoreEntryProblem(sha256, folder, (error.what,)))
+            problems.append(StoreEntryProblem(sha256, folder, (error.said,)))
             continue
         found = store.check(entry, deep=deep)
         if found:
@@ -112,16 +115,26 @@ def findings(facts: RecordFacts) -> list[Finding]:
     found: list[Finding] = []
     checked = [c for check in facts.checks for c in check.checked]
     for distribution in (c for check in facts.checks for c in check.damaged):
-        listed = "; ".join(d.describe() for d in distribution.damage[:SHOWN])
         more = len(distribution.damage) - SHOWN
-        listed += f"; and {more} more" if more > 0 else ""
+        listed = Phrase(
+            (
+                *(d.describe() for d in distribution.damage[:SHOWN]),
+                *([message("records.more", count=more)] if more > 0 else []),
+            ),
+            "; ",
+        )
         found.append(
             fail(
                 "environment",
                 CHECK,
-                f"{distribution.name} {distribution.version}: {len(distribution.damage)} "
-                f"installed files are not what its wheel holds: {listed}",
-                f"install it again: run `{facts.sync.format(name=distribution.name)}`",
+                message(
+                    "records.damaged",
+                    name=distribution.name,
+                    version=distribution.version,
+                    count=len(distribution.damage),
+                    listed=listed,
+                ),
+                message("records.damaged-fix", sync=facts.sync.format(name=distribution.name)),
                 subject=distribution.name,
             )
         )
@@ -131,35 +144,35 @@ def findings(facts: RecordFacts) -> list[Finding]:
                 fail(
                     "environment",
                     CHECK,
-                    f"{name} is installed twice ({', '.join(f.name for f in folders)}): the "
-                    "versions share their files, and what is left matches at most one",
-                    "run `poetry cuda lock` (one version per target), then "
-                    f"`{facts.sync.format(name=name)}`",
+                    message("records.twice", name=name, folders=", ".join(f.name for f in folders)),
+                    message("records.twice-fix", sync=facts.sync.format(name=name)),
                     subject=name,
                 )
             )
     for problem in facts.store:
-        listed = "; ".join(problem.problems[:SHOWN])
+        listed = Phrase(problem.problems[:SHOWN], "; ")
         found.append(
             fail(
                 "environment",
                 STORE_CHECK,
-                f"the shared store's entry of {problem.filename} ({problem.folder}) was "
-                f"modified after it was linked into this environment: {listed}",
-                "run `poetry cuda sync`: the entry is unpacked again from the locked wheel "
-                "and linked anew",
+                message(
+                    "records.store-modified",
+                    filename=problem.filename,
+                    folder=problem.folder,
+                    listed=listed,
+                ),
+                message("records.store-modified-fix"),
                 subject=problem.filename,
             )
         )
     if not found and checked:
-        how = "every sha256" if facts.deep else "sizes and times; --deep reads every sha256"
+        how = message("records.how-deep" if facts.deep else "records.how-quick")
         files = sum(c.files for c in checked)
         found.append(
             ok(
                 "environment",
                 CHECK,
-                f"{len(checked)} CUDA-bearing distributions, {files} files, as their RECORD "
-                f"says ({how})",
+                message("records.sound", count=len(checked), files=files, how=how),
             )
         )
     return found
@@ -202,7 +215,7 @@ def lock_findings(
             "locks",
             TWICE_CHECK,
             found.describe(lockfile),
-            f"{found.pin(os)}; `poetry cuda lock` refuses such a lock",
+            message("records.lock-twice-fix", pin=found.pin(os)),
             subject=found.duplicate.name,
         )
         for os, found in read_and_find(project, lockfile, platforms)

@@ -24,6 +24,7 @@ from poetry_cuda.doctor.findings import warn
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_bounded
 from poetry_cuda.host.profiles import host_machine
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.assemble import STAMP
 from poetry_cuda.redist.manifest import platform_of
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from poetry_cuda.versions import CudaVersion
 
 
-FIX = "run `poetry cuda env` (or `poetry-cuda env`, or `sync`): it fetches and assembles it"
+FIX = message("toolkit.fix")
 
 
 @frozen
@@ -97,9 +98,12 @@ def check(state: ToolkitState) -> list[Finding]:
             fail(
                 "environment",
                 "project-toolkit",
-                f'toolkit = "redist": cuda.lock records the toolkit archives for '
-                f"{', '.join(state.recorded)}, and this machine is {state.platform}",
-                "lock again with this machine among the targets (`--target this`)",
+                message(
+                    "toolkit.other-platforms",
+                    recorded=", ".join(state.recorded),
+                    platform=state.platform,
+                ),
+                message("toolkit.lock-for-this"),
             )
         ]
     if not state.archives:
@@ -107,8 +111,8 @@ def check(state: ToolkitState) -> list[Finding]:
             warn(
                 "environment",
                 "project-toolkit",
-                'toolkit = "redist": cuda.lock records no toolkit archives for this platform',
-                "lock again with this machine among the targets (`--target this`)",
+                message("toolkit.no-archives"),
+                message("toolkit.lock-for-this"),
             )
         ]
     found = []
@@ -119,20 +123,18 @@ def check(state: ToolkitState) -> list[Finding]:
             status(
                 "environment",
                 "project-toolkit",
-                f"{archive.component} {archive.version} ({archive.platform}) is not in the "
-                "shared store, or not whole",
+                message(
+                    "toolkit.archive-missing",
+                    archive=f"{archive.component} {archive.version} ({archive.platform})",
+                ),
                 FIX,
                 subject=archive.component,
             )
         )
     nvcc = next((a for a in state.archives if a.component == "cuda_nvcc"), state.archives[0])
-    again = FIX.replace("it fetches and assembles it", "it assembles it again")
+    again = message("toolkit.assemble-again")
     if state.assembled is None:
-        found.append(
-            warn(
-                "environment", "project-toolkit", "the project's CUDA toolkit is not assembled", FIX
-            )
-        )
+        found.append(warn("environment", "project-toolkit", message("toolkit.not-assembled"), FIX))
     elif len(state.assembled) != len(state.expected) or not all(
         Path(source).is_relative_to(folder)
         for source, folder in zip(state.assembled, state.expected, strict=True)
@@ -141,17 +143,19 @@ def check(state: ToolkitState) -> list[Finding]:
             fail(
                 "environment",
                 "project-toolkit",
-                "the project's CUDA toolkit was assembled from other archives than cuda.lock records",
+                message("toolkit.other-archives"),
                 again,
             )
         )
     elif state.nvcc is None or not Path(state.nvcc).is_relative_to(
         os.path.realpath(state.expected[state.archives.index(nvcc)])
     ):
-        where = "has no nvcc" if state.nvcc is None else f"runs {state.nvcc}, not the stored nvcc"
-        found.append(
-            fail("environment", "project-toolkit", f"the project's CUDA toolkit {where}", again)
+        wrong = (
+            message("toolkit.no-nvcc")
+            if state.nvcc is None
+            else message("toolkit.other-nvcc", nvcc=state.nvcc)
         )
+        found.append(fail("environment", "project-toolkit", wrong, again))
     cuda = state.project_cuda
     major_minor = ".".join(nvcc.version.split(".")[:2])
     if cuda is not None and major_minor != f"{cuda.major}.{cuda.minor}":
@@ -159,8 +163,8 @@ def check(state: ToolkitState) -> list[Finding]:
             fail(
                 "environment",
                 "project-toolkit",
-                f"the project's nvcc is {nvcc.version}, but its CUDA (torch's) is {cuda}",
-                "lock again: cuda.lock then records the toolkit of the project's CUDA version",
+                message("toolkit.nvcc-mismatch", nvcc=nvcc.version, cuda=cuda),
+                message("toolkit.nvcc-mismatch-fix"),
             )
         )
     if not found:
@@ -168,7 +172,7 @@ def check(state: ToolkitState) -> list[Finding]:
             ok(
                 "environment",
                 "project-toolkit",
-                f"nvcc {nvcc.version} assembled from the shared store, as cuda.lock records",
+                message("toolkit.assembled", nvcc=nvcc.version),
             )
         )
     return found

@@ -35,6 +35,7 @@ import subprocess
 from typing import TYPE_CHECKING
 from typing import Literal
 
+from poetry_cuda.errors import os_problem
 from poetry_cuda.host.pci import CLASS_ACCELERATOR
 from poetry_cuda.host.pci import CLASS_DISPLAY
 from poetry_cuda.host.pci import VENDOR_AMD
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.host.pci import PciDevice
     from poetry_cuda.host.run import Completed
+    from poetry_cuda.messages import Localized
 
 
 AmdSource = Literal["kfd", "rocminfo", "rocm_agent_enumerator", "amd-smi", "pci"]
@@ -357,7 +359,7 @@ def rocm_targets(
 # Readers (I/O at the edges).
 
 
-def read_kfd_nodes(root: Path) -> tuple[tuple[KfdNode, ...], str | None, tuple[str, ...]]:
+def read_kfd_nodes(root: Path) -> tuple[tuple[KfdNode, ...], str | None, tuple[Localized, ...]]:
     """The KFD topology's nodes under `root`, the topology directory read (None when there
     is none), and a note for each entry skipped: an unreadable node is skipped (schedulers
     may hide some), as is anything else the kernel does not write there."""
@@ -368,16 +370,18 @@ def read_kfd_nodes(root: Path) -> tuple[tuple[KfdNode, ...], str | None, tuple[s
         except OSError:
             continue
         nodes = []
-        notes = []
+        notes: list[Localized] = []
         for entry in entries:
             if not _KFD_NODE.fullmatch(entry.name):
-                notes.append(f"{entry.name!a}: not a node number, skipped")
+                notes.append(message("probe.not-a-node", name=ascii(entry.name)))
                 continue
             properties = entry / "properties"
             try:
                 text = read_small(properties)
             except OSError as error:
-                notes.append(f"{properties}: {error.strerror or error}, skipped")
+                notes.append(
+                    message("probe.file-skipped", path=properties, problem=os_problem(error))
+                )
                 continue
             nodes.append(kfd_node(int(entry.name), parse_kfd_properties(text)))
         ordered = tuple(sorted(nodes, key=lambda node: node.node))
@@ -507,13 +511,12 @@ def detect_amd(
     gpus = gpus_of_nodes(nodes)
     source: AmdSource = "kfd"
     module_from_tool = None
-    skipped = "".join(f"; {note}" for note in notes)
     if gpus:
-        reports.append(ProbeReport("kfd", "found", f"{topology}: {_gfx_list(gpus)}{skipped}"))
+        listed = Phrase((f"{topology}: {_gfx_list(gpus)}", *notes), "; ")
+        reports.append(ProbeReport.saying("kfd", "found", listed))
     elif topology is not None:
         no_node = message("probe.no-gpu-node", topology=topology)
-        said = Phrase((no_node, skipped)) if skipped else no_node
-        reports.append(ProbeReport.saying("kfd", "absent", said))
+        reports.append(ProbeReport.saying("kfd", "absent", Phrase((no_node, *notes), "; ")))
     else:
         reports.append(ProbeReport.saying("kfd", "absent", message("probe.no-kfd")))
     for name in PROGRAMS:

@@ -50,6 +50,7 @@ from typing import TypeVar
 from poetry_cuda.display import quoted
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UsageError
+from poetry_cuda.errors import os_problem
 from poetry_cuda.files import PROFILE_LIMIT
 from poetry_cuda.files import MiB
 from poetry_cuda.files import read_bounded
@@ -64,6 +65,8 @@ from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.host.profiles import Nodes
 from poetry_cuda.host.profiles import canonical_machine
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
@@ -78,6 +81,8 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     from poetry_cuda.host.profiles import OperatingSystem
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
 
 
 T = TypeVar("T")
@@ -151,11 +156,15 @@ _SPEC_WORD = re.compile(r"(?:[0-9]+(?:gb|g|mb|tb)|sxm[0-9]*|pcie|hbm[0-9]*e?|nvl
 SLUG_LIMIT = 40
 SLUG_WORDS = 3
 
-WHY = "`detect --kubernetes` reads what `kubectl get nodes -o json` prints"
-FIX = "give it the output of `kubectl get nodes -o json` (a List or NodeList, or one Node)"
-LABEL_WHY = (
-    "GPU Feature Discovery writes this label, and a plan for the node depends on it: "
-    "poetry-cuda guesses no value"
+STDIN_NAME = "standard input"  # the document's name in JSON (`source`)
+WHY = message("k8s.why")
+FIX = message("k8s.fix")
+LABEL_WHY = message("k8s.label-why")
+# What keeps only the fields poetry-cuda reads of a node list.
+SLIMMED = (
+    "kubectl get nodes -o json | jq '{items: [.items[] | {metadata: {name: .metadata.name, "
+    "labels: .metadata.labels}, status: {nodeInfo: .status.nodeInfo, capacity: "
+    ".status.capacity}}]}'"
 )
 
 
@@ -261,7 +270,7 @@ def read_document(source: str, stdin: BinaryIO | None) -> tuple[object, str]:
     PowerShell redirection writes UTF-16).
     """
     if source == STDIN:
-        name = "standard input"
+        name = STDIN_NAME
         data = _read_stream(stdin, name)
     else:
         name = source
@@ -276,20 +285,25 @@ def read_document(source: str, stdin: BinaryIO | None) -> tuple[object, str]:
         return json.loads(text, object_hook=_kept), name
     except json.JSONDecodeError as error:
         raise InputFileError(
-            f"{name}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})",
+            message(
+                "k8s.not-json",
+                name=_named(name),
+                line=error.lineno,
+                column=error.colno,
+                error=error.msg,
+            ),
             why=WHY,
-            fix="give it the output of `kubectl get nodes -o json` (not `-o yaml` or `-o wide`)",
+            fix=message("k8s.not-json-fix"),
         ) from None
     except UnicodeDecodeError as error:
         raise InputFileError(
-            f"{name}: not UTF-8 or UTF-16 text ({error.reason} at byte {error.start})",
+            message("k8s.not-text", name=_named(name), reason=error.reason, at=error.start),
             why=WHY,
             fix=FIX,
         ) from None
     except (ValueError, RecursionError) as error:
-        raise refused(
-            InputFileError, f"{name}: not a readable document", error, why=WHY, fix=FIX
-        ) from None
+        unreadable = message("k8s.unreadable-document", name=_named(name))
+        raise refused(InputFileError, unreadable, error, why=WHY, fix=FIX) from None
 
 
 def _check_cost(data: bytes, name: str) -> None:
@@ -303,14 +317,11 @@ def _check_cost(data: bytes, name: str) -> None:
     factor, allowance = PARSE_BUDGET
     if values * VALUE_COST > factor * len(data) + allowance:
         raise InputFileError(
-            f"{name}: {values:,} JSON values in {len(data):,} bytes, more than a node list "
-            "holds for its size",
-            why=f"parsing them would take about {values * VALUE_COST // MiB:,} MiB of memory; "
-            "`kubectl get nodes -o json` has one value in 10 bytes or more",
-            fix="give it the output of `kubectl get nodes -o json`, or keep only what "
-            "poetry-cuda reads: kubectl get nodes -o json | jq '{items: [.items[] | "
-            "{metadata: {name: .metadata.name, labels: .metadata.labels}, status: {nodeInfo: "
-            ".status.nodeInfo, capacity: .status.capacity}}]}'",
+            message(
+                "k8s.too-costly", name=_named(name), values=f"{values:,}", size=f"{len(data):,}"
+            ),
+            why=message("k8s.too-costly-why", memory=f"{values * VALUE_COST // MiB:,}"),
+            fix=message("k8s.too-costly-fix", slimmed=SLIMMED),
         )
 
 
@@ -340,16 +351,17 @@ def _kept(value: dict[str, Any]) -> dict[str, Any]:
 
 def _read_stream(stream: BinaryIO | None, name: str) -> bytes:
     if stream is None or stream.closed:
-        raise UsageError(f"{name} is closed", fix="pipe kubectl's output in, or give a file")
+        raise UsageError(message("k8s.closed", name=_named(name)), fix=message("k8s.closed-fix"))
     if stream.isatty():
         raise UsageError(
-            f"{name} is a terminal, not kubectl's output",
-            fix="pipe it in: kubectl get nodes -o json | poetry-cuda detect --kubernetes=-",
+            message("k8s.terminal", name=_named(name)), fix=message("k8s.terminal-fix")
         )
     try:
         data = stream.read(KUBERNETES_LIMIT + 1)
     except OSError as error:
-        raise InputFileError(f"{name}: cannot read it ({error.strerror or error})") from None
+        raise InputFileError(
+            message("k8s.cannot-read", name=_named(name), error=error.strerror or error)
+        ) from None
     if len(data) > KUBERNETES_LIMIT:
         raise _too_large(name)
     return data
@@ -357,12 +369,9 @@ def _read_stream(stream: BinaryIO | None, name: str) -> bytes:
 
 def _too_large(name: str) -> InputFileError:
     return InputFileError(
-        f"{name}: larger than {KUBERNETES_LIMIT // MiB} MiB",
-        why="`kubectl get nodes -o json` of the largest cluster Kubernetes supports stays "
-        "below this; reading more could exhaust the memory",
-        fix="keep only what poetry-cuda reads: kubectl get nodes -o json | jq "
-        "'{items: [.items[] | {metadata: {name: .metadata.name, labels: .metadata.labels}, "
-        "status: {nodeInfo: .status.nodeInfo, capacity: .status.capacity}}]}'",
+        message("k8s.too-large", name=_named(name), limit=KUBERNETES_LIMIT // MiB),
+        why=message("k8s.too-large-why"),
+        fix=message("k8s.too-large-fix", slimmed=SLIMMED),
     )
 
 
@@ -378,11 +387,9 @@ def parse_selector(texts: Iterable[str]) -> tuple[tuple[str, str], ...]:
             key, equals, value = term.strip().partition("=")
             if not equals or not _LABEL_KEY.fullmatch(key) or not _LABEL_VALUE.fullmatch(value):
                 raise UsageError(
-                    f"--selector {text!r}: {term.strip()!r} is not KEY=VALUE",
-                    why="a selector keeps the nodes a pod's nodeSelector would: those whose "
-                    "label KEY has exactly VALUE",
-                    fix="write it as in the pod spec, e.g. --selector "
-                    "nvidia.com/gpu.product=NVIDIA-L4 (repeat it, or join terms with commas)",
+                    message("k8s.selector", text=repr(text), term=repr(term.strip())),
+                    why=message("k8s.selector-why"),
+                    fix=message("k8s.selector-fix"),
                 )
             pairs.append((key, value))
     return tuple(dict.fromkeys(pairs))
@@ -404,47 +411,50 @@ class _Reader:
     def __init__(self, origin: str) -> None:
         self.origin = origin
 
-    def fail(self, where: str, problem: str, *, why: str = WHY, fix: str = FIX) -> InputFileError:
-        return InputFileError(f"{self.origin}: {where}: {problem}", why=why, fix=fix)
+    def fail(
+        self, where: Localized, problem: Localized, *, why: Localized = WHY, fix: Localized = FIX
+    ) -> InputFileError:
+        at = Phrase((_named(self.origin), where), ": ")
+        what = message("schema.at", where=at, problem=problem)
+        return InputFileError(what, why=why, fix=fix)
 
     def items(self, document: object) -> list[Any]:
         """The node objects of a List, a NodeList or a single Node."""
         if not isinstance(document, dict):
-            raise self.fail("(top level)", f"expected an object, got {_brief(document)}")
+            raise self.fail(message("k8s.top-level"), _expected(message("k8s.an-object"), document))
         kind = document.get("kind")
         if kind == "Node":
             return [document]
         if kind not in ("List", "NodeList", None):
-            raise self.fail("kind", f"{_brief(kind)}: expected a List or NodeList of nodes")
+            raise self.fail("kind", message("k8s.not-a-list", kind=_brief(kind)))
         items = document.get("items")
         if not isinstance(items, list):
-            raise self.fail("items", f"expected a list of nodes, got {_brief(items)}")
+            raise self.fail("items", _expected(message("k8s.a-list"), items))
         return items
 
-    def mapping(self, parent: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+    def mapping(self, parent: Mapping[str, Any], key: str, where: Localized) -> Mapping[str, Any]:
         """`parent[key]`, an object (absent or null: empty)."""
         value = parent.get(key)
         if value is None:
             return {}
         if not isinstance(value, dict):
-            raise self.fail(where, f"expected an object, got {_brief(value)}")
+            raise self.fail(where, _expected(message("k8s.an-object"), value))
         return value
 
     def name(self, item: object, index: int) -> str:
         where = f"items[{index}]"
         if not isinstance(item, dict):
-            raise self.fail(where, f"expected a node, got {_brief(item)}")
+            raise self.fail(where, _expected(message("k8s.a-node"), item))
         kind = item.get("kind")
         if kind is not None and kind != "Node":
-            raise self.fail(f"{where}.kind", f"{_brief(kind)}: not a Node")
+            raise self.fail(f"{where}.kind", message("k8s.not-a-node", kind=_brief(kind)))
         name = self.mapping(item, "metadata", f"{where}.metadata").get("name")
         if not (
             isinstance(name, str) and len(name) <= NODE_NAME_LIMIT and NODE_NAME.fullmatch(name)
         ):
             raise self.fail(
                 f"{where}.metadata.name",
-                f"expected a node name (1 to {NODE_NAME_LIMIT} lower-case letters, digits, '-' "
-                f"and '.'), got {_brief(name)}",
+                message("k8s.bad-node-name", limit=NODE_NAME_LIMIT, got=_brief(name)),
             )
         return name
 
@@ -457,13 +467,12 @@ class _Labels:
         self.node = node
         self.labels = labels
 
-    def fail(self, key: str, value: object, problem: str) -> InputFileError:
+    def fail(self, key: str, value: object, problem: Localized) -> InputFileError:
         return self.reader.fail(
-            f"node {self.node}",
-            f"label {key}={_brief(value)}: {problem}",
+            message("k8s.node", node=self.node),
+            message("k8s.label", label=f"{key}={_brief(value)}", problem=problem),
             why=LABEL_WHY,
-            fix=f"correct the label (kubectl label node {self.node} {key}=... --overwrite), "
-            "or restart gpu-feature-discovery on the node to write it again",
+            fix=message("k8s.label-fix", node=self.node, key=key),
         )
 
     def get(self, key: str) -> str | None:
@@ -471,9 +480,9 @@ class _Labels:
         if value is None:
             return None
         if not isinstance(value, str):
-            raise self.fail(key, value, "expected a string")
+            raise self.fail(key, value, message("k8s.expected-a-string"))
         if len(value) > LABEL_VALUE_LIMIT:
-            raise self.fail(key, value, f"longer than a label value may be ({LABEL_VALUE_LIMIT})")
+            raise self.fail(key, value, message("k8s.label-too-long", limit=LABEL_VALUE_LIMIT))
         return value
 
     def text(self, key: str) -> str | None:
@@ -481,7 +490,7 @@ class _Labels:
         one line of letters, digits, '-', '_' and '.'."""
         value = self.get(key)
         if value is not None and not _LABEL_VALUE.fullmatch(value):
-            raise self.fail(key, value, "not a label value (letters, digits, '-', '_' and '.')")
+            raise self.fail(key, value, message("k8s.not-label-value"))
         return value
 
     def first(self, keys: Sequence[str]) -> tuple[str, str] | None:
@@ -497,21 +506,23 @@ class _Labels:
         if value is None:
             return None
         if not _DIGITS.fullmatch(value):
-            raise self.fail(key, value, "not a number")
+            raise self.fail(key, value, message("k8s.not-a-number"))
         return int(value)
 
-    def parsed(self, key: str, text: str, parser: Callable[[str], T], what: str) -> T:
+    def parsed(self, key: str, text: str, parser: Callable[[str], T], what: Message) -> T:
         try:
             return parser(text)
         except ValueError:
-            raise self.fail(key, text, f"not {what}") from None
+            raise self.fail(key, text, message("k8s.not-a", what=what)) from None
 
     def driver(self) -> DriverVersion | None:
         full = self.get(DRIVER_FULL)
         if full is not None:
             if full.startswith(UNKNOWN):
                 return None
-            return self.parsed(DRIVER_FULL, full, DriverVersion.parse, "a driver version")
+            return self.parsed(
+                DRIVER_FULL, full, DriverVersion.parse, message("k8s.driver-version")
+            )
         for (major_key, minor_key), revision_key in zip(
             DRIVER_PARTS, DRIVER_REVISIONS, strict=True
         ):
@@ -533,7 +544,7 @@ class _Labels:
         if full is not None:
             if full.startswith(UNKNOWN):
                 return None
-            return self.parsed(CUDA_FULL, full, _cuda, "a CUDA version (12.4)")
+            return self.parsed(CUDA_FULL, full, _cuda, message("k8s.cuda-version"))
         for major_key, minor_key in CUDA_PARTS:
             pair = self._pair(major_key, minor_key)
             if pair is not None:
@@ -550,12 +561,12 @@ class _Labels:
             return None
         if major is None or minor is None:
             missing, present = (major_key, minor_key) if major is None else (minor_key, major_key)
-            raise self.fail(present, self.get(present), f"given without {missing}")
+            raise self.fail(present, self.get(present), message("k8s.without", missing=missing))
         return major, minor
 
     def _part(self, key: str, text: str) -> str:
         if not _DIGITS.fullmatch(text):
-            raise self.fail(key, text, "not a part of a driver version (digits)")
+            raise self.fail(key, text, message("k8s.not-driver-part"))
         return text
 
     def system(self, key: str, keys: Sequence[str], info: Mapping[str, Any]) -> str | None:
@@ -566,10 +577,20 @@ class _Labels:
         value = info.get(key)
         if value is not None and not isinstance(value, str):
             raise self.reader.fail(
-                f"node {self.node}: status.nodeInfo.{key}",
-                f"expected a string, got {_brief(value)}",
+                Phrase((message("k8s.node", node=self.node), f"status.nodeInfo.{key}"), ": "),
+                _expected(message("k8s.a-string"), value),
             )
         return value
+
+
+def _named(name: str) -> Localized:
+    """How messages name the document: its path, or standard input in the reader's words."""
+    return message("k8s.stdin") if name == STDIN_NAME else name
+
+
+def _expected(what: Message, got: object) -> Message:
+    """The problem of a value of another kind than `what`: "expected WHAT, got VALUE"."""
+    return message("schema.expected", what=what, got=_brief(got))
 
 
 def _cuda(text: str) -> CudaVersion:
@@ -582,14 +603,14 @@ def _machine(labels: _Labels, info: Mapping[str, Any]) -> str:
     found = labels.system("architecture", ARCH, info)
     if found is None:
         raise labels.reader.fail(
-            f"node {labels.node}",
-            "no kubernetes.io/arch label and no status.nodeInfo.architecture",
-            why="a plan depends on the machine (x86_64 or aarch64 builds)",
-            fix="give the whole output of `kubectl get nodes -o json`",
+            message("k8s.node", node=labels.node),
+            message("k8s.no-arch"),
+            why=message("k8s.no-arch-why"),
+            fix=message("k8s.no-arch-fix"),
         )
     machine = canonical_machine(found)
     if not MACHINE.fullmatch(machine):
-        raise labels.fail(ARCH[0], found, "not a machine architecture (amd64, arm64)")
+        raise labels.fail(ARCH[0], found, message("k8s.not-machine"))
     return machine
 
 
@@ -599,7 +620,7 @@ def _os(labels: _Labels, info: Mapping[str, Any]) -> OperatingSystem:
         return "linux"
     if found == "windows":
         return "windows"
-    raise labels.fail(OS[0], found, "not an operating system GPU nodes run (linux)")
+    raise labels.fail(OS[0], found, message("k8s.not-os"))
 
 
 def _product(text: str | None) -> tuple[str, str]:
@@ -653,15 +674,25 @@ def read_cluster(
     for index, item in enumerate(items):
         name = reader.name(item, index)
         if name in seen:
-            raise reader.fail(f"items[{index}]", f"node {name} is listed twice")
+            raise reader.fail(f"items[{index}]", message("k8s.twice", node=name))
         seen.add(name)
-        raw_labels = reader.mapping(item["metadata"], "labels", f"node {name}: metadata.labels")
+        raw_labels = reader.mapping(
+            item["metadata"],
+            "labels",
+            Phrase((message("k8s.node", node=name), "metadata.labels"), ": "),
+        )
         if any(raw_labels.get(key) != value for key, value in selector):
             continue
         matched += 1
-        status = reader.mapping(item, "status", f"node {name}: status")
+        status = reader.mapping(
+            item, "status", Phrase((message("k8s.node", node=name), "status"), ": ")
+        )
         if any(raw_labels.get(key) is not None for key in GFD_LABELS):
-            info = reader.mapping(status, "nodeInfo", f"node {name}: status.nodeInfo")
+            info = reader.mapping(
+                status,
+                "nodeInfo",
+                Phrase((message("k8s.node", node=name), "status.nodeInfo"), ": "),
+            )
             gpu_nodes.append((name, _facts(_Labels(reader, name, raw_labels), info, read)))
         elif _has_gpu(raw_labels, status):
             unlabelled.append(name)
@@ -700,11 +731,10 @@ def _read_facts(labels: _Labels, info: Mapping[str, Any]) -> NodeFacts:
     driver, cuda, capability = labels.driver(), labels.cuda(), labels.capability()
     if driver is None and cuda is None:
         raise labels.reader.fail(
-            f"node {labels.node}",
-            "GPU labels without a driver: neither nvidia.com/cuda.driver-version.* nor "
-            "nvidia.com/cuda.runtime-version.* (nor their older names)",
+            message("k8s.node", node=labels.node),
+            message("k8s.no-driver"),
             why=LABEL_WHY,
-            fix="restart gpu-feature-discovery on the node to write its labels again",
+            fix=message("k8s.restart-gfd"),
         )
     product, partition = _product(labels.text(PRODUCT))
     return NodeFacts(
@@ -857,8 +887,8 @@ def write_profiles(groups: Sequence[NodeGroup], folder: Path) -> tuple[list[Path
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputFileError(
-            f"{folder}: cannot create the folder for the profiles ({error.strerror or error})",
-            fix="give --write-targets a folder (or a path where one can be created)",
+            message("k8s.no-folder", folder=folder, error=os_problem(error)),
+            fix=message("k8s.no-folder-fix"),
         ) from None
     paths = [folder / f"{group.name}.json" for group in groups]
     for path in paths:
@@ -877,18 +907,16 @@ def _check_replaceable(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as error:
-        raise InputFileError(f"{path}: cannot read it ({error.strerror or error})") from None
-    if stat.S_ISLNK(info.st_mode) or not _written_from_kubernetes(path):
-        what = (
-            "a symbolic link"
-            if stat.S_ISLNK(info.st_mode)
-            else "not a profile written from Kubernetes"
-        )
         raise InputFileError(
-            f"{path}: {what}; no profile was written",
-            why="`detect --kubernetes --write-targets` replaces only the profiles it wrote "
-            "(regular files with a `nodes` entry), and never writes through a link",
-            fix="move that file away, or give --write-targets another folder",
+            message("k8s.cannot-read", name=path, error=os_problem(error))
+        ) from None
+    if stat.S_ISLNK(info.st_mode) or not _written_from_kubernetes(path):
+        raise InputFileError(
+            message("k8s.in-the-way-link", path=path)
+            if stat.S_ISLNK(info.st_mode)
+            else message("k8s.in-the-way", path=path),
+            why=message("k8s.in-the-way-why"),
+            fix=message("k8s.in-the-way-fix"),
         )
 
 

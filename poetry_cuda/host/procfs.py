@@ -10,15 +10,19 @@ import re
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.errors import os_problem
 from poetry_cuda.host.probe import ProbeResult
 from poetry_cuda.host.profiles import ProbeReport
 from poetry_cuda.host.system_files import read_small
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.versions import DriverVersion
 
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from poetry_cuda.messages import Localized
 
 
 PROBE = "procfs"
@@ -57,25 +61,25 @@ def probe_procfs(*, sys_root: Path, proc_root: Path) -> ProbeResult:
         (sys_root / "module" / "nvidia" / "version", parse_sys_module_version),
         (proc_root / "driver" / "nvidia" / "version", parse_proc_driver_version),
     )
-    notes = []
+    notes: list[Localized] = []
     for path, parse in sources:
         try:
             text = read_small(path)
         except FileNotFoundError:
             continue
         except OSError as error:
-            notes.append(f"{path}: {error.strerror or error}")
+            notes.append(Phrase((str(path), os_problem(error)), ": "))
             continue
         version = parse(text)
         if version is None:
-            notes.append(f"{path}: no driver version in it")
+            notes.append(message("probe.no-version-in", path=path))
             continue
         return ProbeResult(
             report=ProbeReport(PROBE, "found", f"{path}: {version}"),
             driver=DriverVersion.parse(version),
         )
     if notes:
-        return ProbeResult(report=ProbeReport(PROBE, "error", "; ".join(notes)))
+        return ProbeResult(report=ProbeReport.saying(PROBE, "error", Phrase(tuple(notes), "; ")))
     return ProbeResult(
         report=ProbeReport.saying(
             PROBE,

@@ -18,7 +18,9 @@ import os
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.errors import RefusedFileError
 from poetry_cuda.files import file_kind
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -42,11 +44,11 @@ def read_small(path: Path, *, limit: int = SMALL_FILE_LIMIT) -> str:
         _check(os.fstat(handle.fileno()).st_mode)
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise OSError(errno.EFBIG, f"larger than {limit // 1024} KiB")
+        raise RefusedFileError(errno.EFBIG, message("file.larger-than-kib", limit=limit // 1024))
     return data.decode("utf-8", errors="replace")
 
 
 def _check(mode: int) -> None:
     kind = file_kind(mode)
     if kind is not None:
-        raise OSError(errno.EINVAL, f"not a regular file but {kind}")
+        raise RefusedFileError(errno.EINVAL, message("file.not-regular-but", kind=kind))

@@ -40,6 +40,7 @@ from poetry_cuda.host.profiles import Xpu
 from poetry_cuda.host.profiles import canonical_machine
 from poetry_cuda.knowledge.base_images import TAG
 from poetry_cuda.knowledge.model import Variant
+from poetry_cuda.messages import message
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.plan import project_cuda
 from poetry_cuda.planning.variant_metadata import is_label
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.accelerators import Accelerator
+    from poetry_cuda.messages import Message
     from poetry_cuda.planning.targets import Target
 
 
@@ -208,13 +210,11 @@ class LockedExtra:
     version: str | None = None  # the lead's version planned for the fork
 
     @property
-    def described(self) -> str:
+    def described(self) -> Message:
         """How messages name it: "the cu128 extra", "the platform fork sys_platform == ..."."""
-        return (
-            f"the platform fork {self.marker}"
-            if self.kind == "marker"
-            else f"the {self.name} extra"
-        )
+        if self.kind == "marker":
+            return message("extra.described-fork", marker=self.marker)
+        return message("extra.described-extra", name=self.name)
 
     @property
     def chosen_by_name(self) -> bool:
@@ -312,9 +312,9 @@ STRING = "a string"
 VOICE = Voice(
     InputFileError,
     f"{FILENAME}: ",
-    why=f"{FILENAME} is written by poetry-cuda and was changed or damaged since",
+    why=message("cuda-lock.damaged-why"),
     # `lock` reads the cuda.lock it replaces: a damaged one must go first.
-    fix="restore it from version control, or remove it and run `poetry cuda lock` to write it anew",
+    fix=message("cuda-lock.damaged-fix"),
 )
 
 
@@ -338,18 +338,17 @@ def read(path: Path) -> CudaLock:
     if found is not None:
         where, length, limit = found
         raise InputFileError(
-            f"{path}: {where}: a value of {length} characters, more than the {limit} "
-            "poetry-cuda ever writes there",
+            message("cuda-lock.overlong", path=path, where=where, length=length, limit=limit),
             why=VOICE.why,
-            fix=str(VOICE.fix),
+            fix=message("cuda-lock.damaged-fix"),
         )
     top = Table(data, dataclasses.replace(VOICE, prefix=f"{path}: "))
     version = top.value("version", int, "an integer")
     if version not in VERSIONS:
         raise InputFileError(
-            f"{path}: version {version} is not supported (this poetry-cuda reads 1 and {VERSION})",
-            why="the file was written by a different poetry-cuda release",
-            fix="upgrade poetry-cuda, or run `poetry cuda lock` to write it for this release",
+            message("cuda-lock.version", path=path, version=version, current=VERSION),
+            why=message("cuda-lock.version-why"),
+            fix=message("cuda-lock.version-fix"),
         )
     return CudaLock(
         content_hash=top.value("content-hash", str, STRING),

@@ -64,6 +64,7 @@ from poetry_cuda.files import try_lock
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import deferred
 from poetry_cuda.locking.interrupts import held
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
 
 
 JOURNAL = ".poetry-cuda.journal"
@@ -306,25 +308,48 @@ class Undo:
     kept: tuple[str, ...] = ()  # changed by someone else since this run wrote it
     failed: tuple[str, ...] = ()  # "name (why)"
 
-    def lines(self) -> list[str]:
+    def lines(self, *, sentences: bool = False) -> list[Message]:
+        """What was undone, a line each; as `sentences`, each starts with a capital."""
         back = (*self.restored, *self.unchanged)
         lines = []
         if back:
-            verb = "is" if len(back) == 1 else "are"
-            restored = f" (restored: {_join(self.restored)})" if self.restored else ""
-            lines.append(f"{_join(back)} {verb} as before{restored}")
-        if self.kept:
-            lines.append(
-                f"kept {_join(self.kept)} as {'it is' if len(self.kept) == 1 else 'they are'}: "
-                "changed by someone else during the run; review the managed entries"
+            restored: Localized = (
+                message("undo.restored", names=_join(self.restored)) if self.restored else ""
             )
+            names = _join(back)
+            lines.append(
+                message("undo.as-before-one", names=names, restored=restored)
+                if len(back) == 1
+                else message("undo.as-before", names=names, restored=restored)
+            )
+        if self.kept:
+            names = _join(self.kept)
+            if len(self.kept) == 1:
+                lines.append(
+                    message("undo.kept-one-sentence", names=names)
+                    if sentences
+                    else message("undo.kept-one", names=names)
+                )
+            else:
+                lines.append(
+                    message("undo.kept-sentence", names=names)
+                    if sentences
+                    else message("undo.kept", names=names)
+                )
         if self.failed:
-            lines.append(f"could not restore {_join(self.failed)}")
+            names = _join(self.failed)
+            lines.append(
+                message("undo.failed-sentence", names=names)
+                if sentences
+                else message("undo.failed", names=names)
+            )
         return lines
 
 
-def _join(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+def _join(names: Sequence[str]) -> Localized:
+    if len(names) == 1:
+        return names[0]
+    return message("usage.and", first=", ".join(names[:-1]), last=names[-1])
 
 
 class Transaction:
@@ -423,11 +448,10 @@ def transaction(
             raise
         undo, signals = edits.undo()
         for number, line in enumerate(undo.lines()):
-            notify(
-                f"The run did not finish: {line}."
-                if number == 0
-                else f"{line[:1].upper()}{line[1:]}."
-            )
+            if number == 0:
+                notify(message("undo.did-not-finish", line=line))
+            else:
+                notify(message("undo.sentence", line=undo.lines(sentences=True)[number]))
         if signals and not isinstance(error, Interrupted):
             raise Interrupted(signals[0]) from error  # stopped by the user while undoing
         raise
@@ -479,12 +503,12 @@ class Recovery:
     finished: bool
     undo: Undo
 
-    def lines(self) -> list[str]:
+    def lines(self) -> list[Localized]:
         if self.finished:
-            return [f"A previous run (process {self.pid}) had finished; removed its journal."]
+            return [message("undo.previous-finished", pid=self.pid)]
         return [
-            (f"A previous run (process {self.pid}) stopped before it finished; undid its changes:"),
-            *(f"  {line}" for line in self.undo.lines()),
+            message("undo.previous-stopped", pid=self.pid),
+            *(Phrase(("  ", line)) for line in self.undo.lines()),
         ]
 
 

@@ -27,6 +27,7 @@ from poetry_cuda.indexes.pages import fetch_all
 from poetry_cuda.indexes.pages import problem_of
 from poetry_cuda.locking.available import MAX_ROUNDS
 from poetry_cuda.locking.available import lead_version
+from poetry_cuda.messages import message
 from poetry_cuda.planning.planner import replanned
 from poetry_cuda.planning.variant_lock import metadata_file
 from poetry_cuda.planning.variant_lock import pick_variant
@@ -77,8 +78,9 @@ def choose_variants(
     # Only labels of the builds the plan now has (after the last round, it may have others).
     now = {choice.name: choice.variant for choice in planned.plan.packages}
     kept = {n: pick for n, pick in picks.items() if pick.matches and now.get(n) == pick.variant}
-    for line in dict.fromkeys(line for pick in kept.values() for line in pick.audit):
-        notify(f"audit: {line}")
+    audit = {str(line): line for pick in kept.values() for line in pick.audit}  # each once
+    for line in audit.values():
+        notify(message("label.audit", text=line))
     return planned, kept
 
 

@@ -98,14 +98,23 @@ def apply_options(settings: Settings, options: Options) -> Settings:
         changes["cuda"] = CudaRequest.parse(options.cuda, key="--cuda")
     if options.policy is not None:
         if options.policy not in POLICIES:
-            what = f"--policy: {quoted(options.policy)} is not one of {', '.join(POLICIES)}"
-            hint = did_you_mean(options.policy, POLICIES)
-            raise UsageError(
-                what if hint is None else Phrase((what, hint), ". "),
-                fix="pass --policy newest or --policy native",
-            )
+            raise bad_policy(options.policy)
         changes["policy"] = options.policy
     return dataclasses.replace(settings, **changes)
+
+
+def bad_policy(given: str) -> UsageError:
+    """`--policy` names none of the policies: say which are, and the nearest."""
+    what = message(
+        "schema.at",
+        where="--policy",
+        problem=message("schema.not-one-of", value=quoted(given), options=", ".join(POLICIES)),
+    )
+    hint = did_you_mean(given, POLICIES)
+    return UsageError(
+        what if hint is None else Phrase((what, hint), ". "),
+        fix=message("usage.pass-example", example="--policy newest / --policy native"),
+    )
 
 
 def plan_project(

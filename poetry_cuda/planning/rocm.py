@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from poetry_cuda.knowledge.rocm import RocmKnowledge
     from poetry_cuda.knowledge.xpu import XpuKnowledge
     from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
 
 
 @frozen
@@ -116,19 +117,17 @@ def _admitted(versions: Iterable[str], constraint: str) -> tuple[Version, ...]:
     return tuple(sorted(found, reverse=True))
 
 
-def _served_by_cuda(profile: HostProfile, others: tuple[Gpu, ...]) -> str:
+def _served_by_cuda(profile: HostProfile, others: tuple[Gpu, ...]) -> Message:
     listed = _described(others)
-    return (
-        f"{profile.label}: the plan serves its NVIDIA GPUs with CUDA builds; {listed} "
-        f"{'is' if len(others) == 1 else 'are'} not served (set the accelerator the project "
-        "wants to plan ROCm or XPU builds instead)"
-    )
+    if len(others) == 1:
+        return message("rocm.cuda-serves-one", target=profile.label, listed=listed)
+    return message("rocm.cuda-serves", target=profile.label, listed=listed)
 
 
-def _left_out(profile: HostProfile, gpus: Iterable[Gpu], stack: str) -> list[str]:
+def _left_out(profile: HostProfile, gpus: Iterable[Gpu], stack: str) -> list[Message]:
     """A warning for each kind of GPU the plan leaves out (each kind once, however many)."""
     return [
-        f"{profile.label}: the plan serves its GPUs with {stack} builds; {kind} is not served"
+        message("rocm.left-out", target=profile.label, stack=stack, kind=kind)
         for kind in dict.fromkeys(gpu.describe() for gpu in gpus)
     ]
 

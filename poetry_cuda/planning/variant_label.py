@@ -32,6 +32,7 @@ from poetry_cuda.accelerators import stack_name
 from poetry_cuda.errors import NoVariantError
 from poetry_cuda.knowledge.model import Variant
 from poetry_cuda.knowledge.xpu import device_ip
+from poetry_cuda.messages import Phrase
 from poetry_cuda.messages import message
 from poetry_cuda.planning.compat import Verdict
 from poetry_cuda.planning.compat import best_fit
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.planning.variant_metadata import Properties
     from poetry_cuda.planning.variant_metadata import VariantMetadata
@@ -70,8 +72,8 @@ class LabelChoice:
     """The label a target gets, why, and where the published metadata disagrees."""
 
     label: str
-    reason: str
-    audit: tuple[str, ...]
+    reason: Localized
+    audit: tuple[Localized, ...]
     verdicts: tuple[tuple[str, Verdict], ...]  # every label's verdict, as published order
 
 
@@ -141,20 +143,18 @@ def choose_label(
         return _stack_choice(metadata, target, planned, what)
     builds: list[Variant] = []
     labels: list[str] = []
-    audit: list[str] = []
+    audit: list[Localized] = []
     refused: list[tuple[str, Verdict]] = []
     for label, properties in metadata.variants.items():
         known = _known(release, label)
         published = _published(label, properties)
         foreign = _foreign(properties, metadata)
         if foreign is not None:
-            verdict = Verdict("no", f"{label} needs {foreign} hardware, not an NVIDIA GPU")
+            verdict = Verdict("no", message("label.foreign", label=label, foreign=foreign))
             refused.append((label, verdict))
             continue
         if known is None and published is not None and not is_null(label):
-            audit.append(
-                f"{what} {label}: not in the knowledge base; judged by its published properties"
-            )
+            audit.append(message("label.unknown", what=what, label=label))
         build = known or published
         if build is None:
             continue
@@ -163,25 +163,23 @@ def choose_label(
     fit = best_fit(builds, target, nvidia, policy=policy, allow_cpu_fallback=allow_cpu_fallback)
     verdicts = tuple(zip(labels, fit.verdicts, strict=True)) + tuple(refused)
     if fit.best is None:
-        said = "; ".join(str(verdict.detail) for _, verdict in verdicts) or "it lists no label"
+        details = tuple(verdict.detail for _, verdict in verdicts)
         raise NoVariantError(
-            f"{what}: no variant label serves {target.label}",
-            why=said,
-            fix="plan for another target, or install a build from the family's own index",
+            message("label.none-serves", what=what, target=target.label),
+            why=Phrase(details, "; ") if details else message("label.none-listed"),
+            fix=message("label.none-serves-fix"),
         )
     label = labels[fit.best]
     verdict = fit.verdicts[fit.best]
+    reason: Localized
     if fit.how == "cuda":
-        reason = f"{label}: {verdict.detail}"
+        reason = Phrase((label, verdict.detail), ": ")
     elif fit.how == "fallback":
-        reason = (
-            f"{label}: no CUDA label runs on {target.label}, so the CPU build because "
-            "allow-cpu-fallback = true"
-        )
+        reason = message("label.fallback", label=label, target=target.label)
     elif planned == "cpu":
-        reason = f"{label}: the plan gives {target.label} the CPU build"
+        reason = message("label.planned-cpu", label=label, target=target.label)
     else:
-        reason = f"{label}: {target.label} has no NVIDIA driver, so the CPU build"
+        reason = message("label.no-driver", label=label, target=target.label)
     for other, properties in metadata.variants.items():
         known = _known(release, other)
         chosen = verdict if other == label else None
@@ -189,9 +187,13 @@ def choose_label(
     installer = provider_pick(metadata, target)
     if planned is None and installer is not None and installer != label:
         audit.append(
-            f"{what}: a variant-enabled installer picks {installer} on {target.label} (its "
-            f"NVIDIA provider looks at the driver and the highest GPU only); poetry-cuda "
-            f"chose {label}"
+            message(
+                "label.installer-picks",
+                what=what,
+                installer=installer,
+                target=target.label,
+                label=label,
+            )
         )
     return LabelChoice(label, reason, tuple(audit), verdicts)
 
@@ -210,22 +212,29 @@ def _stack_choice(metadata: VariantMetadata, target: Target, build: str, what: s
     verdicts = tuple(
         (
             label,
-            Verdict("native", f"{label}: the plan's {stack} build for {target.label}")
+            Verdict("native", message("label.stack", label=label, stack=stack, gpus=target.label))
             if label == build
-            else Verdict("no", f"{label}: the plan gives {target.label} {build}"),
+            else Verdict(
+                "no", message("label.plan-gives", label=label, target=target.label, build=build)
+            ),
         )
         for label in metadata.variants
     )
-    audit = [
-        f"{what} {build}: publishes {namespace} :: {feature} :: {', '.join(listed)}, without "
-        f"{', '.join(missing)} of {target.label}; the knowledge base has the build serve it, "
-        "and decides"
+    audit: list[Localized] = [
+        message(
+            "label.publishes-without",
+            what=what,
+            build=build,
+            published=f"{namespace} :: {feature} :: {', '.join(listed)}",
+            missing=", ".join(missing),
+            target=target.label,
+        )
         for namespace, features in metadata.variants[build].items()
         for feature, listed in features.items()
         for missing in [_unlisted(namespace, feature, listed, [target])]
         if missing
     ]
-    reason = f"{build}: the plan's {stack} build for {gpus}"
+    reason = message("label.stack", label=build, stack=stack, gpus=gpus)
     return LabelChoice(build, reason, tuple(audit), verdicts)
 
 
@@ -298,8 +307,10 @@ def choose_for_all(
     labels = {choice.label for choice in choices}
     audit = tuple(line for choice in choices for line in choice.audit)
     if len(labels) == 1:
-        reasons = [f"{t.label}: {c.reason}" for t, c in zip(targets, choices, strict=True)]
-        return LabelChoice(choices[0].label, "; ".join(reasons), audit, choices[0].verdicts)
+        reasons = tuple(
+            Phrase((t.label, c.reason), ": ") for t, c in zip(targets, choices, strict=True)
+        )
+        return LabelChoice(choices[0].label, Phrase(reasons, "; "), audit, choices[0].verdicts)
     admitted = [
         label
         for label in metadata.variants
@@ -309,15 +320,17 @@ def choose_for_all(
     ]
     usable = [label for label in admitted if label_cuda(label) is not None]
     if not usable:
+        gets = tuple(
+            message("label.gets", target=t.label, label=c.label)
+            for t, c in zip(targets, choices, strict=True)
+        )
         raise NoVariantError(
-            f"{package or metadata.where}: no variant label serves every target",
-            why="; ".join(
-                f"{t.label} gets {c.label}" for t, c in zip(targets, choices, strict=True)
-            ),
-            fix="plan for fewer targets, or give each its own properties file",
+            message("label.none-serves-all", what=package or metadata.where),
+            why=Phrase(gets, "; "),
+            fix=message("label.none-serves-all-fix"),
         )
     label = max(usable, key=lambda name: label_cuda(name) or CudaVersion(0, 0))
-    return LabelChoice(label, f"{label}: the newest build every target runs", audit, ())
+    return LabelChoice(label, message("label.newest-for-all", label=label), audit, ())
 
 
 def _known(release: Release | None, label: str) -> Variant | None:
@@ -346,37 +359,47 @@ def _disagreements(
     target: Target,
     *,
     chosen: Verdict | None,
-) -> list[str]:
+) -> list[Localized]:
     """Audit lines: where a label's published architectures and the knowledge base (its
     build for the target's platform) differ; for the chosen label (`chosen`, its verdict on
     the target), its lower bound too."""
     if known is None or known.cuda is None:
         return []
-    lines = []
+    lines: list[Localized] = []
     build = known.on(target.platform)
     sass, ptx = published_arches(properties)
     if (sass, ptx) != (tuple(sorted(build.sass)), tuple(sorted(build.ptx))):
-        said = ", ".join(properties.get(NVIDIA, {}).get(SM_ARCH, ())) or "nothing"
+        said = ", ".join(properties.get(NVIDIA, {}).get(SM_ARCH, ())) or "-"
         has = [arch_value(cc, "real") for cc in build.sass] + [
             arch_value(cc, "virtual") for cc in build.ptx
         ]
         lines.append(
-            f"{what} {label}: publishes nvidia :: sm_arch :: {said}; the knowledge base has "
-            f"{', '.join(has) or 'none'} for {target.platform}, and decides"
+            message(
+                "label.arches-differ",
+                what=what,
+                label=label,
+                said=said,
+                has=", ".join(has) or "-",
+                platform=target.platform,
+            )
         )
     bounds = properties.get(NVIDIA, {}).get(LOWER_BOUND, ())
     if chosen and bounds and all(_version(bound) != known.cuda for bound in bounds):
         # The SPEC's rule: a driver whose CUDA is the build's or newer runs it natively.
-        runs = (
-            f"{target.label}'s driver (CUDA {target.cuda}) runs it only through minor-version "
-            "compatibility"
-            if chosen.fit == "minor-compatible"
-            else f"{target.label}'s driver (CUDA {target.cuda}) runs it natively; an older "
-            "one would run it only through minor-version compatibility"
+        runs = message(
+            "label.runs-minor" if chosen.fit == "minor-compatible" else "label.runs-native",
+            target=target.label,
+            cuda=target.cuda,
         )
         lines.append(
-            f"{what} {label}: publishes nvidia :: {LOWER_BOUND} :: {', '.join(bounds)} for a "
-            f"build of CUDA {known.cuda}; {runs}"
+            message(
+                "label.lower-bound",
+                what=what,
+                label=label,
+                published=f"nvidia :: {LOWER_BOUND} :: {', '.join(bounds)}",
+                cuda=known.cuda,
+                runs=runs,
+            )
         )
     return lines
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Nvidia
     from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.plan import Choice
     from poetry_cuda.planning.targets import Target
     from poetry_cuda.planning.variant_metadata import VariantMetadata
@@ -43,8 +44,8 @@ class VariantPick:
     variant: str  # the planned build
     label: str
     properties: tuple[str, ...]  # `variant_metadata.property_lines`
-    reason: str
-    audit: tuple[str, ...]
+    reason: Localized
+    audit: tuple[Localized, ...]
 
     @property
     def matches(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.request.constraints import overlaps
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
     from poetry_cuda.knowledge.model import Family
     from poetry_cuda.knowledge.model import Release
+    from poetry_cuda.messages import Localized
     from poetry_cuda.request.dependencies import Dependency
 
 
@@ -27,8 +29,8 @@ class ReleasePick:
     """The version whose metadata is used, and why (one line for stderr)."""
 
     version: str
-    reason: str
-    warning: str | None = None  # the constraints admit no known release
+    reason: Localized
+    warning: Localized | None = None  # the constraints admit no known release
 
 
 def series_range(version: str) -> str:
@@ -51,20 +53,24 @@ def pick_release(
         d for d in declared if d.name == package and d.constraint.strip() not in ("", "*")
     ]
     if not constraints:
-        return ReleasePick(versions[0], f"the newest known: no {package} constraint to honour")
+        return ReleasePick(versions[0], message("release.newest-unconstrained", package=package))
     for version in versions:
         if all(overlaps(d.constraint, series_range(version)) for d in constraints):
             spelled = "; ".join(f"{d.constraint} ({d.origin})" for d in constraints)
-            return ReleasePick(version, f"the newest the project's {package} {spelled} admits")
+            admits = message("release.newest-admitted", package=package, constraints=spelled)
+            return ReleasePick(version, admits)
     spelled = "; ".join(f"{package} {d.constraint} ({d.origin})" for d in constraints)
     known = ", ".join(".".join(v.split(".")[:2]) for v in reversed(versions))
     return ReleasePick(
         versions[0],
-        "the newest known, as a fallback (see the warning)",
-        warning=f"{spelled} admits no {package} release with published wheel variants "
-        f"(known: {known}), so no variant wheel will match it; the file uses "
-        f"{versions[0]}'s metadata, the newest known. Pass the wanted release's "
-        f"{package}-<version>-variants.json with --variants FILE, or admit one of {known}",
+        message("release.fallback"),
+        warning=message(
+            "release.none-admitted",
+            constraints=spelled,
+            package=package,
+            known=known,
+            newest=versions[0],
+        ),
     )
 
 

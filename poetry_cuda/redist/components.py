@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from poetry_cuda.errors import ConfigError
 from poetry_cuda.knowledge.packaged import nvcc_parts
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -28,9 +29,8 @@ def nvcc_components(cuda: CudaVersion, rows: Sequence[NvccParts] | None = None) 
     found = [row for row in rows if row.first <= cuda]
     if not found:
         raise ConfigError(
-            f'toolkit = "redist": NVIDIA publishes no redistributable archives for CUDA {cuda}',
-            why=f"NVIDIA's redistributable archives start with CUDA {rows[0].first}",
-            fix=f'use a CUDA version from {rows[0].first} on, or set toolkit = "system" and '
-            f"install the CUDA {cuda} toolkit",
+            message("redist.no-archives", cuda=cuda),
+            why=message("redist.no-archives-why", first=rows[0].first),
+            fix=message("redist.no-archives-fix", first=rows[0].first, cuda=cuda),
         )
     return found[-1]

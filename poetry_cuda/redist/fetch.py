@@ -14,11 +14,14 @@ from urllib.parse import urljoin
 from poetry_cuda import web
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.errors import UnmetRequirementError
+from poetry_cuda.messages import message
 from poetry_cuda.urls import check_index_url
 
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from poetry_cuda.messages import Localized
 
 
 TIMEOUT = web.TIMEOUT
@@ -62,35 +65,36 @@ def _worded(url: str, failure: web.WebError) -> InputFileError | UnmetRequiremen
     """`failure` said for the redist mirror: what happened at `url`, why, how to fix it."""
     if isinstance(failure, web.RedirectRefusedError):
         return UnmetRequirementError(
-            f"{failure.source}: redirected to {failure.target}, which is refused",
+            message("redist.redirect-refused", source=failure.source, target=failure.target),
             why=failure.problem.why,
-            fix="use a mirror that serves the files over https itself",
+            fix=message("redist.redirect-refused-fix"),
         )
     if isinstance(failure, web.TooLargeError):
         return InputFileError(
-            f"{url}: larger than the {failure.limit} bytes expected",
-            why="the manifest gives each archive's size; anything more is not NVIDIA's archive",
-            fix="check that the redist base URL (or its mirror) serves NVIDIA's own files",
+            message("redist.too-large", url=url, limit=failure.limit),
+            why=message("redist.too-large-why"),
+            fix=message("redist.check-mirror"),
         )
     if isinstance(failure, web.CutShortError):
         expected = "?" if failure.expected is None else failure.expected
         return UnmetRequirementError(
-            f"{url}: the download ended after {failure.got} of {expected} bytes",
-            why="the connection closed before the whole file came",
-            fix="run the command again; the download is redone from the start",
+            message("redist.cut-short", url=url, got=failure.got, expected=expected),
+            why=message("redist.cut-short-why"),
+            fix=message("redist.cut-short-fix"),
         )
     if isinstance(failure, web.StatusError):
         return UnmetRequirementError(
-            f"{url}: the server answered {failure.code} {failure.reason}",
-            fix="check the redist base URL (the cuda-redist mirror) and that it holds the release",
+            message("redist.status", url=url, code=failure.code, reason=failure.reason),
+            fix=message("redist.status-fix"),
         )
+    problem: Localized
     if isinstance(failure, web.UnreachableError):
         problem = failure.reason
     elif isinstance(failure, web.BrokenAnswerError):
-        problem = f"a broken HTTP answer ({failure.kind})"
+        problem = message("redist.broken-answer", kind=failure.kind)
     else:  # web.TooManyRedirectsError, the one kind left
-        problem = f"redirected more than {web.MAX_REDIRECTS} times"
+        problem = message("redist.too-many-redirects", count=web.MAX_REDIRECTS)
     return UnmetRequirementError(
-        f"{url}: cannot download ({problem})",
-        fix="check the network connection, or set a cuda-redist mirror",
+        message("redist.cannot-download", url=url, problem=problem),
+        fix=message("redist.cannot-download-fix"),
     )

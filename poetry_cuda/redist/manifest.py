@@ -30,6 +30,7 @@ from typing import Any
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import MiB
 from poetry_cuda.files import read_bounded
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.components import nvcc_components
 from poetry_cuda.schema import Table
@@ -255,10 +256,14 @@ def nvcc_archives(release: RedistRelease, platform: str) -> tuple[Archive, ...]:
     missing = [c for c in parts.components if c not in release.components]
     if missing:
         raise InputFileError(
-            f"{name}: no component {', '.join(missing)}",
-            why=f"nvcc of CUDA {release.cuda} needs {', '.join(parts.components)} "
-            f"(source: {parts.source})",
-            fix="check that the redist base URL serves NVIDIA's manifest for this release",
+            message("redist.no-component", name=name, missing=", ".join(missing)),
+            why=message(
+                "redist.no-component-why",
+                cuda=release.cuda,
+                components=", ".join(parts.components),
+                source=parts.source,
+            ),
+            fix=message("redist.no-component-fix"),
         )
     archives = []
     for component in (release.components[c] for c in parts.components):
@@ -266,9 +271,19 @@ def nvcc_archives(release: RedistRelease, platform: str) -> tuple[Archive, ...]:
         if archive is None:
             offered = ", ".join(sorted(component.archives)) or "none"
             raise InputFileError(
-                f"{name}: {component.name} has no archive for {platform} (it has: {offered})",
-                why=f"NVIDIA does not publish {component.name} {component.version} for {platform}",
-                fix=f'use toolkit = "system" on {platform}, or a CUDA release that has it',
+                message(
+                    "redist.no-platform",
+                    name=name,
+                    component=component.name,
+                    platform=platform,
+                    offered=offered,
+                ),
+                why=message(
+                    "redist.no-platform-why",
+                    component=f"{component.name} {component.version}",
+                    platform=platform,
+                ),
+                fix=message("redist.no-platform-fix", platform=platform),
             )
         archives.append(archive)
     return tuple(archives)
@@ -295,8 +310,8 @@ def release_for(cuda: CudaVersion, available: Iterable[str]) -> str:
     if not wanted:
         shown = ", ".join(known[-8:]) or "none"
         raise InputFileError(
-            f"the redist directory lists no release of CUDA {cuda} (newest: {shown})",
-            why="each CUDA release has its own redistrib_<release>.json",
-            fix="lock a CUDA version the directory has, or check the cuda-redist mirror",
+            message("redist.no-release", cuda=cuda, shown=shown),
+            why=message("redist.no-release-why"),
+            fix=message("redist.no-release-fix"),
         )
     return manifest_name(wanted[-1])

@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from collections.abc import Mapping
 
+    from poetry_cuda.messages import Localized
     from poetry_cuda.redist.manifest import Archive
 
 
@@ -252,15 +253,15 @@ class Store:
                 found.append(self._checked(folder, contents=False)[0])
         return found
 
-    def verify(self) -> list[tuple[Path, tuple[str, ...]]]:
+    def verify(self) -> list[tuple[Path, tuple[Localized, ...]]]:
         """Every entry read whole against the sha256 recorded when it was unpacked (`store
         --verify`): the folder and problem of each damaged one."""
-        found: list[tuple[Path, tuple[str, ...]]] = []
+        found: list[tuple[Path, tuple[Localized, ...]]] = []
         for folder in self._entry_folders():
             try:
                 self._checked(folder, contents=True)
             except InputFileError as error:
-                found.append((folder, (error.what,)))
+                found.append((folder, (error.said,)))
         return found
 
     def prune(self, keep: Iterable[Archive]) -> list[Entry]:

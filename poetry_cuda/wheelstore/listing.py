@@ -4,15 +4,24 @@ environment or poetry.lock is gone uses nothing)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import MiB
+from poetry_cuda.messages import message
 from poetry_cuda.records import frozen
 from poetry_cuda.redist.store import ENVIRONMENT
 from poetry_cuda.wheelstore import usage
 from poetry_cuda.wheelstore.store import Entry
 from poetry_cuda.wheelstore.store import Store
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from poetry_cuda.messages import Language
+    from poetry_cuda.messages import Message
 
 
 @frozen
@@ -50,25 +59,42 @@ class WheelListing:
             ],
         }
 
-    def lines(self) -> list[str]:
+    def lines(self, language: Language = "en") -> list[str]:
         """The listing for people, one line each."""
-        lines = [f"Wheel store {self.root}"]
+        said = [message("store.wheel-store", root=self.root)]
         if not self.wheels and not self.removed:
-            lines.append('  empty: no project with install = "shared" has installed from here')
+            said.append(message("store.wheels-empty"))
         total = sum(w.entry.size for w in self.wheels)
         for listed in self.wheels:
-            users = ", ".join(listed.projects) or "no project"
-            lines.append(
-                f"  {listed.entry.name} {listed.entry.version}, "
-                f"{listed.entry.size / MiB:.1f} MiB, used by {users}"
+            said.append(
+                message(
+                    "store.wheel",
+                    name=listed.entry.name,
+                    version=listed.entry.version,
+                    size=f"{listed.entry.size / MiB:.1f}",
+                    users=used_by(listed.projects),
+                )
             )
         if self.wheels:
-            lines.append(f"  {len(self.wheels)} wheels, {total / MiB:.1f} MiB unpacked")
-        lines += [
-            f"Removed {e.name} {e.version} ({e.filename}), {e.size / MiB:.1f} MiB"
+            said.append(message("store.wheels", count=len(self.wheels), size=f"{total / MiB:.1f}"))
+        said += [
+            message(
+                "store.wheel-removed",
+                name=e.name,
+                version=e.version,
+                filename=e.filename,
+                size=f"{e.size / MiB:.1f}",
+            )
             for e in self.removed
         ]
-        return lines
+        return [line.text(language) for line in said]
+
+
+def used_by(projects: Sequence[str]) -> Message:
+    """Which `projects` use a stored entry ("used by ..."), or that none does."""
+    if not projects:
+        return message("store.used-by-none")
+    return message("store.used-by", projects=", ".join(projects))
 
 
 def list_wheels(*, prune: bool = False, store: Store | None = None) -> WheelListing:
@@ -85,7 +111,7 @@ def list_wheels(*, prune: bool = False, store: Store | None = None) -> WheelList
         wheels = tuple(Listed(e, tuple(sorted(users.get(e.sha256, ())))) for e in entries)
     except OSError as error:
         raise InputFileError(
-            f"the wheel store at {store.root} cannot be read ({error.strerror or error})",
-            fix=f"check the folder's permissions, or point {ENVIRONMENT} at another folder",
+            message("store.unreadable", root=store.root, error=error.strerror or error),
+            fix=message("store.unreadable-fix", variable=ENVIRONMENT),
         ) from None
     return WheelListing(str(store.root), wheels, tuple(removed))

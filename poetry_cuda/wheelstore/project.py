@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from poetry_cuda.errors import InputFileError
 from poetry_cuda.files import read_toml
 from poetry_cuda.knowledge.packaged import load
+from poetry_cuda.messages import message
 from poetry_cuda.request.settings import parse_settings
 from poetry_cuda.request.user_mirrors import redirects
 from poetry_cuda.request.user_mirrors import user_mirrors
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 
     from poetry.poetry import Poetry
 
+    from poetry_cuda.messages import Localized
+    from poetry_cuda.messages import Message
     from poetry_cuda.wheelstore.sync import Report
 
 
@@ -52,7 +55,7 @@ def shared_install(
     pyproject: Mapping[str, object],
     backend: str,
     chosen: tuple[Sequence[str], Sequence[str]],
-    say: Callable[[str], None],
+    say: Callable[[Localized], None],
     dry_run: bool = False,
 ) -> None:
     """`sync`'s step before the package manager's install, where pyproject.toml says
@@ -62,13 +65,10 @@ def shared_install(
         return
     store = Store.default()
     if backend != "poetry":
-        say(
-            f'install = "shared" applies to Poetry projects; {backend} installs as usual '
-            "(uv links its files from its own cache already)"
-        )
+        say(message("shared.poetry-only", backend=backend))
         return
     if dry_run:
-        say(f"Would link the locked wheels from the store at {store.root}")
+        say(message("shared.would-link", root=store.root))
         return
     extras, groups = chosen
     report = install_shared(project, extras=extras, added=groups, store=store)
@@ -127,22 +127,26 @@ def install_shared(
     )
 
 
-def describe(report: Report, store_root: Path) -> list[str]:
+def describe(report: Report, store_root: Path) -> list[Message]:
     """What the install did, one line each: never silent about where files came from."""
     done = report.installed
+    placed: dict[str, object] = {
+        "files": done.placed,
+        "count": len(done.installed),
+        "root": store_root,
+        "environment": report.environment,
+        "kept": message("shared.in-place", count=len(done.kept)) if done.kept else "",
+    }
     copied = done.mode == "copy" and done.placed
-    verb = "Copied" if copied else "Linked"
-    lines = [
-        f"{verb} {done.placed} files of {len(done.installed)} distributions from the store "
-        f"at {store_root} into {report.environment}"
-        + (f" ({len(done.kept)} already in place)" if done.kept else "")
-    ]
+    lines = [message("shared.copied", **placed) if copied else message("shared.linked", **placed)]
     if report.fetched:
-        lines.append(f"Fetched into the store: {len(report.fetched)} wheels")
+        lines.append(message("shared.fetched", count=len(report.fetched)))
     if done.removed:
-        lines.append(f"Removed: {', '.join(done.removed)}")
-    lines += [f"Note: {note}" for note in report.notes]
-    lines += [f"Left to Poetry: {s.name} {s.version} ({s.why})" for s in report.skipped]
+        lines.append(message("shared.removed", names=", ".join(done.removed)))
+    lines += [message("shared.note", note=note) for note in report.notes]
+    lines += [
+        message("shared.left", name=s.name, version=s.version, why=s.why) for s in report.skipped
+    ]
     return lines
 
 

@@ -89,6 +89,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from collections.abc import Mapping
 
+    from poetry_cuda.messages import Localized
+
 
 FOLDER = "wheels"  # in the user's cache folder
 INSIDE = ".wheels"  # in POETRY_CUDA_STORE
@@ -161,7 +163,7 @@ class Damaged:
 
     folder: Path
     name: str  # the wheel's file name, or the folder's when its marker cannot be read
-    problems: tuple[str, ...]
+    problems: tuple[Localized, ...]
 
 
 class Store:
@@ -253,17 +255,17 @@ class Store:
                 found.append(self._checked(folder)[0])
         return found
 
-    def check(self, entry: Entry, *, deep: bool = False) -> list[str]:
+    def check(self, entry: Entry, *, deep: bool = False) -> list[Localized]:
         """What is wrong with `entry` now (empty when nothing): the checks of every use, and
         with `deep` every file's sha256 (doctor, for an entry modified after linking)."""
         try:
             current, _ = self._checked(entry.path)
         except InputFileError as error:
-            return [error.what]
+            return [error.said]
         if not deep:
             return []
         return [
-            f"{path}: other contents than unpacked (sha256 differs)"
+            message("store.file-changed", path=path)
             for path, stored in sorted(current.files.items())
             if _file_hash(current.tree / path) != stored.hash
         ]
@@ -276,7 +278,7 @@ class Store:
             try:
                 entry, _ = self._checked(folder)
             except InputFileError as error:
-                found.append(Damaged(folder, folder.name, (error.what,)))
+                found.append(Damaged(folder, folder.name, (error.said,)))
                 continue
             problems = [*self.check(entry, deep=True), *against_record(entry)]
             if problems:
@@ -670,28 +672,28 @@ def check_tree(entry: Entry) -> dict[str, os.stat_result]:
     return stale
 
 
-def against_record(entry: Entry) -> list[str]:
+def against_record(entry: Entry) -> list[Localized]:
     """What in `entry`'s recorded files differs from its wheel's RECORD: a file RECORD lists
     with another sha256 or size, or does not list (RECORD itself and signatures aside)."""
     records = [p for p in entry.files if p.count("/") == 1 and p.endswith(".dist-info/RECORD")]
     if len(records) != 1:
-        return [f"the wheel holds {len(records)} .dist-info/RECORD files, not one"]
+        return [message("store.records-not-one", count=len(records))]
     try:
         rows = {row.path: row for row in parse_record((entry.tree / records[0]).read_text("utf-8"))}
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        return [f"{records[0]} cannot be read ({error})"]
-    problems = []
+        return [message("store.record-unreadable", path=records[0], error=error)]
+    problems: list[Localized] = []
     for path, stored in sorted(entry.files.items()):
         row = rows.get(path)
         if row is None:
             if path != records[0] and not path.endswith(
                 (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
             ):
-                problems.append(f"{path}: not listed in the wheel's RECORD")
+                problems.append(message("store.not-in-record", path=path))
         elif row.hash and row.hash != stored.hash:
-            problems.append(f"{path}: another sha256 than the wheel's RECORD lists")
+            problems.append(message("store.other-sha256", path=path))
         elif row.size is not None and row.size != stored.size:
-            problems.append(f"{path}: another size than the wheel's RECORD lists")
+            problems.append(message("store.other-size", path=path))
     return problems
 
 

@@ -30,6 +30,8 @@ import stat
 
 from typing import TYPE_CHECKING
 
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 from poetry_cuda.names import canonical_name
 from poetry_cuda.records import frozen
 from poetry_cuda.wheelstore.record import Row
@@ -43,6 +45,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from collections.abc import Sequence
     from pathlib import Path
+
+    from poetry_cuda.messages import Localized
 
 
 RECORD = "RECORD"
@@ -65,10 +69,10 @@ class Damage:
     """A recorded file that is not as installed."""
 
     path: str  # as RECORD writes it
-    problem: str
+    problem: Localized
 
-    def describe(self) -> str:
-        return f"{self.path}: {self.problem}"
+    def describe(self) -> Phrase:
+        return Phrase((self.path, self.problem), ": ")
 
 
 @frozen
@@ -129,15 +133,17 @@ def judge(
         entry = seen[row.path]
         if entry is None:
             if not _is_bytecode(row.path):  # a cache, made again on import
-                damage.append(Damage(row.path, "missing"))
+                damage.append(Damage(row.path, message("damage.missing")))
         elif not entry.regular:
-            damage.append(Damage(row.path, "not a regular file"))
+            damage.append(Damage(row.path, message("damage.not-regular")))
         elif row.size is not None and entry.size != row.size:
-            damage.append(Damage(row.path, f"{entry.size} bytes, recorded {row.size}"))
+            damage.append(
+                Damage(row.path, message("damage.size", size=entry.size, recorded=row.size))
+            )
         elif row.path in digests and digests[row.path] == UNREADABLE:
-            damage.append(Damage(row.path, "cannot be read"))
+            damage.append(Damage(row.path, message("damage.unreadable")))
         elif row.path in digests and row.hash and digests[row.path] != row.hash:
-            damage.append(Damage(row.path, "other contents than the wheel's (sha256 differs)"))
+            damage.append(Damage(row.path, message("damage.contents")))
     return damage
 
 
@@ -156,7 +162,11 @@ def check_distribution(dist_info: Path, *, root: Path, deep: bool = False) -> Ch
         record_info = os.lstat(dist_info / RECORD)
         rows = parse((dist_info / RECORD).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        problem = "missing" if isinstance(error, FileNotFoundError) else f"unreadable ({error})"
+        problem = (
+            message("damage.missing")
+            if isinstance(error, FileNotFoundError)
+            else message("damage.record-unreadable", error=error)
+        )
         return Checked(
             name, version, dist_info, 0, 0, (Damage(f"{dist_info.name}/RECORD", problem),)
         )

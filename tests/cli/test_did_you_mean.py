@@ -76,3 +76,26 @@ def test_a_word_near_nothing_gets_no_suggestion(cli: Cli, tmp_path: Path) -> Non
     result = cli.run("plan", cwd=project)
     assert result.code == 2, result
     assert "zzzzzz: unknown key" in result.stderr and "Did you mean" not in result.stderr
+
+
+def test_one_did_you_mean_for_commands_options_keys_and_values(cli: Cli, tmp_path: Path) -> None:
+    """Issue 39 item 8: one message, worded alike in both languages, whatever was mistyped."""
+    from poetry_cuda.messages import CATALOGUE
+
+    assert [id for id in CATALOGUE if "did-you-mean" in id] == ["did-you-mean"]
+    chinese = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    project = _project(tmp_path, '\n[tool.poetry-cuda]\npolcy = "native"\n')
+    said = {
+        "command": cli.run("lcok", cwd=project).stderr,
+        "option": cli.run("plan", "--tagret", "x.json", cwd=project).stderr,
+        "key": cli.run("plan", cwd=project).stderr,
+        "command zh": cli.run("lcok", cwd=project, env=chinese).stderr,
+        "option zh": cli.run("plan", "--tagret", "x.json", cwd=project, env=chinese).stderr,
+        "key zh": cli.run("plan", cwd=project, env=chinese).stderr,
+    }
+    assert 'The command "lcok" does not exist. Did you mean lock?' in said["command"]
+    assert 'The option "--tagret" does not exist. Did you mean --target?' in said["option"]
+    assert 'polcy: unknown key. Did you mean "policy"?' in said["key"]
+    assert '命令 "lcok" 不存在。你是不是想输入 lock？' in said["command zh"]
+    assert '选项 "--tagret" 不存在。你是不是想输入 --target？' in said["option zh"]
+    assert 'polcy：未知的键。你是不是想输入 "policy"？' in said["key zh"]

@@ -16,6 +16,7 @@ from poetry_cuda.host.profiles import Gpu
 from poetry_cuda.host.profiles import HostProfile
 from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.lockfile import LockedPackage
+from poetry_cuda.messages import message
 from poetry_cuda.planning.targets import settle
 from poetry_cuda.versions import ComputeCapability
 from poetry_cuda.versions import CudaVersion
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from poetry_cuda.doctor.findings import Finding
+    from poetry_cuda.messages import Localized
     from poetry_cuda.planning.targets import Target
 
 
@@ -53,7 +55,7 @@ def host(*gpus: str, driver: str = "550.54.14", machine: str = "x86_64") -> Targ
 def build(arches: str, version: str | None = "2.5.1+cu124") -> Build:
     parsed = parse_arches(arches.split())
     assert parsed is not None
-    return Build(*parsed, "torch's own list", version)
+    return Build(*parsed, message("builds.own-list", module="torch"), version)
 
 
 def torch(arches: tuple[str, ...] = TORCH_ARCHES) -> LockedPackage:
@@ -64,7 +66,7 @@ def torch(arches: tuple[str, ...] = TORCH_ARCHES) -> LockedPackage:
 
 
 def findings(
-    built: Build | str, target: Target, package: LockedPackage | None = None
+    built: Build | Localized, target: Target, package: LockedPackage | None = None
 ) -> list[Finding]:
     package = package or torch()
     return check_builds([package], {package.name: built}, target, "poetry install")
@@ -171,13 +173,17 @@ def test_read_builds_scans_libraries_and_takes_torch_s_own_list(tmp_path: Path) 
     ort = builds["onnxruntime-gpu"]
     assert isinstance(ort, Build)
     assert (ort.arches, ort.version) == ("sm_60, sm_80, compute_90", "1.20.1")
-    assert ort.source.endswith(ORT_LIBRARY)
-    assert builds["torch"] == Build((CC("8.0"),), (CC("8.0"),), "torch's own list", "2.5.1+cu124")
+    assert str(ort.source).endswith(ORT_LIBRARY)
+    assert builds["torch"] == Build(
+        (CC("8.0"),), (CC("8.0"),), message("builds.own-list", module="torch"), "2.5.1+cu124"
+    )
     # Without a list from torch, its library is scanned; a CPU build is not judged here.
     builds = read_builds(
         {"torch": {"cuda": "12.4", "arches": []}}, [torch_package()], environment, KB.installed
     )
-    assert builds == {"torch": "torch/lib/libtorch_cuda.so is not installed"}
+    assert {name: str(build) for name, build in builds.items()} == {
+        "torch": "torch/lib/libtorch_cuda.so is not installed"
+    }
     assert (
         read_builds({"torch": {"cuda": None}}, [torch_package()], environment, KB.installed) == {}
     )
@@ -197,11 +203,11 @@ def test_paddle_s_kernel_library_is_the_first_with_kernels(tmp_path: Path) -> No
     )
     (paddle,) = read_builds({}, [package], environment, KB.installed).values()
     assert isinstance(paddle, Build)
-    assert paddle.source.endswith("paddle/libs/libphi.so")
+    assert str(paddle.source).endswith("paddle/libs/libphi.so")
     assert paddle.arches == "sm_61, sm_70, sm_75, sm_80, sm_86"
     broken = {"paddle/libs/libphi.so": b"not a library"}
     environment = read_environment(
         make_venv(tmp_path / "broken", [Dist("paddlepaddle-gpu", "2.6.2", broken)]), KB.installed
     )
     (why,) = read_builds({}, [package], environment, KB.installed).values()
-    assert isinstance(why, str) and why.endswith("libphi.so: not an ELF file")
+    assert not isinstance(why, Build) and str(why).endswith("libphi.so: not an ELF file")

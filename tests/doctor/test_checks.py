@@ -26,6 +26,7 @@ from poetry_cuda.knowledge.packaged import load
 from poetry_cuda.locking.lockfile import CudaLock
 from poetry_cuda.locking.lockfile import LockedPackage
 from poetry_cuda.locking.lockfile import TargetFacts
+from poetry_cuda.messages import message
 from poetry_cuda.planning.plan import SystemRequirement
 from poetry_cuda.planning.targets import Target
 from poetry_cuda.planning.targets import settle
@@ -238,8 +239,10 @@ def test_deep_findings() -> None:
     assert [(f.check, f.status) for f in working] == [("import", "ok"), ("device", "ok")]
     broken = deep_findings({"torch": {"error": "OSError: libcudnn.so.9"}}, packages, "x", ROWS)
     assert broken[0].status == "fail" and "libcudnn.so.9" in broken[0].message
-    (timeout,) = deep_findings("the check did not finish within 120 s", packages, "x", ROWS)
+    said = message("deep.timeout", seconds="120")
+    (timeout,) = deep_findings(said, packages, "x", ROWS)
     assert timeout.status == "fail"
+    assert timeout.message == "the check did not finish within 120 s"
 
 
 def test_item4_deep_on_a_machine_without_a_gpu_warns_that_cuda_is_unavailable() -> None:

@@ -77,8 +77,8 @@ def test_the_highest_cuda_extra_that_runs_by_the_policy(
 
 def test_the_reason_names_the_driver_and_the_better_extra_that_lost() -> None:
     (pick,) = picks(target("550.54.14", "8.9"), policy="native")
-    assert "driver 550.54.14 supports CUDA <= 12.4" in pick.reason
-    assert "not cu128" in pick.reason and "policy native" in pick.reason
+    assert "driver 550.54.14 supports CUDA <= 12.4" in str(pick.reason)
+    assert "not cu128" in str(pick.reason) and "policy native" in str(pick.reason)
 
 
 def test_no_driver_gets_the_cpu_extra() -> None:

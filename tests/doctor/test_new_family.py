@@ -151,7 +151,7 @@ def test_a_family_from_a_toml_file_alone_gets_doctors_checks(
     assert fine.message == "fakefw 1.0.0+cu124 (built for CUDA 12.4)"
     scanned = builds["fakefw"]
     assert isinstance(scanned, Build)
-    assert scanned.source.endswith(LIBRARY)
+    assert str(scanned.source).endswith(LIBRARY)
     assert [(f.check, f.status, f.subject) for f in found] == [
         ("build", "ok", "fakefw"),
         ("kernels", "ok", "fakefw on gpu0"),  # sm_89 runs the sm_80 SASS

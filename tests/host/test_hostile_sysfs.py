@@ -178,7 +178,7 @@ def test_a_node_folder_that_is_no_number_is_skipped_with_a_note(
     (sysfs.root / KFD / name / "properties").write_text(MI300X_GPU_NODE)
     nodes, _, notes = read_kfd_nodes(sysfs.root)
     assert [node.node for node in nodes] == [0, 1]
-    assert notes == (f"{name!a}: not a node number, skipped",)
+    assert tuple(map(str, notes)) == (f"{name!a}: not a node number, skipped",)
     found = detect_amd(root=sysfs.root, environ=environ())
     assert [gpu.gfx for gpu in found.gpus] == ["gfx942"]
     assert "not a node number, skipped" in found.reports[0].detail

@@ -85,7 +85,7 @@ def test_recovery_undoes_a_run_that_died(project: Path) -> None:
     recovery = transaction.recover(project)
     assert recovery is not None and not recovery.finished
     assert recovery.undo.restored == ("pyproject.toml",)
-    assert "stopped before it finished" in recovery.lines()[0]
+    assert "stopped before it finished" in str(recovery.lines()[0])
     assert (project / "pyproject.toml").read_text() == "[project]\nname = 'a'\n"
     assert transaction.recover(project) is None
 

@@ -61,7 +61,7 @@ def test_single_gpu_hosts_get_what_the_provider_picks(
     choice = choose_label(metadata, target, KB.nvidia, release=_release("2.9"), package="torch")
     assert choice.label == label
     assert provider_pick(metadata, target) == label
-    assert not [line for line in choice.audit if "installer picks" in line]
+    assert not [line for line in map(str, choice.audit) if "installer picks" in line]
 
 
 def test_no_gpu_gets_null() -> None:
@@ -69,7 +69,7 @@ def test_no_gpu_gets_null() -> None:
     target = linux_host("cpu", None)
     choice = choose_label(metadata, target, KB.nvidia, release=_release("2.9"))
     assert choice.label == "null"
-    assert "no NVIDIA driver" in choice.reason
+    assert "no NVIDIA driver" in str(choice.reason)
     assert provider_pick(metadata, target) == "null"
 
 
@@ -84,9 +84,9 @@ def test_4090_and_1080_get_the_build_that_serves_both() -> None:
     target = linux_host("4090+1080", "580.65.06", "8.9", "6.1")
     choice = choose_label(metadata, target, KB.nvidia, release=_release("2.9"), package="torch")
     assert choice.label == "cuda12.6"
-    assert "sm_61 has SASS in cuda12.6 (its sm_60 build)" in choice.reason
+    assert "sm_61 has SASS in cuda12.6 (its sm_60 build)" in str(choice.reason)
     assert provider_pick(metadata, target) == "cuda13.0"  # the highest GPU only
-    assert any("installer picks cuda13.0" in line for line in choice.audit)
+    assert any("installer picks cuda13.0" in line for line in map(str, choice.audit))
     verdicts = dict(choice.verdicts)
     assert not verdicts["cuda13.0"].ok
     assert "no SASS for sm_61" in str(verdicts["cuda13.0"].detail)
@@ -96,7 +96,7 @@ def test_the_published_lower_bound_is_audited() -> None:
     metadata = _metadata(TORCH_29)
     target = linux_host("h100", "570.86.10", "9.0")
     choice = choose_label(metadata, target, KB.nvidia, release=_release("2.9"), package="torch")
-    assert any("cuda_version_lower_bound :: 12.0" in line for line in choice.audit)
+    assert any("cuda_version_lower_bound :: 12.0" in line for line in map(str, choice.audit))
 
 
 def test_published_arches_that_disagree_are_audited_not_followed() -> None:
@@ -107,7 +107,10 @@ def test_published_arches_that_disagree_are_audited_not_followed() -> None:
     choice = choose_label(metadata, target, KB.nvidia, release=_release("2.9"), package="torch")
     assert choice.label == "cuda12.6"  # the knowledge base has no sm_61 in cu128
     assert provider_pick(metadata, target) == "cuda12.8"
-    assert any("publishes nvidia :: sm_arch" in line and "decides" in line for line in choice.audit)
+    assert any(
+        "publishes nvidia :: sm_arch" in line and "decides" in line
+        for line in map(str, choice.audit)
+    )
 
 
 def test_a_label_the_knowledge_base_lacks_is_judged_by_its_properties() -> None:
@@ -115,7 +118,7 @@ def test_a_label_the_knowledge_base_lacks_is_judged_by_its_properties() -> None:
     target = linux_host("h100", "570.86.10", "9.0")
     choice = choose_label(metadata, target, KB.nvidia, release=None)
     assert choice.label == "cuda12.8"
-    assert any("not in the knowledge base" in line for line in choice.audit)
+    assert any("not in the knowledge base" in line for line in map(str, choice.audit))
 
 
 def test_no_label_serves_an_old_gpu() -> None:
@@ -219,7 +222,7 @@ def test_the_lower_bound_audit_says_native_or_minor_compatible_as_the_driver_run
     target = linux_host(name, driver, cc)
     choice = choose_label(metadata, target, KB.nvidia, release=_release("2.9"), package="torch")
     assert choice.label == "cuda12.8"
-    [line] = [line for line in choice.audit if "cuda_version_lower_bound" in line]
+    [line] = [line for line in map(str, choice.audit) if "cuda_version_lower_bound" in line]
     assert said in line
     assert unsaid not in line
 
@@ -281,6 +284,6 @@ def test_a_rocm_label_whose_published_gfx_leaves_out_the_gpu_is_audited_and_stil
         metadata, [target], KB.nvidia, release=None, stacks={"mi300x": "rocm7.1"}
     )
     assert choice.label == "rocm7.1"
-    assert any("without gfx942 of mi300x" in line for line in choice.audit)
+    assert any("without gfx942 of mi300x" in line for line in map(str, choice.audit))
     supported = pinned(metadata, "rocm7.1", [target])
     assert provider_order(metadata, with_static(metadata, supported))[0] == "rocm7.1"

@@ -42,6 +42,7 @@ UNICODE_NAME = "项目✓é"  # characters latin-1, ASCII and cp1252 lack; UTF-8
 UNDECODABLE = b"proj\xff\x93"  # no UTF-8 (nor GB18030) decoder reads these bytes
 NARROW = ["latin-1", "ascii", "cp1252"]
 REFUSED = "cannot carry this output"
+REFUSED_ZH = "无法承载这段输出"
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,33 @@ def test_a_utf8_folder_under_a_gb18030_locale(
     result = run(args, project, tmp_path / "home", gb18030_locale, program)
     if case in SHELLS:
         assert result.code == 2, result
-        assert REFUSED in result.stderr.decode("gb18030")
+        assert REFUSED_ZH in result.stderr.decode("gb18030")  # the locale's language
     elif case in JSON:
         assert result.code in (0, 1), result
         assert result.stdout.isascii()
+
+
+@pytest.mark.parametrize("program", ["poetry-cuda", "poetry"])
+def test_a_gb18030_locale_python_lacks_gets_gb18030(
+    unicode_project: Path, tmp_path: Path, program: str
+) -> None:
+    """Issue 40 item 8: LANG=zh_CN.GB18030 where that locale is not installed, so Python
+    writes UTF-8 while the terminal reads GB18030: the messages are written in GB18030."""
+    prefix = ["cuda"] if program == "poetry" else []
+    locale = {"LANG": "zh_CN.GB18030", "LC_ALL": "", "LC_MESSAGES": ""}
+    home = tmp_path / "home"
+    missing = run(
+        [*prefix, "plan", "--target", "missing.json"], unicode_project, home, locale, program
+    )
+    assert missing.code == 2, missing
+    assert "missing.json：找不到目标主机文件" in missing.stderr.decode("gb18030")
+    # The shell code env prints stays exact in the locale's codeset.
+    shell = run([*prefix, "env"], unicode_project, home, locale, program)
+    assert shell.code == 0, shell
+    assert f"{unicode_project}/.venv/bin" in shell.stdout.decode("gb18030")
+    # The user's own PYTHONIOENCODING is kept.
+    chosen = {**locale, "PYTHONIOENCODING": "utf-8"}
+    utf8 = run(
+        [*prefix, "plan", "--target", "missing.json"], unicode_project, home, chosen, program
+    )
+    assert "找不到目标主机文件" in utf8.stderr.decode("utf-8")

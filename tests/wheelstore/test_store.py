@@ -192,7 +192,7 @@ def test_store_verify_checks_files_against_the_marker_and_the_wheels_record(
     assert store.entry(wheel) is not None  # the marker agrees: every use trusts it
     [damaged] = store.verify()
     assert damaged.name == wheel.filename
-    assert damaged.problems == (
+    assert tuple(map(str, damaged.problems)) == (
         "pkg/lib/libpkg.so.1: another sha256 than the wheel's RECORD lists",
     )
 

@@ -80,7 +80,7 @@ def test_a_store_entry_changed_after_linking_is_named_and_replaced(featured: Wor
 
     found = check_installed(_site(project), root=project / ".venv", wanted=lambda n: n == "beta")
     [damaged] = found.damaged
-    assert [d.describe() for d in damaged.damage] == [
+    assert [str(d.describe()) for d in damaged.damage] == [
         "beta/_native.so: other contents than the wheel's (sha256 differs)"
     ]
     assert store.check(entry) != []

@@ -34,6 +34,8 @@ from poetry_cuda.locking.interrupts import INTERRUPTED_EXIT
 from poetry_cuda.locking.interrupts import Interrupted
 from poetry_cuda.locking.interrupts import interruptible
 from poetry_cuda.locking.interrupts import stopping
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import did_you_mean
 from poetry_cuda.messages import labels_language
 from poetry_cuda.messages import language_of
 from poetry_cuda.messages import message
@@ -176,19 +178,20 @@ def exact(text: str, stream: object) -> str:
         text.encode(encoding, "surrogateescape" if errors == "surrogateescape" else "strict")
     except UnicodeEncodeError as problem:
         bad = text[problem.start]
-        name = "standard error" if stream is sys.stderr else "standard output"
+        stream_name = message("exact.stderr" if stream is sys.stderr else "exact.stdout")
         raise UsageError(
-            f"{name} cannot carry this output: its encoding, {encoding}, has no character for "
-            f"{bad!r} in {_around(text, problem.start)}",
-            why=(
-                "a file name holds bytes the file system encoding could not decode"
-                if 0xDC80 <= ord(bad) <= 0xDCFF
-                else f"a path or value holds a character {encoding} has no code for"
-            )
-            + "; this output is read back by a program (a shell's eval), so anything written "
-            "in its place would set a different value",
-            fix="run the command under a UTF-8 locale (LANG=C.UTF-8, or PYTHONIOENCODING=utf-8)"
-            "; `env --shell json` writes ASCII only",
+            message(
+                "exact.refused",
+                stream=stream_name,
+                encoding=encoding,
+                character=repr(bad),
+                around=_around(text, problem.start),
+            ),
+            why=message(
+                "exact.undecodable" if 0xDC80 <= ord(bad) <= 0xDCFF else "exact.no-code",
+                encoding=encoding,
+            ),
+            fix=message("exact.fix"),
         ) from None
     return text
 
@@ -252,20 +255,16 @@ def unknown_command(
     """`name` is none of the `known` commands: say so once, with the nearest ones.
 
     cleo's own suggestion counts a swap of two letters as two edits and misses `lokc`;
-    difflib's similarity ratio catches swaps and one-letter slips alike. `program` is how
-    the user runs them (`poetry cuda`, `poetry-cuda`), `lister` what lists them; `prefix`
-    is the namespace the names are shown in ("cuda ").
+    `did_you_mean` catches swaps and one-letter slips alike. `program` is how the user runs
+    them (`poetry cuda`, `poetry-cuda`), `lister` what lists them; `prefix` is the
+    namespace the names are shown in ("cuda ").
     """
-    import difflib  # only for a mistyped name
-
-    close = [prefix + match for match in difflib.get_close_matches(name, known, n=3, cutoff=0.6)]
     what: Localized = message("usage.unknown-command", name=prefix + echoed(name))
-    if close:
-        names: Localized = close[-1]
-        if close[:-1]:
-            names = message("usage.either", first=", ".join(close[:-1]), last=close[-1])
-        what = message("usage.did-you-mean", what=what, names=names)
-    return UsageError(what, fix=message("usage.list-fix", lister=lister, program=program))
+    hint = did_you_mean(name, known, prefix=prefix)
+    return UsageError(
+        what if hint is None else Phrase((what, hint), " "),
+        fix=message("usage.list-fix", lister=lister, program=program),
+    )
 
 
 def parser_problem(said: str) -> Localized:

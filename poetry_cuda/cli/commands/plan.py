@@ -109,9 +109,10 @@ class PlanCommand(CudaCommand):
                 self.line(line)
             self.line(backend_line(backend, reason, user_language()))
             if reports is not None:
-                self.line(f"<info>Index check</info> ({index_check_said()}):")
+                checked = message("index.title", how=index_check_said())
+                self.line(f"<info>{escape(checked.text(user_language()))}</info>")
                 for report in reports:
-                    for line in report.lines():
+                    for line in report.lines(user_language()):
                         self.line(f"  {escape(line)}")
         return 0 if reports is None or all(report.ok for report in reports) else 1
 
@@ -140,15 +141,12 @@ class PlanCommand(CudaCommand):
         )
 
 
-def index_check_said() -> str:
+def index_check_said() -> Message:
     """How the index check ran: online, and within which limits."""
     from poetry_cuda.doctor.index_check import CHECK_TIMEOUT
     from poetry_cuda.doctor.index_check import REQUEST_TIMEOUT
 
-    return (
-        f"online: at most {REQUEST_TIMEOUT:g} s a page, redirects included, and "
-        f"{CHECK_TIMEOUT:g} s in all"
-    )
+    return message("index.how", page=f"{REQUEST_TIMEOUT:g}", total=f"{CHECK_TIMEOUT:g}")
 
 
 def mirror_lines(settings: Settings, language: Language) -> list[str]:

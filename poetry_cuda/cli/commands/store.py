@@ -10,11 +10,16 @@ from typing import ClassVar
 from poetry_cuda.cli.commands.base import JSON_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
+from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from poetry_cuda.messages import Message
 
 
 HELP = """\
@@ -51,6 +56,7 @@ class StoreCommand(CudaCommand):
         from poetry_cuda.redist.store import ENVIRONMENT as STORE_ENV
         from poetry_cuda.redist.store import Store
         from poetry_cuda.wheelstore.listing import list_wheels
+        from poetry_cuda.wheelstore.listing import used_by
 
         store = Store.default()
         wheels = list_wheels(prune=bool(self.option("prune")))
@@ -68,8 +74,8 @@ class StoreCommand(CudaCommand):
             damaged = self._verified(store.root) if self.option("verify") else None
         except OSError as error:
             raise InputFileError(
-                f"the store at {store.root} cannot be read ({error.strerror or error})",
-                fix=f"check the folder's permissions, or point {STORE_ENV} at another folder",
+                message("store.unreadable", root=store.root, error=error.strerror or error),
+                fix=message("store.unreadable-fix", variable=STORE_ENV),
             ) from None
         code = 1 if damaged else 0
         if self.option("json"):
@@ -92,28 +98,37 @@ class StoreCommand(CudaCommand):
                         for e in removed
                     ],
                     **wheels.to_json(),
-                    **({} if damaged is None else {"damaged": damaged}),
+                    **({} if damaged is None else {"damaged": _in_english(damaged)}),
                 }
             )
             return code
-        esc = escape
-        self.line(f"<info>Store</info> {esc(str(store.root))}")
+        language = user_language()
+
+        def say(said: Message) -> None:
+            self.line(escape(said.text(language)))
+
+        say(message("store.archive-store", root=store.root))
         if not entries and not removed:
-            self.line('  empty: no project with toolkit = "redist" has assembled its toolkit here')
+            say(message("store.archives-empty"))
         for entry in entries:
-            users = used.get(entry.key, [])
-            said = f"used by {', '.join(users)}" if users else "used by no project"
-            self.line(
-                f"  {entry.component} {entry.version} ({entry.platform}), "
-                f"{entry.size / (1 << 20):.1f} MiB, {esc(said)}"
+            say(
+                message(
+                    "store.archive",
+                    archive=f"{entry.component} {entry.version} ({entry.platform})",
+                    size=f"{entry.size / (1 << 20):.1f}",
+                    users=used_by(used.get(entry.key, [])),
+                )
             )
         for entry in removed:
-            self.line(
-                f"<info>Removed</info> {entry.component} {entry.version} ({entry.platform}), "
-                f"{entry.size / (1 << 20):.1f} MiB"
+            say(
+                message(
+                    "store.archive-removed",
+                    archive=f"{entry.component} {entry.version} ({entry.platform})",
+                    size=f"{entry.size / (1 << 20):.1f}",
+                )
             )
-        for line in wheels.lines():
-            self.line(esc(line))
+        for line in wheels.lines(language):
+            self.line(escape(line))
         if damaged is not None:
             self._say_verified(damaged, len(entries) + len(wheels.wheels))
         return code
@@ -124,7 +139,7 @@ class StoreCommand(CudaCommand):
         from poetry_cuda.wheelstore.store import Store as WheelStore
 
         found: list[dict[str, Any]] = [
-            {"store": "archives", "folder": str(folder), "name": folder.name, "problems": list(p)}
+            {"store": "archives", "folder": str(folder), "name": folder.name, "problems": p}
             for folder, p in Store(root).verify()
         ]
         found += [
@@ -132,22 +147,26 @@ class StoreCommand(CudaCommand):
                 "store": "wheels",
                 "folder": str(d.folder),
                 "name": d.name,
-                "problems": list(d.problems),
+                "problems": d.problems,
             }
             for d in WheelStore.default().verify()
         ]
         return found
 
     def _say_verified(self, damaged: list[dict[str, Any]], listed: int) -> None:
+        language = user_language()
         for entry in damaged:
-            self.line(
-                f"<error>Damaged</error> {escape(entry['name'])} ({escape(entry['folder'])}): "
-                + escape("; ".join(entry["problems"][:5]))
+            problems = Phrase(tuple(entry["problems"][:5]), "; ")
+            said = message(
+                "store.damaged", name=entry["name"], folder=entry["folder"], problems=problems
             )
+            self.line(f"<error>{escape(said.text(language))}</error>")
         if damaged:
-            self.line(
-                "the next command that needs a damaged entry fetches it again; "
-                "`store --prune` removes them now"
-            )
+            self.line(escape(message("store.damaged-fix").text(language)))
         else:
-            self.line(f"<info>Verified</info> {listed} entries: every file as it was unpacked")
+            self.line(escape(message("store.verified", count=listed).text(language)))
+
+
+def _in_english(damaged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The damaged entries as JSON gives them: their problems in English."""
+    return [{**entry, "problems": [str(p) for p in entry["problems"]]} for entry in damaged]

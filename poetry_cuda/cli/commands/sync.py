@@ -11,6 +11,7 @@ from typing import ClassVar
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
 from poetry_cuda.cli.commands.base import backend_line
+from poetry_cuda.cli.commands.base import labelled_line
 from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.messages import localize
@@ -93,30 +94,34 @@ class SyncCommand(CudaCommand):
         picks = fitting_extras(cuda_lock, pyproject) if cuda_lock.extras else ()
         extras, groups = selection(picks)
         command = backend.install_command(extras, groups)
-        self.line(backend_line(backend.name, message("backend.recorded"), user_language()))
+        language = user_language()
+        self.line(backend_line(backend.name, message("backend.recorded"), language))
         for pick in picks:
             if pick.extra is not None:  # always: `fitting_extras` refused the others
-                kind = "Extra" if pick.extra.chosen_by_name else "Platform fork"
-                self.line(
-                    f"<info>{kind}</info>: {pick.extra.name} for {pick.family} "
-                    f"({escape(pick.reason)})"
+                chosen = message(
+                    "sync.extra" if pick.extra.chosen_by_name else "sync.platform-fork",
+                    extra=pick.extra.name,
+                    family=pick.family,
+                    reason=pick.reason,
                 )
+                self.line(labelled_line(chosen.text(language)))
         dry_run = bool(self.option("dry-run"))
         from poetry_cuda.wheelstore.project import shared_install
 
-        say = lambda said: self.line(escape(said))
+        say = lambda said: self.line(escape(localize(said, language)))
         shared_install(project, pyproject, backend.name, (extras, groups), say, dry_run)
         if dry_run:
-            self.line(f"Would run: {escape(str(command))}")
+            self.line(escape(message("sync.would-run", command=command).text(language)))
             return 0
-        self.line(f"Running: {escape(str(command))}")
+        self.line(escape(message("sync.running", command=command).text(language)))
         backend.install(project, command)
         if cuda_lock.toolkit is not None:
             from poetry_cuda.cudaenv.project_env import ensure_redist_toolkit
 
             tree = ensure_redist_toolkit(project, load_manager=package_manager)
             if tree is not None:
-                self.line(f"<info>Toolkit</info>: {escape(tree.describe())} (redist)")
+                toolkit = message("sync.toolkit", toolkit=tree.describe())
+                self.line(labelled_line(toolkit.text(language)))
         return 0
 
 

@@ -34,8 +34,12 @@ from poetry_cuda.cli.commands.base import POLICY_OPTION
 from poetry_cuda.cli.commands.base import TARGET_OPTION
 from poetry_cuda.cli.commands.base import CudaCommand
 from poetry_cuda.cli.commands.base import Option
+from poetry_cuda.cli.commands.base import labelled_line
+from poetry_cuda.cli.commands.base import user_language
 from poetry_cuda.cli.markup import escape
 from poetry_cuda.errors import UsageError
+from poetry_cuda.messages import Phrase
+from poetry_cuda.messages import message
 
 
 if TYPE_CHECKING:
@@ -119,7 +123,9 @@ class VariantPropertiesCommand(CudaCommand):
         given_policy = self.option("policy") or settings.policy
         policy: Policy = "native" if given_policy == "native" else "newest"
         if given_policy != policy:
-            raise UsageError(f"--policy: {given_policy!r} is not newest or native")
+            from poetry_cuda.planning.planner import bad_policy
+
+            raise bad_policy(given_policy)
         stacks = self._stacks(package, version, targets, settings.allow_cpu_fallback)
         choice = choose_for_all(
             metadata,
@@ -142,15 +148,18 @@ class VariantPropertiesCommand(CudaCommand):
                 "uv reads it from the path in UV_VARIANT_LOCK (wheel-variants preview)",
             ],
         )
-        self.line_error(f"<info>Variant</info>: {escape(choice.label)} ({escape(choice.reason)})")
+        language = user_language()
+        chosen = message("label.chosen", label=choice.label, reason=choice.reason)
+        self.line_error(labelled_line(chosen.text(language)))
         for line in choice.audit:
-            self.line_error(f"<comment>Audit</comment>: {escape(line)}")
+            audit = message("label.audit", text=line).text(language)
+            self.line_error(labelled_line(audit, "comment"))
         output = self.option("output")
         if output and output != STDOUT:
             from poetry_cuda.files import write_output
 
             write_output(Path(output), text)
-            self.line_error(f"Wrote {escape(output)}")
+            self.line_error(escape(message("label.wrote", path=output).text(language)))
         else:
             self.raw(text.rstrip("\n"))
         return 0
@@ -201,11 +210,19 @@ class VariantPropertiesCommand(CudaCommand):
         row = next(row for row in rows if row.version == pick.version)
         if pick.warning is not None:
             self.warn(pick.warning)
-        self.line_error(
-            f"<info>Variant metadata</info>: {PACKAGE} {escape(row.version)}'s, as published "
-            f"({escape(pick.reason)}{'' if pyproject is not None else '; no project here'}); "
-            f"source: {escape(row.source)}"
+        reason = (
+            pick.reason
+            if pyproject is not None
+            else Phrase((pick.reason, message("release.no-project")), "; ")
         )
+        said = message(
+            "release.metadata",
+            package=PACKAGE,
+            version=row.version,
+            reason=reason,
+            source=row.source,
+        )
+        self.line_error(labelled_line(said.text(user_language())))
         metadata = parse_variants_json(row.data, f"{PACKAGE} {row.version}'s {row.file}")
         return PACKAGE, row.version, metadata
 
