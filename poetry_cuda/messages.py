@@ -3271,8 +3271,8 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     ),
     "extra.fits": Texts("{extra} fits here: {reason}", "{extra}适合这台机器：{reason}"),
     # How a fork is named: an extra (or group) by its name, a platform fork by its marker.
-    "extra.described-extra": Texts("the {name} extra", "{name} extra"),
-    "extra.described-fork": Texts("the platform fork {marker}", "平台分支 {marker}"),
+    "extra.described-extra": Texts("the {name} extra", "extra（{name}）"),
+    "extra.described-fork": Texts("the platform fork {marker}", "平台分支（{marker}）"),
     "extra.install-fix": Texts(
         "{sync} to install the {extra} extra",
         "{sync}，安装 {extra} extra",
@@ -3285,7 +3285,7 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
         "{build} is installed: the build of none of cuda.lock's extras ({names})",
         "安装的是 {build}：不属于 cuda.lock 的任何 extra（{names}）",
     ),
-    "extra.installed": Texts("{extra} is installed ({build})", "已安装{extra}（{build}）"),
+    "extra.installed": Texts("{extra} is installed ({build})", "已安装 {extra}（{build}）"),
     "extra.installed-cannot-run": Texts(
         "the {extra} extra is installed ({build}) but cannot run here: {detail}",
         "已安装 {extra} extra（{build}），但它不能在这里运行：{detail}",

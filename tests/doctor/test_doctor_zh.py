@@ -95,7 +95,7 @@ def test_doctors_rarer_findings_read_in_chinese(tmp_path: Path) -> None:
     }
     for name, text in said.items():
         assert english_sentences(text) == [], (name, text)
-    assert "cu128 extra 适合这台机器：能在这里运行的 CUDA 版本最高的 extra" in said["extras"]
+    assert "extra（cu128）适合这台机器：能在这里运行的 CUDA 版本最高的 extra" in said["extras"]
     assert "最适合这里的是 cu128" in said["extras"]
     assert "torch.cuda.is_available() 将为 False" in said["extras"]
     assert "原因：sync 为每个包族安装能在这台机器的驱动和 GPU 上运行的那个 extra" in said["refusal"]
