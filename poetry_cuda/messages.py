@@ -813,6 +813,7 @@ MessageId = Literal[
     "shared.in-place",
     "shared.linked",
     "shared.copied",
+    "shared.hard-links",
     "shared.fetched",
     "shared.removed",
     "shared.note",
@@ -3583,6 +3584,13 @@ CATALOGUE: Final[Mapping[MessageId, Texts]] = {
     "shared.copied": Texts(
         "Copied {files} files of {count} distributions from the store at {root} into {environment}{kept}",
         "已从 {root} 处的存储把 {count} 个发行包的 {files} 个文件复制到 {environment}{kept}",
+    ),
+    "shared.hard-links": Texts(
+        "Note: these files are hard links, one copy shared by the store and every project linked "
+        "to it: patch none in place (an edit is found and undone on the next sync); "
+        'install = "copy" in [tool.poetry-cuda] gives this project private copies',
+        "注意：这些文件是硬链接，存储和所有链接到它的项目共用同一份：不要就地修改（修改会在下次 sync 时"
+        '被发现并还原）；在 [tool.poetry-cuda] 中设置 install = "copy" 可让本项目使用自己的副本',
     ),
     "shared.fetched": Texts(
         "Fetched into the store: {count} wheels",

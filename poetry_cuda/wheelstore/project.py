@@ -139,6 +139,8 @@ def describe(report: Report, store_root: Path) -> list[Message]:
     }
     copied = done.mode == "copy" and done.placed
     lines = [message("shared.copied", **placed) if copied else message("shared.linked", **placed)]
+    if done.mode == "hardlink" and done.placed:  # one inode: an edit would reach every project
+        lines.append(message("shared.hard-links"))
     if report.fetched:
         lines.append(message("shared.fetched", count=len(report.fetched)))
     if done.removed:

@@ -73,6 +73,11 @@ def test_sync_links_from_the_store_and_poetry_install_finds_nothing_to_do(
     )  # Poetry's install after it: no second
     assert "Fetched into the store:" in synced.stdout
     assert torch_library(locked).stat().st_nlink >= 2  # the store's file, not a copy
+    # Hard links share one file with every project: the sync says so, and how to opt out.
+    assert "these files are hard links" in synced.stdout
+    assert 'install = "copy" in [tool.poetry-cuda] gives this project private copies' in (
+        synced.stdout
+    )
     assert synced.stdout.index("Linked ") < synced.stdout.index("Running: poetry install")
     again = cli.run("install", cwd=locked, env=env, program="poetry")
     assert again.code == 0, again.stderr
